@@ -1,0 +1,169 @@
+package config
+
+import (
+	"fmt"
+)
+
+// Pos is a place in a fixture file. Line and Col are 1-based; a zero Line
+// means the position is unknown (the value came from a command-line flag or
+// the environment, or was generated).
+type Pos struct {
+	File string
+	Line int
+	Col  int
+}
+
+// String renders the position as file:line:col, the form editors jump to.
+func (p Pos) String() string {
+	switch {
+	case p.File == "":
+		return "<generated>"
+	case p.Line == 0:
+		return p.File
+	default:
+		return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+	}
+}
+
+// Origins of a step. Hand-written steps come from the fixture; the others
+// are produced by generators from discovered tool contracts. The runner never
+// branches on origin: it is carried into the report so users can see where a
+// step came from.
+const (
+	OriginFixture     = "fixture"
+	OriginFuzz        = "fuzz"
+	OriginFidelity    = "fidelity"
+	OriginLifecycle   = "lifecycle"
+	OriginProbe       = "probe"
+	OriginConcurrency = "concurrency"
+)
+
+// Isolation modes: how scenarios share MCP sessions.
+const (
+	// IsolationShared runs every scenario on one session (the default).
+	IsolationShared = "shared"
+	// IsolationScenario gives each scenario a fresh session (and, over stdio,
+	// a fresh server process).
+	IsolationScenario = "scenario"
+)
+
+// Protocol versions mcpcheck can pin. DefaultProtocolVersion is used when a
+// fixture names none.
+const (
+	DefaultProtocolVersion = "2025-11-25"
+	ProtocolVersion2026    = "2026-07-28"
+)
+
+// SupportedProtocolVersions lists the versions a fixture may pin, newest first.
+var SupportedProtocolVersions = []string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+
+// Defaults applied by [Load] when the fixture leaves a setting out.
+const (
+	DefaultTimeoutMs          = 30000
+	DefaultInitTimeoutMs      = 30000
+	DefaultDiscoveryTimeoutMs = 30000
+	DefaultConcurrency        = 1
+	MaxConcurrency            = 16
+)
+
+// Suite is one loaded fixture: a target, its settings and its scenarios.
+type Suite struct {
+	// File is the path the suite was loaded from ("" when built in code).
+	File string
+	// Name labels the suite in reports.
+	Name string
+
+	// Target: exactly one of Command (stdio) and Endpoint (Streamable HTTP).
+	Command    []string
+	Env        map[string]string // literal extra variables for the child
+	EnvFromEnv map[string]string // child variable name → runner variable name
+	Cwd        string            // child working directory, resolved against the fixture's directory
+	Endpoint   string
+	// HeadersFromEnv maps an HTTP header name to the runner environment
+	// variable holding its value.
+	HeadersFromEnv map[string]string
+
+	ProtocolVersion    string
+	AllowTools         []string
+	TimeoutMs          int // bounds each request
+	InitTimeoutMs      int // bounds connect + initialize
+	DiscoveryTimeoutMs int // bounds the whole tools/list walk
+	Concurrency        int // scenarios in flight at once, 1..16
+	Isolation          string
+
+	Scenarios []Scenario
+
+	// Pos of the document root and of selected settings, for error messages
+	// raised after loading (for example a tool missing from tools/list).
+	Pos       Pos
+	FieldPos  map[string]Pos
+}
+
+// Scenario is an ordered list of steps. Steps of one scenario run strictly in
+// order; a failed step skips the rest of its scenario.
+type Scenario struct {
+	Name  string
+	Steps []Step
+	// Reconnect asks the runner to relaunch a dead stdio server before the
+	// next step of this scenario instead of skipping the rest.
+	Reconnect bool
+	// Protocols, when set, limits the scenario to these protocol versions;
+	// under any other it is skipped with a reason.
+	Protocols []string
+	Pos       Pos
+}
+
+// Step is one tool call and what must hold of its answer. Hand-written and
+// generated steps share this type.
+type Step struct {
+	ID   string
+	Tool string
+	// Arguments is the decoded JSON object sent as the call's arguments:
+	// map[string]any, []any, string, bool, nil and json.Number (numbers keep
+	// their exact text). It may contain $ref markers (see [Ref]).
+	Arguments map[string]any
+	Expect    Expect
+	// Origin says where the step came from (OriginFixture, OriginFuzz, ...).
+	Origin string
+	// Case and Property describe a generated step ("missing-required",
+	// "location"); empty for fixture steps.
+	Case     string
+	Property string
+	// ValidateArguments, when false, sends the arguments without checking
+	// them against the tool's discovered inputSchema. Nil means true.
+	ValidateArguments *bool
+	// TimeoutMs overrides the suite's per-request timeout for this step.
+	TimeoutMs int
+	// Protocols, when set, limits the step to these protocol versions.
+	Protocols []string
+	Pos       Pos
+}
+
+// Expect is what must hold of a step's answer. Zero value: the call returns a
+// result with isError false.
+type Expect struct {
+	// IsError, when set, demands a result whose isError equals it.
+	IsError *bool
+	// StructuredEquals demands deep equality with structuredContent.
+	StructuredEquals *Value
+	// StructuredIncludes demands a recursive object subset of structuredContent.
+	StructuredIncludes *Value
+	// Outcome demands an outcome class (runner outcome names); "" means "ok",
+	// or "tool_error" when IsError is true.
+	Outcome string
+	// ErrorCode demands this JSON-RPC error code (with outcome protocol_error).
+	ErrorCode *int64
+	// MaxDurationMs fails the step when the call took longer.
+	MaxDurationMs int
+	// Pos of the expect block and of each key in it.
+	Pos    Pos
+	KeyPos map[string]Pos
+}
+
+// Value is a decoded JSON value from a fixture (see [Step.Arguments] for the
+// Go types used), with the position it was written at. A Value whose V is nil
+// stands for JSON null.
+type Value struct {
+	V   any
+	Pos Pos
+}
