@@ -1,0 +1,119 @@
+package assert
+
+import (
+	"time"
+
+	"github.com/mcpcheck/mcpcheck/config"
+)
+
+// Outcome classes of a step; see DESIGN.md. They are defined here, not in the
+// runner, because expectations name them.
+const (
+	OutcomeOK                = "ok"
+	OutcomeToolError         = "tool_error"
+	OutcomeProtocolError     = "protocol_error"
+	OutcomeInputRejected     = "input_rejected"
+	OutcomeOutputInvalid     = "output_invalid"
+	OutcomeTimeout           = "timeout"
+	OutcomeTransportClosed   = "transport_closed"
+	OutcomeSessionLost       = "session_lost"
+	OutcomeMalformedResponse = "malformed_response"
+)
+
+// Outcomes lists every outcome class, in the order DESIGN.md gives them.
+var Outcomes = []string{
+	OutcomeOK, OutcomeToolError, OutcomeProtocolError, OutcomeInputRejected,
+	OutcomeOutputInvalid, OutcomeTimeout, OutcomeTransportClosed,
+	OutcomeSessionLost, OutcomeMalformedResponse,
+}
+
+// Result is what checkers see of one step's answer.
+type Result struct {
+	// Outcome is one of the outcome classes.
+	Outcome string
+	// ErrorCode is the JSON-RPC error code when Outcome is protocol_error.
+	ErrorCode *int64
+	// HasResult reports whether a tools/call result arrived (outcomes ok,
+	// tool_error and output_invalid).
+	HasResult bool
+	// IsError is the result's isError flag.
+	IsError bool
+	// Structured is the decoded structuredContent (generic JSON with
+	// json.Number numbers); HasStructured tells absent from null.
+	Structured    any
+	HasStructured bool
+	// Duration is the call's wall time.
+	Duration time.Duration
+}
+
+// Failure is one mismatch between an expectation and the answer.
+type Failure struct {
+	// Kind is the expectation kind (the fixture key), e.g. "structuredEquals".
+	Kind string
+	// Path is an RFC 6901 JSON Pointer into structuredContent ("" is the whole
+	// value); empty for kinds that are not about structured content.
+	Path string
+	// Message says what is wrong without showing any result value, so it is
+	// safe for the JSON report.
+	Message string
+	// Expected and Actual are the values at Path (generic JSON), for the
+	// human report only. HasActual is false when the path is absent.
+	Expected, Actual any
+	HasExpected      bool
+	HasActual        bool
+}
+
+// Checker checks one expectation.
+type Checker interface {
+	// Kind is the fixture key of the expectation.
+	Kind() string
+	// Check returns the mismatches; none means the expectation holds.
+	Check(r *Result) []Failure
+}
+
+// Kind is one entry of the registry: the fixture key of an expectation kind
+// and how to build its checker from an Expect (nil when the expectation is
+// not set).
+type Kind struct {
+	Name  string
+	Build func(e *config.Expect) Checker
+}
+
+// Kinds is the registry of expectation kinds, one per key of `expect` in
+// schemas/fixture.schema.json. A test keeps the two in step.
+var Kinds = []Kind{
+	{"outcome", buildOutcome},
+	{"isError", func(*config.Expect) Checker { return nil }}, // folded into the outcome check
+	{"errorCode", buildErrorCode},
+	{"structuredEquals", buildEquals},
+	{"structuredIncludes", buildIncludes},
+	{"maxDurationMs", buildMaxDuration},
+}
+
+// Build returns the checkers of e, outcome first. The outcome check is always
+// present: a step expects `ok` unless it says otherwise.
+func Build(e *config.Expect) []Checker {
+	var out []Checker
+	for _, k := range Kinds {
+		if c := k.Build(e); c != nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// ExpectedOutcome is the outcome class e demands: its `outcome`, else
+// tool_error when `isError: true`, else ok.
+func ExpectedOutcome(e *config.Expect) string {
+	switch {
+	case e.Outcome != "":
+		return e.Outcome
+	case e.IsError != nil && *e.IsError:
+		return OutcomeToolError
+	default:
+		return OutcomeOK
+	}
+}
+
+// Passed reports whether no checker found a failure.
+func Passed(fs []Failure) bool { return len(fs) == 0 }
