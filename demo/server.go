@@ -1,0 +1,245 @@
+package demo
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Identity of the demo server, as reported in initialize and server/discover.
+const (
+	serverName    = "mcpcheck-demo"
+	serverVersion = "0.1.0"
+)
+
+const instructions = "Household task list for testing MCP clients: read it with get_household, " +
+	"then propose_task and commit_task with the current revision and an idempotency key; " +
+	"every session starts with an empty list."
+
+// Options configures the demo server. The zero value is ready to use; fields
+// will be added as the demo grows.
+type Options struct {
+	// Logger receives the go-sdk's diagnostics. Nil discards them. In stdio
+	// mode it must not write to the stdout that carries JSON-RPC.
+	Logger *slog.Logger
+}
+
+// NewServer returns the household demo server. Every session connected to it
+// starts with an empty household (revision 0, no tasks) that no other session
+// can see; a session's state is dropped when the session ends.
+func NewServer(opts Options) *mcp.Server {
+	s, _ := newServer(opts)
+	return s
+}
+
+// newServer is NewServer, also returning the per-session state so that tests
+// can see it being dropped.
+func newServer(opts Options) (*mcp.Server, *registry) {
+	s := mcp.NewServer(
+		&mcp.Implementation{Name: serverName, Version: serverVersion},
+		&mcp.ServerOptions{Instructions: instructions, Logger: opts.Logger},
+	)
+	reg := &registry{households: make(map[*mcp.ServerSession]*household)}
+	addTools(s, reg)
+	return s, reg
+}
+
+// registry holds the household of every live session of one server.
+//
+// State is keyed by session rather than by server, so one *mcp.Server can
+// serve every Streamable HTTP session, and a server that is (mis)connected
+// twice still never shares state between sessions.
+type registry struct {
+	mu         sync.Mutex
+	households map[*mcp.ServerSession]*household
+}
+
+// household returns the session's household, creating it on the session's
+// first tool call, and arranges for it to be dropped when the session ends.
+func (r *registry) household(ss *mcp.ServerSession) *household {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if h, ok := r.households[ss]; ok {
+		return h
+	}
+	h := newHousehold()
+	r.households[ss] = h
+	go func() {
+		// Wait returns once the session's connection is closed: stdin EOF on
+		// stdio, DELETE or idle timeout on Streamable HTTP.
+		_ = ss.Wait()
+		r.mu.Lock()
+		delete(r.households, ss)
+		r.mu.Unlock()
+	}()
+	return h
+}
+
+// len reports how many sessions currently hold state.
+func (r *registry) len() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.households)
+}
+
+type getHouseholdIn struct{}
+
+type getHouseholdOut struct {
+	Revision int64  `json:"revision"`
+	Tasks    []task `json:"tasks"`
+}
+
+type proposeTaskIn struct {
+	Text string `json:"text"`
+}
+
+type proposeTaskOut struct {
+	ProposalID string `json:"proposalId"`
+	Revision   int64  `json:"revision"`
+}
+
+type commitTaskIn struct {
+	ProposalID       string `json:"proposalId"`
+	ExpectedRevision int64  `json:"expectedRevision"`
+	IdempotencyKey   string `json:"idempotencyKey"`
+}
+
+type commitTaskOut struct {
+	Revision int64 `json:"revision"`
+	Replayed bool  `json:"replayed"`
+}
+
+// The tool schemas are written out rather than inferred from the Go types so
+// that the bounds (lengths, minimum, non-blank text) are part of the declared
+// contract, where clients and schema-driven test generators can see them. The
+// SDK validates arguments and results against them on every call.
+var (
+	getHouseholdInputSchema = json.RawMessage(`{
+		"type": "object",
+		"properties": {},
+		"additionalProperties": false
+	}`)
+	getHouseholdOutputSchema = json.RawMessage(`{
+		"type": "object",
+		"properties": {
+			"revision": {"type": "integer", "minimum": 0, "description": "Current revision; starts at 0 and advances by 1 per commit."},
+			"tasks": {
+				"type": "array",
+				"description": "Committed tasks, oldest first.",
+				"items": {
+					"type": "object",
+					"properties": {
+						"id": {"type": "string", "description": "task-1, task-2, ... in commit order."},
+						"text": {"type": "string"}
+					},
+					"required": ["id", "text"],
+					"additionalProperties": false
+				}
+			}
+		},
+		"required": ["revision", "tasks"],
+		"additionalProperties": false
+	}`)
+	proposeTaskInputSchema = json.RawMessage(`{
+		"type": "object",
+		"properties": {
+			"text": {"type": "string", "minLength": 1, "maxLength": 500, "pattern": "\\S", "description": "What the task is; not blank, at most 500 characters."}
+		},
+		"required": ["text"],
+		"additionalProperties": false
+	}`)
+	proposeTaskOutputSchema = json.RawMessage(`{
+		"type": "object",
+		"properties": {
+			"proposalId": {"type": "string", "description": "proposal-1, proposal-2, ... in the order proposed."},
+			"revision": {"type": "integer", "minimum": 0, "description": "The revision the proposal was made at (the current one)."}
+		},
+		"required": ["proposalId", "revision"],
+		"additionalProperties": false
+	}`)
+	commitTaskInputSchema = json.RawMessage(`{
+		"type": "object",
+		"properties": {
+			"proposalId": {"type": "string", "minLength": 1, "maxLength": 64, "description": "A proposalId returned by propose_task."},
+			"expectedRevision": {"type": "integer", "minimum": 0, "description": "The revision the caller believes is current."},
+			"idempotencyKey": {"type": "string", "minLength": 1, "maxLength": 200, "description": "Caller-chosen key; repeating it replays the first successful result."}
+		},
+		"required": ["proposalId", "expectedRevision", "idempotencyKey"],
+		"additionalProperties": false
+	}`)
+	commitTaskOutputSchema = json.RawMessage(`{
+		"type": "object",
+		"properties": {
+			"revision": {"type": "integer", "minimum": 0, "description": "The revision the commit produced."},
+			"replayed": {"type": "boolean", "description": "True when this is the stored result of an earlier call with the same idempotency key."}
+		},
+		"required": ["revision", "replayed"],
+		"additionalProperties": false
+	}`)
+)
+
+func addTools(s *mcp.Server, reg *registry) {
+	no := false
+
+	mcp.AddTool(s, &mcp.Tool{
+		Name:         "get_household",
+		Title:        "Get household",
+		Description:  "Returns the current revision and the committed tasks of this session's household.",
+		InputSchema:  getHouseholdInputSchema,
+		OutputSchema: getHouseholdOutputSchema,
+		Annotations: &mcp.ToolAnnotations{
+			Title:         "Get household",
+			ReadOnlyHint:  true,
+			OpenWorldHint: &no,
+		},
+	}, func(_ context.Context, req *mcp.CallToolRequest, _ getHouseholdIn) (*mcp.CallToolResult, getHouseholdOut, error) {
+		rev, tasks := reg.household(req.Session).snapshot()
+		return nil, getHouseholdOut{Revision: rev, Tasks: tasks}, nil
+	})
+
+	mcp.AddTool(s, &mcp.Tool{
+		Name:  "propose_task",
+		Title: "Propose task",
+		Description: "Proposes a task at the current revision without changing the household. " +
+			"Pass the returned proposalId to commit_task to apply it.",
+		InputSchema:  proposeTaskInputSchema,
+		OutputSchema: proposeTaskOutputSchema,
+		Annotations: &mcp.ToolAnnotations{
+			Title: "Propose task",
+			// Proposing records a proposal but leaves the household as it is.
+			ReadOnlyHint:  true,
+			OpenWorldHint: &no,
+		},
+	}, func(_ context.Context, req *mcp.CallToolRequest, in proposeTaskIn) (*mcp.CallToolResult, proposeTaskOut, error) {
+		id, rev, err := reg.household(req.Session).propose(in.Text)
+		if err != nil {
+			return nil, proposeTaskOut{}, err
+		}
+		return nil, proposeTaskOut{ProposalID: id, Revision: rev}, nil
+	})
+
+	mcp.AddTool(s, &mcp.Tool{
+		Name:  "commit_task",
+		Title: "Commit task",
+		Description: "Appends a proposed task and advances the revision by 1, if the proposal and " +
+			"expectedRevision match the current revision. Repeating an idempotencyKey returns the " +
+			"first result with replayed true and changes nothing.",
+		InputSchema:  commitTaskInputSchema,
+		OutputSchema: commitTaskOutputSchema,
+		Annotations: &mcp.ToolAnnotations{
+			Title:           "Commit task",
+			DestructiveHint: &no,
+			IdempotentHint:  true,
+			OpenWorldHint:   &no,
+		},
+	}, func(_ context.Context, req *mcp.CallToolRequest, in commitTaskIn) (*mcp.CallToolResult, commitTaskOut, error) {
+		rev, replayed, err := reg.household(req.Session).commit(in.ProposalID, in.ExpectedRevision, in.IdempotencyKey)
+		if err != nil {
+			return nil, commitTaskOut{}, err
+		}
+		return nil, commitTaskOut{Revision: rev, Replayed: replayed}, nil
+	})
+}
