@@ -1,0 +1,157 @@
+package demo
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// sessionIdleTimeout closes a Streamable HTTP session, and drops its
+// household, when the client has sent nothing for this long. It bounds the
+// memory held for clients that go away without a DELETE.
+const sessionIdleTimeout = 30 * time.Minute
+
+// ServeStdio serves one MCP session as newline-delimited JSON-RPC, reading
+// requests from in and writing responses to out; nothing else is written to
+// out. Every request read before in ends is answered (within a few seconds)
+// before ServeStdio returns, so piping a fixed set of requests into the
+// server works. It returns nil when the client closes in (EOF), ctx.Err()
+// when ctx ends first, and otherwise the error that ended the session, such
+// as input that is not JSON-RPC. It closes neither in nor out.
+//
+// If ctx ends while a read from in is blocked, that read is abandoned rather
+// than interrupted (the SDK cannot unblock it), so in should not be reused.
+func ServeStdio(ctx context.Context, opts Options, in io.Reader, out io.Writer) error {
+	t := answerBeforeEOF{&mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}}}
+	err := NewServer(opts).Run(ctx, t)
+	if err != nil && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return err
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// eofGrace bounds how long the end of stdio input is held back for requests
+// still being answered.
+const eofGrace = 5 * time.Second
+
+// answerBeforeEOF is a transport whose connections report the end of input
+// only once every request already read has been answered, or after eofGrace.
+//
+// The go-sdk (v1.8.0, internal/jsonrpc2) treats a read error as the end of
+// the connection at once: responses not yet written are dropped, so a client
+// that writes its requests and closes stdin gets no answers. Holding back the
+// EOF keeps the connection open until they are out.
+//
+// Cost of the wrapper: the SDK's unexported session-state hook on its stdio
+// connection is hidden, and that hook only serves to refuse JSON-RPC batches
+// once 2025-06-18 or later is negotiated. Through the wrapper such a batch is
+// answered instead of ending the session.
+type answerBeforeEOF struct{ mcp.Transport }
+
+func (t answerBeforeEOF) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &drainingConn{
+		Connection: c,
+		pending:    make(map[jsonrpc.ID]bool),
+		answered:   make(chan struct{}, 1),
+		closed:     make(chan struct{}),
+	}, nil
+}
+
+type drainingConn struct {
+	mcp.Connection
+	mu        sync.Mutex
+	pending   map[jsonrpc.ID]bool // calls read and not yet answered
+	answered  chan struct{}       // signalled after each response is written
+	closed    chan struct{}
+	closeOnce sync.Once
+}
+
+func (c *drainingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if err == nil {
+		// subscriptions/listen (2026-07-28) stays open until cancelled, so it
+		// is never waited for.
+		if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() && req.Method != "subscriptions/listen" {
+			c.mu.Lock()
+			c.pending[req.ID] = true
+			c.mu.Unlock()
+		}
+		return msg, nil
+	}
+	grace := time.NewTimer(eofGrace)
+	defer grace.Stop()
+	for c.waiting() {
+		select {
+		case <-c.answered:
+		case <-grace.C:
+			return nil, err
+		case <-c.closed:
+			return nil, err
+		case <-ctx.Done():
+			return nil, err
+		}
+	}
+	return nil, err
+}
+
+func (c *drainingConn) waiting() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.pending) > 0
+}
+
+func (c *drainingConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	err := c.Connection.Write(ctx, msg)
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		c.mu.Lock()
+		delete(c.pending, resp.ID)
+		c.mu.Unlock()
+		select {
+		case c.answered <- struct{}{}:
+		default:
+		}
+	}
+	return err
+}
+
+func (c *drainingConn) Close() error {
+	c.closeOnce.Do(func() { close(c.closed) })
+	return c.Connection.Close()
+}
+
+// Handler returns an http.Handler serving the demo over Streamable HTTP at
+// the path /mcp (every other path is 404). Sessions are stateful: each
+// Mcp-Session-Id has its own household, dropped when the client deletes the
+// session or after 30 minutes without a request. Requests that reach a
+// loopback address with a non-loopback Host header are refused (the SDK's
+// DNS rebinding protection).
+//
+// A client asking for protocol 2026-07-28 negotiates 2025-11-25 here; see
+// the package documentation.
+func Handler(opts Options) http.Handler {
+	s, _ := newServer(opts)
+	return handlerFor(s, opts)
+}
+
+func handlerFor(s *mcp.Server, opts Options) http.Handler {
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{
+		SessionTimeout: sessionIdleTimeout,
+		Logger:         opts.Logger,
+	})
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h)
+	return mux
+}

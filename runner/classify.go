@@ -1,0 +1,94 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpcheck/mcpcheck/assert"
+)
+
+// codeRejectedByTransport is the SDK's code for a request the HTTP transport
+// could not deliver (connection dropped, 5xx, 429): a transport failure, not
+// an answer from the server.
+const codeRejectedByTransport = -32005
+
+// classification is what became of one call.
+type classification struct {
+	Outcome string
+	Code    *int64
+	// Detail is server-provided text (an error message) for the human report.
+	Detail string
+}
+
+// classify maps a tools/call error to an outcome class. It is the one place
+// that tells apart tool errors, protocol errors, timeouts, dead transports,
+// lost sessions and broken messages; the order of the checks matters (see
+// SDK_NOTES §2): the call's own deadline first, then the SDK's sentinel
+// errors, then JSON-RPC errors, then EOF, then decoding failures.
+func classify(callCtx context.Context, res *mcp.CallToolResult, err error) classification {
+	if err == nil {
+		if res != nil && res.IsError {
+			return classification{Outcome: assert.OutcomeToolError, Detail: contentText(res)}
+		}
+		return classification{Outcome: assert.OutcomeOK}
+	}
+	if callCtx.Err() != nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)) {
+		return classification{Outcome: assert.OutcomeTimeout}
+	}
+	if errors.Is(err, mcp.ErrSessionMissing) {
+		return classification{Outcome: assert.OutcomeSessionLost, Detail: err.Error()}
+	}
+	if errors.Is(err, mcp.ErrConnectionClosed) {
+		return classification{Outcome: assert.OutcomeTransportClosed, Detail: err.Error()}
+	}
+	var we *jsonrpc.Error
+	if errors.As(err, &we) {
+		if we.Code == codeRejectedByTransport {
+			return classification{Outcome: assert.OutcomeTransportClosed, Detail: we.Message}
+		}
+		code := we.Code
+		return classification{Outcome: assert.OutcomeProtocolError, Code: &code, Detail: we.Message}
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return classification{Outcome: assert.OutcomeTransportClosed, Detail: err.Error()}
+	}
+	msg := err.Error()
+	for _, s := range malformedSigns {
+		if strings.Contains(msg, s) {
+			return classification{Outcome: assert.OutcomeMalformedResponse, Detail: msg}
+		}
+	}
+	return classification{Outcome: assert.OutcomeTransportClosed, Detail: msg}
+}
+
+// malformedSigns are the SDK's words for a message that broke JSON-RPC or
+// MCP framing (it exposes no sentinel for them).
+var malformedSigns = []string{
+	"invalid message version tag",
+	"unrecognized content type",
+	"failed to decode",
+	"invalid character",
+	"unexpected end of JSON",
+	"cannot unmarshal",
+	"unmarshal",
+	"invalid message",
+}
+
+// contentText joins a result's text content, for the human report.
+func contentText(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			if b.Len() > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(t.Text)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,113 @@
+package runner
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"sort"
+	"strings"
+
+	"github.com/mcpcheck/mcpcheck/config"
+)
+
+// baseEnvNames are the runner's variables a stdio server inherits. Nothing
+// else from the runner's environment reaches the child unless the fixture
+// names it: a shell full of tokens stays with the shell.
+var baseEnvNames = []string{
+	"PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TZ",
+	// Windows needs these to start most programs at all.
+	"SYSTEMROOT", "WINDIR", "COMSPEC", "PATHEXT", "TEMP", "TMP", "USERPROFILE", "APPDATA", "LOCALAPPDATA",
+}
+
+// environ is a lookup over a KEY=VALUE list.
+type environ map[string]string
+
+func newEnviron(list []string) environ {
+	if list == nil {
+		list = os.Environ()
+	}
+	e := make(environ, len(list))
+	for _, kv := range list {
+		if k, v, ok := strings.Cut(kv, "="); ok && k != "" {
+			if runtime.GOOS == "windows" {
+				k = strings.ToUpper(k)
+			}
+			e[k] = v
+		}
+	}
+	return e
+}
+
+// secrets resolves the suite's credential variables: the values of
+// envFromEnv (for the child) and headersFromEnv (for HTTP requests). A
+// missing variable is ErrMissingCredential: nothing may start or go on the
+// network without it.
+type secrets struct {
+	childEnv map[string]string // child variable → value
+	headers  map[string]string // header → value
+	values   []string
+}
+
+func resolveSecrets(s *config.Suite, env environ) (*secrets, error) {
+	out := &secrets{childEnv: map[string]string{}, headers: map[string]string{}}
+	var missing []string
+	for _, child := range sortedMapKeys(s.EnvFromEnv) {
+		name := s.EnvFromEnv[child]
+		v, ok := env[name]
+		if !ok {
+			missing = append(missing, fmt.Sprintf("envFromEnv %s needs variable %s", child, name))
+			continue
+		}
+		out.childEnv[child] = v
+		out.values = append(out.values, v)
+	}
+	for _, h := range sortedMapKeys(s.HeadersFromEnv) {
+		name := s.HeadersFromEnv[h]
+		v, ok := env[name]
+		switch {
+		case !ok || v == "":
+			missing = append(missing, fmt.Sprintf("headersFromEnv %s needs variable %s", h, name))
+			continue
+		case strings.ContainsAny(v, "\r\n\x00"):
+			missing = append(missing, fmt.Sprintf("headersFromEnv %s: variable %s holds a line break or NUL, which no header value may contain", h, name))
+			continue
+		}
+		out.headers[h] = v
+		out.values = append(out.values, v)
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("%w: %s", ErrMissingCredential, strings.Join(missing, "; "))
+	}
+	return out, nil
+}
+
+// childEnv builds the stdio server's environment: the base variables that
+// are set, then the fixture's literal env, then the envFromEnv values.
+func childEnv(s *config.Suite, env environ, sec *secrets) []string {
+	vars := map[string]string{}
+	for _, k := range baseEnvNames {
+		if v, ok := env[k]; ok {
+			vars[k] = v
+		}
+	}
+	for k, v := range s.Env {
+		vars[k] = v
+	}
+	for k, v := range sec.childEnv {
+		vars[k] = v
+	}
+	out := make([]string, 0, len(vars))
+	for _, k := range sortedMapKeys(vars) {
+		out = append(out, k+"="+vars[k])
+	}
+	return out
+}
+
+func sortedMapKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

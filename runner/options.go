@@ -1,0 +1,46 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Version is mcpcheck's version, sent as the client version in initialize.
+var Version = "0.1.0"
+
+// ErrMissingCredential means a variable named by envFromEnv or
+// headersFromEnv is not set. The run stops before starting anything or
+// touching the network (exit code 2).
+var ErrMissingCredential = errors.New("missing credential")
+
+// Options tune a run without changing what it checks.
+type Options struct {
+	// Environ is the runner's environment as KEY=VALUE pairs, read for
+	// envFromEnv, headersFromEnv and the stdio child's base variables.
+	// Nil means os.Environ().
+	Environ []string
+	// SelfCommand is what a fixture command whose program is exactly
+	// "mcpcheck" runs instead: this very binary (so `command: [mcpcheck,
+	// demo]` works without installing anything). Nil means os.Executable().
+	SelfCommand []string
+	// Dial, when set, replaces the suite's target with a caller-provided
+	// transport (tests use in-memory transports). It is called once per
+	// session.
+	Dial func(ctx context.Context) (mcp.Transport, error)
+	// TerminateGrace is how long a stdio server gets after stdin is closed
+	// (and again after SIGTERM) before the next signal. Zero means 2s.
+	TerminateGrace time.Duration
+	// OnStep, when set, is called as each step finishes (from the scenario's
+	// goroutine; calls for different scenarios may be concurrent).
+	OnStep func(scenario int, r StepResult)
+}
+
+func (o *Options) terminateGrace() time.Duration {
+	if o.TerminateGrace > 0 {
+		return o.TerminateGrace
+	}
+	return 2 * time.Second
+}

@@ -1,0 +1,152 @@
+package runner
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/go-openapi/jsonpointer"
+
+	"github.com/mcpcheck/mcpcheck/config"
+)
+
+// resolveArgs returns args with every $ref marker replaced by the value it
+// points at in an earlier step's result. Only the containers on the way to a
+// marker are copied; the rest is shared. results maps step ids of the same
+// scenario to their decoded results ({content, structuredContent, isError}).
+func resolveArgs(args map[string]any, results map[string]any) (map[string]any, error) {
+	v, _, err := resolveValue(args, results)
+	if err != nil {
+		return nil, err
+	}
+	m, _ := v.(map[string]any)
+	return m, nil
+}
+
+// resolveValue returns v with markers resolved and whether anything changed.
+func resolveValue(v any, results map[string]any) (any, bool, error) {
+	if s, ok := config.RefMarker(v); ok {
+		r, err := resolveRef(s, results)
+		return r, true, err
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		var out map[string]any
+		for k, e := range x {
+			r, changed, err := resolveValue(e, results)
+			if err != nil {
+				return nil, false, err
+			}
+			if !changed {
+				continue
+			}
+			if out == nil {
+				out = make(map[string]any, len(x))
+				for k2, e2 := range x {
+					out[k2] = e2
+				}
+			}
+			out[k] = r
+		}
+		if out == nil {
+			return x, false, nil
+		}
+		return out, true, nil
+	case []any:
+		var out []any
+		for i, e := range x {
+			r, changed, err := resolveValue(e, results)
+			if err != nil {
+				return nil, false, err
+			}
+			if !changed {
+				continue
+			}
+			if out == nil {
+				out = append([]any(nil), x...)
+			}
+			out[i] = r
+		}
+		if out == nil {
+			return x, false, nil
+		}
+		return out, true, nil
+	}
+	return v, false, nil
+}
+
+// resolveRef resolves one `stepId#/pointer` against the results of earlier
+// steps. Error messages name the step and pointer but never the values.
+func resolveRef(s string, results map[string]any) (any, error) {
+	ref, err := config.ParseRef(s)
+	if err != nil {
+		return nil, err
+	}
+	doc, ok := results[ref.Step]
+	if !ok {
+		return nil, fmt.Errorf("$ref %q: step %q has no result to read (it did not run or did not pass)", s, ref.Step)
+	}
+	// RFC 6901 array indexes are plain decimal; jsonpointer would also
+	// accept "01" and "+1", so reject those first.
+	cur := doc
+	for i, tok := range ref.Tokens {
+		if arr, isArr := cur.([]any); isArr {
+			n, err := strconv.Atoi(tok)
+			if err != nil || n < 0 || strconv.Itoa(n) != tok {
+				return nil, fmt.Errorf("$ref %q: %q is not an array index", s, tok)
+			}
+			if n >= len(arr) {
+				return nil, fmt.Errorf("$ref %q: index %d is past the end of an array of %d", s, n, len(arr))
+			}
+		}
+		p, err := jsonpointer.New(pointerOf(ref.Tokens[i : i+1]))
+		if err != nil {
+			return nil, fmt.Errorf("$ref %q: %v", s, err)
+		}
+		next, _, err := p.Get(cur)
+		if err != nil {
+			return nil, fmt.Errorf("$ref %q: nothing at %s", s, pointerOf(ref.Tokens[:i+1]))
+		}
+		cur = next
+	}
+	return cur, nil
+}
+
+func pointerOf(tokens []string) string {
+	var b []byte
+	for _, t := range tokens {
+		b = append(b, '/')
+		for i := 0; i < len(t); i++ {
+			switch t[i] {
+			case '~':
+				b = append(b, '~', '0')
+			case '/':
+				b = append(b, '~', '1')
+			default:
+				b = append(b, t[i])
+			}
+		}
+	}
+	return string(b)
+}
+
+// hasRef reports whether v contains a $ref marker anywhere.
+func hasRef(v any) bool {
+	if _, ok := config.RefMarker(v); ok {
+		return true
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		for _, e := range x {
+			if hasRef(e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if hasRef(e) {
+				return true
+			}
+		}
+	}
+	return false
+}

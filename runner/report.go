@@ -1,0 +1,156 @@
+package runner
+
+import (
+	"time"
+)
+
+// SchemaVersion is the version of the JSON report format
+// (schemas/report.schema.json).
+const SchemaVersion = 1
+
+// Step statuses.
+const (
+	StatusPassed  = "passed"
+	StatusFailed  = "failed"
+	StatusSkipped = "skipped"
+)
+
+// Report is the result of one run: the single model every writer (human
+// text, JSON, ...) renders. Fields tagged `json:"-"` are for the human report
+// only; the JSON report never carries tool arguments, result values,
+// headers, URL paths or raw server error text.
+type Report struct {
+	SchemaVersion   int         `json:"schemaVersion"`
+	Suite           string      `json:"suite"`
+	Passed          bool        `json:"passed"`
+	Target          Target      `json:"target"`
+	ProtocolVersion string      `json:"protocolVersion"`
+	Server          *ServerInfo `json:"server,omitempty"`
+	ToolsDiscovered []string    `json:"toolsDiscovered"`
+	Summary         Summary     `json:"summary"`
+	// Connections counts MCP sessions opened; Restarts counts the ones
+	// opened to replace a session that was lost.
+	Connections int `json:"connections"`
+	Restarts    int `json:"restarts"`
+	// Failure says why the suite failed before or outside any step (the
+	// server would not start, discovery failed, a tool is missing, the run
+	// was interrupted).
+	Failure *SuiteFailure `json:"failure,omitempty"`
+	// Warnings are observations that do not fail the suite.
+	Warnings  []string         `json:"warnings,omitempty"`
+	Scenarios []ScenarioResult `json:"scenarios"`
+
+	// StartedAt is when the run began (human report and traces only; it
+	// would make JSON reports differ run to run).
+	StartedAt time.Time `json:"-"`
+	// ServerStderr holds the last lines the server wrote to stderr when it
+	// died or the suite failed, redacted and stripped of control sequences.
+	ServerStderr []string `json:"-"`
+}
+
+// Target says what was tested without leaking paths or secrets: the
+// transport and either the command's program name or the endpoint's origin.
+type Target struct {
+	Transport string `json:"transport"`         // "stdio" or "http"
+	Program   string `json:"program,omitempty"` // stdio: base name of the program
+	Origin    string `json:"origin,omitempty"`  // http: scheme://host[:port]
+}
+
+// ServerInfo is the server's self-description from initialize.
+type ServerInfo struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Summary counts steps by status.
+type Summary struct {
+	Passed     int     `json:"passed"`
+	Failed     int     `json:"failed"`
+	Skipped    int     `json:"skipped"`
+	DurationMs float64 `json:"durationMs"`
+}
+
+// SuiteFailure is a failure that is not any one step's.
+type SuiteFailure struct {
+	// Stage is where the run failed: "connect", "discovery", "allowlist",
+	// "interrupted".
+	Stage   string `json:"stage"`
+	Message string `json:"message"`
+}
+
+// ScenarioResult is one scenario's steps, in fixture order.
+type ScenarioResult struct {
+	Name   string       `json:"name"`
+	Status string       `json:"status"`
+	Steps  []StepResult `json:"steps"`
+	// Pos is where the scenario was written (human report only).
+	Pos string `json:"-"`
+}
+
+// StepResult is one step's result.
+type StepResult struct {
+	ID     string `json:"id"`
+	Tool   string `json:"tool"`
+	Origin string `json:"origin"`
+	Status string `json:"status"`
+	// Outcome is the outcome class of the call; empty when no call was made
+	// (skipped, or failed before sending: an unresolvable $ref).
+	Outcome    string            `json:"outcome,omitempty"`
+	ErrorCode  *int64            `json:"errorCode,omitempty"`
+	DurationMs float64           `json:"durationMs"`
+	Assertions []AssertionResult `json:"assertions,omitempty"`
+	// Reason says why a step was skipped or failed before or outside its
+	// assertions, in the runner's words (never server text).
+	Reason string `json:"reason,omitempty"`
+
+	// Pos is where the step was written (human report only).
+	Pos string `json:"-"`
+	// Detail is server-provided text for the human report (a tool error's
+	// text, a JSON-RPC error message), redacted and stripped.
+	Detail string `json:"-"`
+}
+
+// AssertionResult is one failed expectation: its kind, the JSON Pointer path
+// of the mismatch and a message that shows no result values. Expected and
+// actual values are carried for the human report only.
+type AssertionResult struct {
+	Kind    string `json:"kind"`
+	Path    string `json:"path"`
+	Message string `json:"message"`
+
+	Expected    any  `json:"-"`
+	Actual      any  `json:"-"`
+	HasExpected bool `json:"-"`
+	HasActual   bool `json:"-"`
+}
+
+// Tally recomputes Summary counts and scenario statuses from the steps, and
+// Passed from those and Failure.
+func (r *Report) Tally() {
+	r.Summary.Passed, r.Summary.Failed, r.Summary.Skipped = 0, 0, 0
+	for i := range r.Scenarios {
+		sc := &r.Scenarios[i]
+		sc.Status = StatusPassed
+		skipped := 0
+		for _, st := range sc.Steps {
+			switch st.Status {
+			case StatusPassed:
+				r.Summary.Passed++
+			case StatusFailed:
+				r.Summary.Failed++
+				sc.Status = StatusFailed
+			default:
+				r.Summary.Skipped++
+				skipped++
+			}
+		}
+		if sc.Status == StatusPassed && skipped == len(sc.Steps) && skipped > 0 {
+			sc.Status = StatusSkipped
+		}
+	}
+	r.Passed = r.Failure == nil && r.Summary.Failed == 0
+}
+
+func ms(d time.Duration) float64 {
+	return float64(d.Microseconds()) / 1000
+}

@@ -1,0 +1,15 @@
+// Package report renders a [runner.Report]: human text for the terminal and
+// JSON (schemaVersion 1, schemas/report.schema.json) for CI.
+//
+// Both writers read the same Report and nothing else. The JSON writer emits
+// only the report's JSON fields, which by construction carry no tool
+// arguments, result values, headers, URL paths or server error text. The
+// text writer adds, for failing steps only, the expected and actual values at
+// the failing path and the server's own message, already redacted and
+// stripped of terminal control sequences by the runner.
+//
+// # Example
+//
+//	report.Text(os.Stdout, rep, report.TextOptions{Color: report.UseColor(os.Stdout)})
+//	report.JSON(f, rep)
+package report

@@ -1,0 +1,219 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/mcpcheck/mcpcheck/runner"
+)
+
+// TextOptions tune the human report.
+type TextOptions struct {
+	// Color adds ANSI colours to status words.
+	Color bool
+	// Verbose lists passing steps too (the default lists them: the human
+	// report is short for fixtures). Quiet lists only failures.
+	Quiet bool
+	// NoDurations prints no timings (golden tests).
+	NoDurations bool
+}
+
+// UseColor reports whether f is a terminal and NO_COLOR is unset
+// (https://no-color.org).
+func UseColor(f *os.File) bool {
+	if _, set := os.LookupEnv("NO_COLOR"); set {
+		return false
+	}
+	if os.Getenv("TERM") == "dumb" {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+const (
+	green  = "\x1b[32m"
+	red    = "\x1b[31m"
+	yellow = "\x1b[33m"
+	bold   = "\x1b[1m"
+	dim    = "\x1b[2m"
+	reset  = "\x1b[0m"
+)
+
+type textWriter struct {
+	b    bytes.Buffer
+	opts TextOptions
+}
+
+func (t *textWriter) paint(color, s string) string {
+	if !t.opts.Color {
+		return s
+	}
+	return color + s + reset
+}
+
+func (t *textWriter) printf(format string, args ...any) { fmt.Fprintf(&t.b, format, args...) }
+
+// Text writes the human report.
+func Text(w io.Writer, r *runner.Report, opts TextOptions) error {
+	t := &textWriter{opts: opts}
+	verdict := t.paint(green+bold, "PASS")
+	if !r.Passed {
+		verdict = t.paint(red+bold, "FAIL")
+	}
+	t.printf("%s %s\n", verdict, r.Suite)
+	t.printf("%s\n", targetLine(r))
+	if r.Failure != nil {
+		t.printf("\n%s %s: %s\n", t.paint(red, "error"), r.Failure.Stage, r.Failure.Message)
+	}
+	for _, w := range r.Warnings {
+		t.printf("%s %s\n", t.paint(yellow, "warning"), w)
+	}
+	if len(r.ServerStderr) > 0 {
+		t.printf("\nlast lines of the server's stderr:\n")
+		for _, l := range r.ServerStderr {
+			t.printf("  | %s\n", l)
+		}
+	}
+	for i := range r.Scenarios {
+		t.scenario(&r.Scenarios[i])
+	}
+	t.printf("\n%d passed, %d failed, %d skipped", r.Summary.Passed, r.Summary.Failed, r.Summary.Skipped)
+	if !opts.NoDurations {
+		t.printf(" in %s", duration(r.Summary.DurationMs))
+	}
+	t.printf("\n")
+	_, err := w.Write(t.b.Bytes())
+	return err
+}
+
+func targetLine(r *runner.Report) string {
+	var parts []string
+	switch r.Target.Transport {
+	case "stdio":
+		parts = append(parts, "Target: stdio "+r.Target.Program)
+	case "http":
+		parts = append(parts, "Target: "+r.Target.Origin)
+	default:
+		parts = append(parts, "Target: "+r.Target.Transport)
+	}
+	if r.ProtocolVersion != "" {
+		parts = append(parts, "Protocol: "+r.ProtocolVersion)
+	}
+	if r.Server != nil {
+		parts = append(parts, "Server: "+strings.TrimSpace(r.Server.Name+" "+r.Server.Version))
+	}
+	parts = append(parts, fmt.Sprintf("Tools discovered: %d", len(r.ToolsDiscovered)))
+	return strings.Join(parts, " | ")
+}
+
+func (t *textWriter) scenario(sc *runner.ScenarioResult) {
+	if t.opts.Quiet && sc.Status == runner.StatusPassed {
+		return
+	}
+	t.printf("\n%s\n", t.paint(bold, sc.Name))
+	idw, toolw := 0, 0
+	for _, st := range sc.Steps {
+		idw, toolw = max(idw, len(st.ID)), max(toolw, len(st.Tool))
+	}
+	for i := range sc.Steps {
+		st := &sc.Steps[i]
+		if t.opts.Quiet && st.Status == runner.StatusPassed {
+			continue
+		}
+		var mark string
+		switch st.Status {
+		case runner.StatusPassed:
+			mark = t.paint(green, "ok  ")
+		case runner.StatusFailed:
+			mark = t.paint(red, "FAIL")
+		default:
+			mark = t.paint(yellow, "skip")
+		}
+		line := fmt.Sprintf("  %s %-*s  %-*s", mark, idw, st.ID, toolw, st.Tool)
+		if st.Origin != "fixture" {
+			line += "  [" + st.Origin + "]"
+		}
+		if st.Status != runner.StatusSkipped {
+			if st.Outcome != "" && st.Outcome != "ok" {
+				line += "  " + outcomeText(st)
+			}
+			if !t.opts.NoDurations {
+				line += "  " + t.paint(dim, duration(st.DurationMs))
+			}
+		}
+		t.printf("%s\n", strings.TrimRight(line, " "))
+		switch st.Status {
+		case runner.StatusSkipped:
+			t.printf("       %s\n", st.Reason)
+		case runner.StatusFailed:
+			t.failure(st)
+		}
+	}
+}
+
+func outcomeText(st *runner.StepResult) string {
+	if st.ErrorCode != nil {
+		return fmt.Sprintf("%s %d", st.Outcome, *st.ErrorCode)
+	}
+	return st.Outcome
+}
+
+func (t *textWriter) failure(st *runner.StepResult) {
+	const ind = "       "
+	if st.Pos != "" {
+		t.printf("%sat %s\n", ind, st.Pos)
+	}
+	if st.Reason != "" {
+		t.printf("%s%s\n", ind, st.Reason)
+	}
+	for _, a := range st.Assertions {
+		where := a.Kind
+		if a.Path != "" {
+			where += " " + a.Path
+		}
+		t.printf("%s%s: %s\n", ind, where, a.Message)
+		if a.HasExpected {
+			t.printf("%s  expected: %s\n", ind, show(a.Expected))
+		}
+		if a.HasActual {
+			t.printf("%s  actual:   %s\n", ind, show(a.Actual))
+		}
+	}
+	if st.Detail != "" {
+		lines := strings.Split(st.Detail, "\n")
+		if len(lines) > 8 {
+			lines = append(lines[:8], "…")
+		}
+		t.printf("%sserver said: %s\n", ind, lines[0])
+		for _, l := range lines[1:] {
+			t.printf("%s  %s\n", ind, l)
+		}
+	}
+}
+
+// show renders a generic JSON value compactly, cut to a readable length.
+func show(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	// JSON escapes C0 controls; Clean also drops C1 ones (U+009B is a CSI
+	// on some terminals) and cuts long values.
+	return runner.Clean(string(b), 300)
+}
+
+func duration(ms float64) string {
+	switch {
+	case ms < 1:
+		return fmt.Sprintf("%.2fms", ms)
+	case ms < 1000:
+		return fmt.Sprintf("%.0fms", ms)
+	default:
+		return fmt.Sprintf("%.2fs", ms/1000)
+	}
+}

@@ -1,0 +1,477 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpcheck/mcpcheck/assert"
+	"github.com/mcpcheck/mcpcheck/config"
+)
+
+// Skip reasons, in the runner's words.
+const (
+	reasonEarlierFailed = "an earlier step of this scenario failed"
+	reasonNotRun        = "not run: the suite failed before the first call"
+	reasonInterrupted   = "not run: the run was interrupted"
+)
+
+// stderrLines is how many lines of a dead server's stderr a report keeps.
+const stderrLines = 20
+
+// Run runs suite and returns its report. The error is non-nil only when the
+// run could not begin (a missing credential, a command that cannot be
+// resolved): those are the caller's input errors. Everything that happens
+// once the run has begun, the server failing to start included, is in the
+// report, with every step accounted for.
+func Run(ctx context.Context, suite *config.Suite, opts Options) (*Report, error) {
+	env := newEnviron(opts.Environ)
+	sec, err := resolveSecrets(suite, env)
+	if err != nil {
+		return nil, err
+	}
+	d := &dialer{suite: suite, opts: &opts, env: env, sec: sec, version: suite.ProtocolVersion}
+	if d.version == "" {
+		d.version = config.DefaultProtocolVersion
+	}
+	if opts.Dial == nil && suite.Endpoint == "" {
+		if len(suite.Command) == 0 {
+			return nil, errors.New("the suite has neither a command nor an endpoint")
+		}
+		d.argv, err = resolveCommand(suite.Command, opts.SelfCommand)
+		if err != nil {
+			return nil, err
+		}
+	}
+	r := &runState{
+		suite: suite,
+		opts:  &opts,
+		red:   newRedactor(sec.values),
+		d:     d,
+		plans: plan(suite),
+	}
+	return r.run(ctx), nil
+}
+
+// resolveCommand maps a program named exactly "mcpcheck" to this binary.
+func resolveCommand(argv, self []string) ([]string, error) {
+	if argv[0] != "mcpcheck" {
+		return argv, nil
+	}
+	if self == nil {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("command mcpcheck: finding this executable: %w", err)
+		}
+		self = []string{exe}
+	}
+	return append(slices.Clone(self), argv[1:]...), nil
+}
+
+// plannedStep is a step prepared once before the run: its checkers, its
+// encoded arguments when they hold no $ref, and whether a later step reads
+// its result.
+type plannedStep struct {
+	step     *config.Step
+	checks   []assert.Checker
+	args     json.RawMessage // nil when hasRef
+	hasRef   bool
+	keep     bool // a later step of the scenario references this one
+	timeout  time.Duration
+	validate bool
+}
+
+func plan(suite *config.Suite) [][]plannedStep {
+	out := make([][]plannedStep, len(suite.Scenarios))
+	for i := range suite.Scenarios {
+		sc := &suite.Scenarios[i]
+		referenced := map[string]bool{}
+		for j := range sc.Steps {
+			collectRefs(sc.Steps[j].Arguments, referenced)
+		}
+		ps := make([]plannedStep, len(sc.Steps))
+		for j := range sc.Steps {
+			st := &sc.Steps[j]
+			p := plannedStep{
+				step:     st,
+				checks:   assert.Build(&st.Expect),
+				hasRef:   hasRef(st.Arguments),
+				keep:     referenced[st.ID],
+				timeout:  ms2d(suite.TimeoutMs),
+				validate: st.ValidateArguments == nil || *st.ValidateArguments,
+			}
+			if st.TimeoutMs > 0 {
+				p.timeout = ms2d(st.TimeoutMs)
+			}
+			if !p.hasRef {
+				args := st.Arguments
+				if args == nil {
+					args = map[string]any{}
+				}
+				p.args, _ = json.Marshal(args)
+			}
+			ps[j] = p
+		}
+		out[i] = ps
+	}
+	return out
+}
+
+func collectRefs(v any, into map[string]bool) {
+	if s, ok := config.RefMarker(v); ok {
+		if r, err := config.ParseRef(s); err == nil {
+			into[r.Step] = true
+		}
+		return
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		for _, e := range x {
+			collectRefs(e, into)
+		}
+	case []any:
+		for _, e := range x {
+			collectRefs(e, into)
+		}
+	}
+}
+
+// runState is one run in progress.
+type runState struct {
+	suite *config.Suite
+	opts  *Options
+	red   *redactor
+	d     *dialer
+	plans [][]plannedStep
+	rep   *Report
+	tools map[string]tool
+
+	mu       sync.Mutex // guards the counters below and rep.ServerStderr
+	sessions int
+}
+
+func (r *runState) run(ctx context.Context) *Report {
+	start := time.Now()
+	rep := &Report{
+		SchemaVersion:   SchemaVersion,
+		Suite:           r.suite.Name,
+		Target:          r.d.target(),
+		ProtocolVersion: r.d.version,
+		ToolsDiscovered: []string{},
+		StartedAt:       start,
+		Scenarios:       make([]ScenarioResult, len(r.suite.Scenarios)),
+	}
+	r.rep = rep
+	for i := range r.suite.Scenarios {
+		sc := &r.suite.Scenarios[i]
+		res := ScenarioResult{Name: sc.Name, Pos: sc.Pos.String(), Steps: make([]StepResult, len(sc.Steps))}
+		for j := range sc.Steps {
+			st := &sc.Steps[j]
+			res.Steps[j] = StepResult{ID: st.ID, Tool: st.Tool, Origin: originOf(st), Status: StatusSkipped, Reason: reasonNotRun, Pos: st.Pos.String()}
+		}
+		rep.Scenarios[i] = res
+	}
+	defer func() {
+		rep.Summary.DurationMs = ms(time.Since(start))
+		rep.Tally()
+	}()
+
+	sess, err := r.open(ctx)
+	if err != nil {
+		r.fail("connect", err)
+		return rep
+	}
+	defer sess.Close()
+	if ir := sess.init; ir != nil {
+		rep.ProtocolVersion = ir.ProtocolVersion
+		if ir.ServerInfo != nil {
+			rep.Server = &ServerInfo{Name: r.clean(ir.ServerInfo.Name, 200), Version: r.clean(ir.ServerInfo.Version, 100)}
+		}
+	}
+
+	tools, warnings, err := discover(ctx, sess.cs, ms2d(r.suite.DiscoveryTimeoutMs))
+	if err != nil {
+		if ctx.Err() != nil {
+			r.interrupted()
+			return rep
+		}
+		r.fail("discovery", err)
+		r.keepStderr(sess)
+		return rep
+	}
+	for _, w := range warnings {
+		rep.Warnings = append(rep.Warnings, r.clean(w, 300))
+	}
+	r.tools = make(map[string]tool, len(tools))
+	for _, t := range tools {
+		r.tools[t.Name] = t
+		rep.ToolsDiscovered = append(rep.ToolsDiscovered, r.clean(t.Name, 200))
+	}
+	sort.Strings(rep.ToolsDiscovered)
+	if err := r.checkTools(); err != nil {
+		r.fail("allowlist", err)
+		return rep
+	}
+
+	r.schedule(ctx, sess)
+	if ctx.Err() != nil {
+		rep.Failure = &SuiteFailure{Stage: "interrupted", Message: "the run was interrupted; steps not run are skipped"}
+	}
+	return rep
+}
+
+// open dials a session and counts it.
+func (r *runState) open(ctx context.Context) (*session, error) {
+	s, err := r.d.dial(ctx)
+	r.mu.Lock()
+	r.sessions++
+	r.rep.Connections = r.sessions
+	r.mu.Unlock()
+	return s, err
+}
+
+// fail records a suite-level failure; every step stays skipped.
+func (r *runState) fail(stage string, err error) {
+	msg := r.clean(err.Error(), 1000)
+	r.rep.Failure = &SuiteFailure{Stage: stage, Message: msg}
+	for i := range r.rep.Scenarios {
+		for j := range r.rep.Scenarios[i].Steps {
+			r.rep.Scenarios[i].Steps[j].Reason = reasonNotRun
+		}
+	}
+}
+
+func (r *runState) interrupted() {
+	r.rep.Failure = &SuiteFailure{Stage: "interrupted", Message: "the run was interrupted before the first call"}
+	for i := range r.rep.Scenarios {
+		for j := range r.rep.Scenarios[i].Steps {
+			r.rep.Scenarios[i].Steps[j].Reason = reasonInterrupted
+		}
+	}
+}
+
+// checkTools demands that every tool a step names was discovered. The
+// loader has already checked the allowlist.
+func (r *runState) checkTools() error {
+	var missing []string
+	seen := map[string]bool{}
+	for i := range r.suite.Scenarios {
+		for j := range r.suite.Scenarios[i].Steps {
+			st := &r.suite.Scenarios[i].Steps[j]
+			if _, ok := r.tools[st.Tool]; ok || seen[st.Tool] {
+				continue
+			}
+			seen[st.Tool] = true
+			missing = append(missing, fmt.Sprintf("%q (first used by step %s at %s)", st.Tool, st.ID, st.Pos))
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return fmt.Errorf("the server does not list %s; nothing was called", strings.Join(missing, ", "))
+}
+
+// keepStderr stores the tail of a stdio server's stderr in the report.
+func (r *runState) keepStderr(s *session) {
+	if s == nil || s.proc == nil {
+		return
+	}
+	lines := s.proc.StderrTail(stderrLines)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.rep.ServerStderr = r.rep.ServerStderr[:0]
+	for _, l := range lines {
+		r.rep.ServerStderr = append(r.rep.ServerStderr, r.clean(l, 500))
+	}
+}
+
+// clean redacts and strips server-provided or error text.
+func (r *runState) clean(s string, max int) string {
+	return Clean(r.red.String(s), max)
+}
+
+func originOf(st *config.Step) string {
+	if st.Origin == "" {
+		return config.OriginFixture
+	}
+	return st.Origin
+}
+
+// schedule runs the scenarios, up to the suite's concurrency at once, on
+// the shared session or (isolation: scenario) each on its own. Results land
+// in the report by scenario index, so finish order never shows.
+func (r *runState) schedule(ctx context.Context, shared *session) {
+	n := r.suite.Concurrency
+	if n < 1 {
+		n = 1
+	}
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for range min(n, len(r.plans)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				r.runScenario(ctx, i, shared)
+			}
+		}()
+	}
+	for i := range r.plans {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+}
+
+func (r *runState) runScenario(ctx context.Context, i int, shared *session) {
+	steps := r.rep.Scenarios[i].Steps
+	if ctx.Err() != nil {
+		for j := range steps {
+			steps[j].Reason = reasonInterrupted
+		}
+		return
+	}
+	sess := shared
+	if r.suite.Isolation == config.IsolationScenario {
+		s, err := r.open(ctx)
+		if err != nil {
+			for j := range steps {
+				steps[j].Status = StatusSkipped
+				steps[j].Reason = "not run: " + r.clean(err.Error(), 300)
+			}
+			if len(steps) > 0 {
+				steps[0].Status = StatusFailed
+				steps[0].Reason = "could not open this scenario's session: " + r.clean(err.Error(), 300)
+			}
+			return
+		}
+		defer s.Close()
+		sess = s
+	}
+	results := map[string]any{}
+	for j := range r.plans[i] {
+		p := &r.plans[i][j]
+		if ctx.Err() != nil {
+			for k := j; k < len(steps); k++ {
+				steps[k].Reason = reasonInterrupted
+			}
+			return
+		}
+		res := r.runStep(ctx, sess, p, results)
+		steps[j] = res
+		if r.opts.OnStep != nil {
+			r.opts.OnStep(i, res)
+		}
+		if res.Status != StatusPassed {
+			why := reasonEarlierFailed + " (" + p.step.ID + ")"
+			if ctx.Err() != nil {
+				why = reasonInterrupted
+			}
+			for k := j + 1; k < len(steps); k++ {
+				steps[k].Reason = why
+			}
+			return
+		}
+	}
+}
+
+// runStep makes one call and checks it.
+func (r *runState) runStep(ctx context.Context, sess *session, p *plannedStep, results map[string]any) StepResult {
+	st := p.step
+	out := StepResult{ID: st.ID, Tool: st.Tool, Origin: originOf(st), Status: StatusFailed, Pos: st.Pos.String()}
+
+	args := p.args
+	if p.hasRef {
+		resolved, err := resolveArgs(st.Arguments, results)
+		if err != nil {
+			out.Reason = err.Error()
+			return out
+		}
+		args, err = json.Marshal(resolved)
+		if err != nil {
+			out.Reason = "encoding arguments: " + err.Error()
+			return out
+		}
+	}
+
+	callCtx, cancel := context.WithTimeout(ctx, p.timeout)
+	tp := &tap{}
+	began := time.Now()
+	res, err := sess.cs.CallTool(withTap(callCtx, tp), &mcp.CallToolParams{Name: st.Tool, Arguments: args})
+	elapsed := time.Since(began)
+	cancel()
+	out.DurationMs = ms(elapsed)
+
+	if err != nil && ctx.Err() != nil {
+		out.Reason = "interrupted while waiting for the server"
+		return out
+	}
+	cl := classify(callCtx, res, err)
+	out.Outcome, out.ErrorCode = cl.Outcome, cl.Code
+	if cl.Detail != "" {
+		out.Detail = r.clean(cl.Detail, 2000)
+	}
+	if cl.Outcome == assert.OutcomeTransportClosed && sess.proc != nil && sess.proc.Exited(200*time.Millisecond) {
+		out.Detail = strings.TrimSpace("the server exited (" + sess.proc.ExitStatus() + ") " + out.Detail)
+		r.keepStderr(sess)
+	}
+
+	ar := &assert.Result{Outcome: cl.Outcome, ErrorCode: cl.Code, Duration: elapsed}
+	var decoded map[string]any
+	if err == nil && res != nil {
+		ar.HasResult, ar.IsError = true, res.IsError
+		raw := tp.Result()
+		if raw == nil {
+			raw, _ = json.Marshal(res)
+		}
+		if p.keep || hasStructured(raw) {
+			decoded = decodeResult(raw)
+			if sc, ok := decoded["structuredContent"]; ok {
+				ar.Structured, ar.HasStructured = sc, true
+			}
+		}
+	}
+	for _, c := range p.checks {
+		for _, f := range c.Check(ar) {
+			out.Assertions = append(out.Assertions, AssertionResult{
+				Kind: f.Kind, Path: f.Path, Message: f.Message,
+				Expected: f.Expected, HasExpected: f.HasExpected,
+				Actual: r.red.Value(f.Actual), HasActual: f.HasActual,
+			})
+		}
+	}
+	if len(out.Assertions) == 0 {
+		out.Status = StatusPassed
+		if p.keep && decoded != nil {
+			results[st.ID] = decoded
+		}
+	}
+	return out
+}
+
+// hasStructured is a cheap check that a raw result carries structuredContent
+// before paying for a full decode.
+func hasStructured(raw []byte) bool {
+	return bytes.Contains(raw, []byte(`"structuredContent"`))
+}
+
+// decodeResult decodes a raw tools/call result keeping numbers exact.
+func decodeResult(raw []byte) map[string]any {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var m map[string]any
+	if dec.Decode(&m) != nil {
+		return nil
+	}
+	return m
+}

@@ -1,0 +1,204 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpcheck/mcpcheck/config"
+)
+
+// Discovery limits: a server that pages forever or repeats a cursor fails
+// discovery instead of hanging the run (the SDK's iterator would loop).
+const (
+	maxToolPages = 100
+	maxTools     = 10000
+)
+
+// session is one MCP session with the server under test.
+type session struct {
+	cs   *mcp.ClientSession
+	proc *process // nil unless stdio
+	init *mcp.InitializeResult
+}
+
+// dialer opens sessions to the suite's target.
+type dialer struct {
+	suite   *config.Suite
+	opts    *Options
+	env     environ
+	sec     *secrets
+	argv    []string // resolved stdio command
+	version string   // protocol version to ask for
+}
+
+// target describes the dialer's target for the report.
+func (d *dialer) target() Target {
+	switch {
+	case d.opts.Dial != nil:
+		return Target{Transport: "memory"}
+	case d.suite.Endpoint != "":
+		return Target{Transport: "http", Origin: endpointOrigin(d.suite.Endpoint)}
+	default:
+		return Target{Transport: "stdio", Program: filepath.Base(d.suite.Command[0])}
+	}
+}
+
+// dial starts (over stdio) the server and initializes a session, bounded by
+// the suite's init timeout.
+func (d *dialer) dial(ctx context.Context) (*session, error) {
+	ctx, cancel := context.WithTimeout(ctx, ms2d(d.suite.InitTimeoutMs))
+	defer cancel()
+	var (
+		t    mcp.Transport
+		proc *process
+	)
+	switch {
+	case d.opts.Dial != nil:
+		inner, err := d.opts.Dial(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("connecting: %w", err)
+		}
+		t = tapTransport{inner}
+	case d.suite.Endpoint != "":
+		t = httpTransport(d.suite.Endpoint, d.sec.headers, ms2d(d.suite.InitTimeoutMs))
+	default:
+		p, err := startProcess(d.argv, d.suite.Cwd, childEnv(d.suite, d.env, d.sec), d.opts.terminateGrace())
+		if err != nil {
+			return nil, fmt.Errorf("starting server %s: %w", filepath.Base(d.argv[0]), err)
+		}
+		proc = p
+		t = tapTransport{p.Transport()}
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "mcpcheck", Version: Version}, &mcp.ClientOptions{
+		// A test client declares no capabilities: servers must not depend on
+		// roots, sampling or elicitation to answer tool calls, and a server
+		// that asks anyway gets a clean "method not found".
+		Capabilities:   &mcp.ClientCapabilities{},
+		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+	})
+	type result struct {
+		cs  *mcp.ClientSession
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		cs, err := client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: d.version})
+		done <- result{cs, err}
+	}()
+	var r result
+	select {
+	case r = <-done:
+	case <-ctx.Done():
+		// Connect may be stuck on a server that never answers; make sure
+		// the child goes and the goroutine ends.
+		if proc != nil {
+			proc.Close()
+		}
+		r = <-done
+		if r.err == nil {
+			r.cs.Close()
+		}
+		r.err = ctx.Err()
+	}
+	if r.err != nil {
+		if proc != nil {
+			proc.Close()
+		}
+		if errors.Is(r.err, context.DeadlineExceeded) {
+			return nil, fmt.Errorf("initialize: no answer within %s", ms2d(d.suite.InitTimeoutMs))
+		}
+		return nil, fmt.Errorf("initialize: %w", r.err)
+	}
+	return &session{cs: r.cs, proc: proc, init: r.cs.InitializeResult()}, nil
+}
+
+// Close ends the session: over HTTP the session is deleted, over stdio the
+// server is shut down and reaped.
+func (s *session) Close() {
+	s.cs.Close()
+	if s.proc != nil {
+		s.proc.Close()
+	}
+}
+
+// tool is a discovered tool contract, kept as the server sent it.
+type tool struct {
+	Name         string          `json:"name"`
+	Description  string          `json:"description,omitempty"`
+	InputSchema  json.RawMessage `json:"inputSchema,omitempty"`
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	Annotations  json.RawMessage `json:"annotations,omitempty"`
+}
+
+// discover lists the server's tools, following pagination with a bound on
+// pages and a check for repeated cursors.
+func discover(ctx context.Context, cs *mcp.ClientSession, timeout time.Duration) ([]tool, []string, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var (
+		tools    []tool
+		warnings []string
+		cursor   string
+		seen     = map[string]bool{}
+		names    = map[string]bool{}
+	)
+	for page := 1; ; page++ {
+		if page > maxToolPages {
+			return nil, nil, fmt.Errorf("tools/list: more than %d pages; stopping", maxToolPages)
+		}
+		tp := &tap{}
+		res, err := cs.ListTools(withTap(ctx, tp), &mcp.ListToolsParams{Cursor: cursor})
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, nil, fmt.Errorf("tools/list: not complete within %s (page %d)", timeout, page)
+			}
+			return nil, nil, fmt.Errorf("tools/list page %d: %w", page, err)
+		}
+		var pageTools []tool
+		var raw struct {
+			Tools []tool `json:"tools"`
+		}
+		if r := tp.Result(); r != nil && json.Unmarshal(r, &raw) == nil {
+			pageTools = raw.Tools
+		} else {
+			for _, t := range res.Tools {
+				in, _ := json.Marshal(t.InputSchema)
+				var out, ann json.RawMessage
+				if t.OutputSchema != nil {
+					out, _ = json.Marshal(t.OutputSchema)
+				}
+				if t.Annotations != nil {
+					ann, _ = json.Marshal(t.Annotations)
+				}
+				pageTools = append(pageTools, tool{Name: t.Name, Description: t.Description, InputSchema: in, OutputSchema: out, Annotations: ann})
+			}
+		}
+		for _, t := range pageTools {
+			if names[t.Name] {
+				warnings = append(warnings, fmt.Sprintf("tools/list names tool %q more than once; the first definition is used", t.Name))
+				continue
+			}
+			names[t.Name] = true
+			tools = append(tools, t)
+		}
+		if len(tools) > maxTools {
+			return nil, nil, fmt.Errorf("tools/list: more than %d tools; stopping", maxTools)
+		}
+		if res.NextCursor == "" {
+			return tools, warnings, nil
+		}
+		if seen[res.NextCursor] || res.NextCursor == cursor {
+			return nil, nil, fmt.Errorf("tools/list page %d repeats an earlier cursor; stopping instead of looping", page)
+		}
+		seen[res.NextCursor] = true
+		cursor = res.NextCursor
+	}
+}
+
+func ms2d(n int) time.Duration { return time.Duration(n) * time.Millisecond }
