@@ -1,0 +1,161 @@
+package demo
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+const usage = `Usage: mcpcheck demo [--http ADDR [--allow-remote]]
+
+Serves the built-in demo MCP server: a household task list with the tools
+get_household, propose_task and commit_task. Every MCP session starts with an
+empty household. All data is synthetic and held in memory.
+
+By default the server speaks newline-delimited JSON-RPC on stdin and stdout
+and exits when stdin is closed. Diagnostics go to stderr.
+
+Flags:
+  --http ADDR      serve Streamable HTTP at http://ADDR/mcp instead of stdio;
+                   ADDR is host:port, and port 0 picks a free port
+  --allow-remote   allow an ADDR host other than 127.0.0.1, [::1] or localhost
+  -h, --help       show this help
+
+Example:
+  mcpcheck demo --http 127.0.0.1:5191
+`
+
+// shutdownGrace bounds how long Run waits for in-flight HTTP requests after
+// ctx ends.
+const shutdownGrace = 5 * time.Second
+
+// Run is the "mcpcheck demo" subcommand: it parses args (the arguments after
+// "demo"), serves the demo over stdio (stdin/stdout) or, with --http, over
+// Streamable HTTP, and returns the exit code: 0 after a clean end (stdin
+// closed, or ctx cancelled, which is how the caller passes on SIGINT and
+// SIGTERM), 1 if serving failed, 2 for an invalid command line. Usage goes to
+// stdout for --help and to stderr for a bad command line. In stdio mode
+// nothing but JSON-RPC is written to stdout.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("mcpcheck demo", flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // usage and errors are printed below, to the right stream
+	httpAddr := fs.String("http", "", "")
+	allowRemote := fs.Bool("allow-remote", false, "")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, usage)
+			return 0
+		}
+		return badUsage(stderr, err.Error())
+	}
+	if fs.NArg() > 0 {
+		return badUsage(stderr, fmt.Sprintf("unexpected argument %q", fs.Arg(0)))
+	}
+	httpSet := false
+	fs.Visit(func(f *flag.Flag) { httpSet = httpSet || f.Name == "http" })
+	if *allowRemote && !httpSet {
+		return badUsage(stderr, "--allow-remote needs --http")
+	}
+
+	opts := Options{
+		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	}
+	if !httpSet {
+		if err := ServeStdio(ctx, opts, stdin, stdout); err != nil && ctx.Err() == nil {
+			fmt.Fprintf(stderr, "mcpcheck demo: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+	if err := checkAddr(*httpAddr, *allowRemote); err != nil {
+		fmt.Fprintf(stderr, "mcpcheck demo: %v\n", err)
+		return 2
+	}
+	if err := serveHTTP(ctx, opts, *httpAddr, stderr); err != nil {
+		fmt.Fprintf(stderr, "mcpcheck demo: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func badUsage(stderr io.Writer, msg string) int {
+	fmt.Fprintf(stderr, "mcpcheck demo: %s\n\n%s", msg, usage)
+	return 2
+}
+
+// checkAddr validates the --http address. Unless remote access is allowed,
+// the host must be one of the loopback names, so that the demo is not exposed
+// to the network by accident (an empty host would listen on every interface).
+func checkAddr(addr string, allowRemote bool) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--http %q: want host:port, such as 127.0.0.1:5191", addr)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("--http %q: port must be a number from 0 to 65535", addr)
+	}
+	if allowRemote {
+		return nil
+	}
+	switch host {
+	case "127.0.0.1", "::1", "localhost":
+		return nil
+	}
+	return fmt.Errorf("--http %q: refusing to serve on a non-loopback address; use 127.0.0.1, [::1] or localhost, or add --allow-remote", addr)
+}
+
+// serveHTTP serves the demo at http://addr/mcp until ctx ends, then shuts
+// down gracefully.
+func serveHTTP(ctx context.Context, opts Options, addr string, stderr io.Writer) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	// A client's standalone SSE stream (GET /mcp) stays open for the whole
+	// session, which would hold Shutdown until its deadline. Such requests
+	// get a context that is cancelled as soon as shutdown begins; POSTs are
+	// left to finish.
+	streams, stopStreams := context.WithCancel(context.Background())
+	defer stopStreams()
+	h := Handler(opts)
+	srv := &http.Server{
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet {
+				ctx, cancel := context.WithCancel(r.Context())
+				defer cancel()
+				stop := context.AfterFunc(streams, cancel)
+				defer stop()
+				r = r.WithContext(ctx)
+			}
+			h.ServeHTTP(w, r)
+		}),
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          log.New(stderr, "mcpcheck demo: http: ", 0),
+	}
+	srv.RegisterOnShutdown(stopStreams)
+
+	fmt.Fprintf(stderr, "mcpcheck demo: serving Streamable HTTP at http://%s/mcp\n", ln.Addr())
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		srv.Close()
+		return fmt.Errorf("shutting down: %w", err)
+	}
+	<-served // http.ErrServerClosed
+	return nil
+}
