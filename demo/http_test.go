@@ -1,8 +1,10 @@
 package demo
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -116,4 +118,65 @@ func TestHTTPOnlyAtMCPPath(t *testing.T) {
 			t.Errorf("POST %s: status %d, want 404", path, resp.StatusCode)
 		}
 	}
+}
+
+// TestHTTPRefuses2026Requests documents what a client that does not fall
+// back to initialize gets: go-sdk's stateful handler refuses a 2026-07-28
+// request with a JSON-RPC error listing the versions it serves.
+func TestHTTPRefuses2026Requests(t *testing.T) {
+	srv := httptest.NewServer(Handler(Options{}))
+	defer srv.Close()
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_household","arguments":{},` +
+		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"raw","version":"0"},"io.modelcontextprotocol/clientCapabilities":{}}}}`
+	req, err := http.NewRequestWithContext(testContext(t), http.MethodPost, srv.URL+"/mcp", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var msg struct {
+		Error *struct {
+			Code int64 `json:"code"`
+			Data struct {
+				Supported []string `json:"supported"`
+			} `json:"data"`
+		} `json:"error"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&msg); err != nil {
+		t.Fatalf("status %d, body not JSON: %v", resp.StatusCode, err)
+	}
+	if msg.Error == nil || msg.Error.Code != mcp.CodeUnsupportedProtocolVersion {
+		t.Fatalf("status %d, error %+v; want code %d", resp.StatusCode, msg.Error, mcp.CodeUnsupportedProtocolVersion)
+	}
+	if slices.Contains(msg.Error.Data.Supported, "2026-07-28") || !slices.Contains(msg.Error.Data.Supported, "2025-11-25") {
+		t.Errorf("supported versions %v, want 2025-11-25 and not 2026-07-28", msg.Error.Data.Supported)
+	}
+}
+
+// TestStatelessHTTPLosesState records why Handler is stateful: go-sdk v1.8.0
+// negotiates 2026-07-28 over HTTP only with a stateless handler, which gives
+// every POST a fresh session, so nothing persists from one call to the next.
+// If this test fails, the SDK has changed and the package doc's section on
+// 2026-07-28 needs revisiting.
+func TestStatelessHTTPLosesState(t *testing.T) {
+	s := NewServer(Options{})
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	ctx := testContext(t)
+	cs := connectHTTP(t, srv.URL, "2026-07-28")
+	if got := cs.InitializeResult().ProtocolVersion; got != "2026-07-28" {
+		t.Errorf("stateless handler negotiated %q, want 2026-07-28", got)
+	}
+	if cs.ID() != "" {
+		t.Errorf("stateless handler gave session id %q", cs.ID())
+	}
+	mustOK(t, ctx, cs, "propose_task", args("text", "t"))
+	mustToolError(t, ctx, cs, "commit_task", args("proposalId", "proposal-1", "expectedRevision", 0, "idempotencyKey", "k"))
 }
