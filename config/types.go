@@ -95,8 +95,8 @@ type Suite struct {
 
 	// Pos of the document root and of selected settings, for error messages
 	// raised after loading (for example a tool missing from tools/list).
-	Pos       Pos
-	FieldPos  map[string]Pos
+	Pos      Pos
+	FieldPos map[string]Pos
 }
 
 // Scenario is an ordered list of steps. Steps of one scenario run strictly in

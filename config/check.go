@@ -1,0 +1,300 @@
+package config
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// checkSuite applies the rules the schema cannot express. The tree gives
+// positions; s holds the decoded values after the settings layers. replaced
+// says the endpoint came from the environment or a flag and replaced the
+// fixture's own target.
+func checkSuite(s *Suite, root *node, replaced bool, errs *errList) {
+	if !replaced {
+		checkTarget(s, root, errs)
+	}
+	checkHeaders(s, root, errs)
+	for i := range s.Scenarios {
+		checkScenario(s, root, i, errs)
+	}
+}
+
+func at(p Pos) string { return fmt.Sprintf("%d:%d", p.Line, p.Col) }
+
+func checkTarget(s *Suite, root *node, errs *errList) {
+	cmd, ep := root.get("command"), root.get("endpoint")
+	switch {
+	case cmd != nil && ep != nil:
+		first, second := cmd, ep
+		if posAfter(first.keyPos, second.keyPos) {
+			first, second = second, first
+		}
+		errs.add(second.keyPos, "command and endpoint are both set (%s at %s); a fixture has exactly one target", first.key, at(first.keyPos))
+		return
+	case cmd == nil && ep == nil:
+		errs.add(root.pos, "no target: set command (a stdio server) or endpoint (Streamable HTTP), or pass --url")
+		return
+	case ep != nil:
+		if err := CheckEndpoint(s.Endpoint); err != nil {
+			errs.add(ep.val.pos, "endpoint: %v", err)
+		}
+		for _, key := range []string{"env", "envFromEnv", "cwd"} {
+			if f := root.get(key); f != nil {
+				errs.add(f.keyPos, "%s applies only to a command target; an endpoint target starts no process", key)
+			}
+		}
+		return
+	}
+	// A command target.
+	env, fromEnv := root.value("env"), root.value("envFromEnv")
+	for _, f := range env.fieldsOrNil() {
+		if msg := checkEnvName(f.key); msg != "" {
+			errs.add(f.keyPos, "%s: variable name %s %s", keyPath("env", f.key), quote(f.key), msg)
+		}
+	}
+	for _, f := range fromEnv.fieldsOrNil() {
+		path := keyPath("envFromEnv", f.key)
+		if msg := checkEnvName(f.key); msg != "" {
+			errs.add(f.keyPos, "%s: variable name %s %s", path, quote(f.key), msg)
+		}
+		if msg := checkEnvName(f.val.str); msg != "" {
+			errs.add(f.val.pos, "%s: runner variable name %s %s", path, quote(f.val.str), msg)
+		}
+		if lit := env.get(f.key); lit != nil {
+			errs.add(f.keyPos, "%s: %s is set in env too (at %s); set it in one place", path, f.key, at(lit.keyPos))
+		}
+	}
+	if s.Cwd != "" {
+		cwd := s.Cwd
+		if !filepath.IsAbs(cwd) {
+			cwd = filepath.Join(filepath.Dir(s.File), cwd)
+		}
+		abs, err := filepath.Abs(cwd)
+		if err != nil {
+			errs.add(root.value("cwd").pos, "cwd: %v", err)
+			return
+		}
+		s.Cwd = abs
+	}
+}
+
+func posAfter(a, b Pos) bool {
+	return a.Line > b.Line || a.Line == b.Line && a.Col > b.Col
+}
+
+// checkEnvName reports why name cannot be an environment variable name.
+func checkEnvName(name string) string {
+	switch {
+	case name == "":
+		return "is empty"
+	case strings.ContainsRune(name, '='):
+		return "contains '='"
+	case strings.ContainsRune(name, 0):
+		return "contains a NUL character"
+	}
+	return ""
+}
+
+// protocolHeaders are set by the MCP transport; a fixture may not replace them.
+var protocolHeaders = []string{
+	"Mcp-Session-Id", "Mcp-Protocol-Version", "Content-Type", "Accept", "Host",
+	"Content-Length", "Connection", "Transfer-Encoding", "Last-Event-ID",
+}
+
+func checkHeaders(s *Suite, root *node, errs *errList) {
+	hf := root.get("headersFromEnv")
+	if hf == nil {
+		return
+	}
+	if s.Endpoint == "" {
+		errs.add(hf.keyPos, "headersFromEnv applies only to an endpoint target; a command target sends no HTTP headers")
+	}
+	seen := map[string]*field{}
+	for _, f := range hf.val.fields {
+		path := keyPath("headersFromEnv", f.key)
+		switch {
+		case !validToken(f.key):
+			errs.add(f.keyPos, "%s: %s is not a valid HTTP header name", path, quote(f.key))
+		case slices.ContainsFunc(protocolHeaders, func(h string) bool { return strings.EqualFold(h, f.key) }):
+			errs.add(f.keyPos, "%s: header %s is set by the MCP transport and cannot be overridden", path, f.key)
+		}
+		lower := strings.ToLower(f.key)
+		if first, dup := seen[lower]; dup {
+			errs.add(f.keyPos, "%s: header %s repeats %s at %s (header names ignore case)", path, quote(f.key), quote(first.key), at(first.keyPos))
+		} else {
+			seen[lower] = f
+		}
+		if msg := checkEnvName(f.val.str); msg != "" {
+			errs.add(f.val.pos, "%s: runner variable name %s %s", path, quote(f.val.str), msg)
+		}
+	}
+}
+
+// validToken reports whether s is an HTTP token (RFC 9110 §5.6.2), the
+// syntax of a header name.
+func validToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func checkScenario(s *Suite, root *node, i int, errs *errList) {
+	scNodes := root.value("scenarios").items
+	scNode := scNodes[i]
+	sc := &s.Scenarios[i]
+	path := indexPath("scenarios", i)
+
+	// Scenario names are unique: reports and --run filters name them.
+	for j := range i {
+		if s.Scenarios[j].Name == sc.Name {
+			errs.add(scNode.value("name").pos, "%s.name: %s is already the name of scenarios[%d] (at %s)", path, quote(sc.Name), j, at(scNodes[j].value("name").pos))
+			break
+		}
+	}
+
+	// Step ids are unique within their scenario, defaults included.
+	ids := map[string]int{}
+	stepNodes := scNode.value("steps").items
+	for j := range sc.Steps {
+		st := &sc.Steps[j]
+		spath := indexPath(path+".steps", j)
+		if first, dup := ids[st.ID]; dup {
+			firstPos := stepIDPos(stepNodes[first])
+			if idn := stepNodes[j].value("id"); idn != nil {
+				errs.add(idn.pos, "%s.id: duplicate step id %s (steps[%d] at %s has it)", spath, quote(st.ID), first, at(firstPos))
+			} else {
+				errs.add(stepNodes[j].pos, "%s: its default id %s is already used by steps[%d] (at %s); give this step an id", spath, quote(st.ID), first, at(firstPos))
+			}
+			continue
+		}
+		ids[st.ID] = j
+	}
+
+	for j := range sc.Steps {
+		st := &sc.Steps[j]
+		n := stepNodes[j]
+		spath := indexPath(path+".steps", j)
+		if !slices.Contains(s.AllowTools, st.Tool) {
+			msg := fmt.Sprintf("%s.tool: %s is not in allowTools", spath, quote(st.Tool))
+			if sug := suggest(st.Tool, s.AllowTools); sug != "" {
+				msg += "; did you mean " + quote(sug) + "?"
+			}
+			errs.add(n.value("tool").pos, "%s", msg)
+		}
+		if a := n.value("arguments"); a != nil {
+			checkRefs(s, i, j, ids, a, spath+".arguments", errs)
+		}
+		if e := n.value("expect"); e != nil {
+			checkExpect(&st.Expect, e, spath+".expect", errs)
+		}
+	}
+}
+
+// stepIDPos is where a step's id is written, or the step itself when it has
+// the default id.
+func stepIDPos(n *node) Pos {
+	if idn := n.value("id"); idn != nil {
+		return idn.pos
+	}
+	return n.pos
+}
+
+// checkRefs checks every $ref marker in a step's arguments: it must parse
+// and name an earlier step of the same scenario.
+func checkRefs(s *Suite, sc, step int, ids map[string]int, n *node, path string, errs *errList) {
+	switch n.kind {
+	case arrayNode:
+		for k, it := range n.items {
+			checkRefs(s, sc, step, ids, it, indexPath(path, k), errs)
+		}
+		return
+	case objectNode:
+	default:
+		return
+	}
+	if len(n.fields) != 1 || n.fields[0].key != "$ref" || n.fields[0].val.kind != stringNode {
+		for _, f := range n.fields {
+			checkRefs(s, sc, step, ids, f.val, keyPath(path, f.key), errs)
+		}
+		return
+	}
+	val := n.fields[0].val
+	ref, err := ParseRef(val.str)
+	if err != nil {
+		errs.add(val.pos, "%s: %v", path, err)
+		return
+	}
+	const rule = "a $ref may only name an earlier step of the same scenario"
+	target, ok := ids[ref.Step]
+	switch {
+	case ok && target < step:
+		return
+	case ok && target == step:
+		errs.add(val.pos, "%s: $ref names its own step %s; %s", path, quote(ref.Step), rule)
+	case ok:
+		errs.add(val.pos, "%s: $ref names step %s, which comes later (steps[%d]); %s", path, quote(ref.Step), target, rule)
+	default:
+		for m, other := range s.Scenarios {
+			if m == sc {
+				continue
+			}
+			if slices.ContainsFunc(other.Steps, func(st Step) bool { return st.ID == ref.Step }) {
+				errs.add(val.pos, "%s: $ref names step %s of another scenario (scenarios[%d] %s); %s", path, quote(ref.Step), m, quote(other.Name), rule)
+				return
+			}
+		}
+		errs.add(val.pos, "%s: $ref names step %s, which is not in this scenario", path, quote(ref.Step))
+	}
+}
+
+// Outcomes is the outcome vocabulary of DESIGN.md, in the order the fixture
+// schema lists it. Expect.Outcome is one of these, or "".
+var Outcomes = []string{
+	"ok", "tool_error", "protocol_error", "input_rejected", "output_invalid",
+	"timeout", "transport_closed", "session_lost", "malformed_response",
+}
+
+// resultOutcomes are the outcomes in which a result (isError,
+// structuredContent) arrived.
+var resultOutcomes = []string{"ok", "tool_error", "output_invalid"}
+
+// checkExpect refuses expectations that contradict each other and so could
+// never pass.
+func checkExpect(e *Expect, n *node, path string, errs *errList) {
+	keyPos := func(key string) Pos { return n.get(key).keyPos }
+	if e.ErrorCode != nil && e.Outcome != "protocol_error" {
+		if e.Outcome == "" {
+			errs.add(keyPos("errorCode"), "%s.errorCode needs outcome: protocol_error", path)
+		} else {
+			errs.add(keyPos("errorCode"), "%s.errorCode needs outcome: protocol_error, not %s", path, e.Outcome)
+		}
+	}
+	if e.Outcome != "" && !slices.Contains(resultOutcomes, e.Outcome) {
+		for _, key := range []string{"isError", "structuredEquals", "structuredIncludes"} {
+			if n.get(key) != nil {
+				errs.add(keyPos(key), "%s.%s needs a result, and outcome %s has none", path, key, e.Outcome)
+			}
+		}
+		return
+	}
+	if e.IsError != nil {
+		switch {
+		case *e.IsError && e.Outcome == "ok":
+			errs.add(keyPos("isError"), "%s.isError: true contradicts outcome ok (a result with isError true is the outcome tool_error)", path)
+		case !*e.IsError && e.Outcome == "tool_error":
+			errs.add(keyPos("isError"), "%s.isError: false contradicts outcome tool_error", path)
+		}
+	}
+}

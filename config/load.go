@@ -1,0 +1,264 @@
+package config
+
+import (
+	"bytes"
+	"io"
+	"math/big"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Load reads the fixture at path and returns the checked suite with the
+// environment and flag layers of opts applied. A file that cannot be read
+// gives an error matching [ErrFile]; anything wrong with its content, the
+// environment or the flags gives [Errors] matching [ErrInvalid].
+func Load(path string, opts LoadOptions) (*Suite, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &fileError{path: path, err: err}
+	}
+	defer f.Close()
+	// One byte more than allowed is enough to know the file is too large.
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, &fileError{path: path, err: err}
+	}
+	return Parse(path, data, opts)
+}
+
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// Parse checks a fixture held in memory. file names it in positions, picks
+// the format by extension (.json is JSON; .yaml and .yml are YAML; otherwise
+// a document whose first non-blank character is '{' is JSON) and is the base
+// for a relative cwd.
+func Parse(file string, data []byte, opts LoadOptions) (*Suite, error) {
+	var errs errList
+	if len(data) > MaxFileSize {
+		errs.add(Pos{File: file, Line: 1, Col: 1}, "file is larger than %d MiB", MaxFileSize>>20)
+		return nil, errs.err()
+	}
+	data = bytes.TrimPrefix(data, utf8BOM)
+	if off := checkUTF8(data); off >= 0 {
+		errs.add(newPosCursor(file, data).pos(off), "file is not valid UTF-8 (byte 0x%02X)", data[off])
+		return nil, errs.err()
+	}
+	var root *node
+	if isJSON(file, data) {
+		root = parseJSON(file, data, &errs)
+	} else {
+		root = parseYAML(file, data, &errs)
+	}
+	if root == nil {
+		return nil, errs.err()
+	}
+	if err := validateSchema(root, &errs); err != nil {
+		return nil, err
+	}
+	if !errs.empty() {
+		return nil, errs.err()
+	}
+	s, fileSettings := decodeSuite(file, root)
+	replaced := layerSettings(s, fileSettings, opts, &errs)
+	if replaced {
+		s.Command, s.Env, s.EnvFromEnv, s.Cwd = nil, nil, nil, ""
+		for _, k := range []string{"command", "env", "envFromEnv", "cwd", "endpoint"} {
+			delete(s.FieldPos, k)
+		}
+	}
+	checkSuite(s, root, replaced, &errs)
+	if !errs.empty() {
+		return nil, errs.err()
+	}
+	return s, nil
+}
+
+func isJSON(file string, data []byte) bool {
+	switch strings.ToLower(filepath.Ext(file)) {
+	case ".json":
+		return true
+	case ".yaml", ".yml":
+		return false
+	}
+	rest := bytes.TrimLeft(data, " \t\r\n")
+	return len(rest) > 0 && rest[0] == '{'
+}
+
+// decodeSuite turns a schema-valid tree into a Suite. The settings that the
+// environment and flags can override are returned as a layer instead of
+// being stored.
+func decodeSuite(file string, root *node) (*Suite, map[string]any) {
+	s := &Suite{
+		File:           file,
+		Name:           strValue(root.value("name")),
+		Command:        strList(root.value("command")),
+		Env:            strMap(root.value("env")),
+		EnvFromEnv:     strMap(root.value("envFromEnv")),
+		Cwd:            strValue(root.value("cwd")),
+		HeadersFromEnv: strMap(root.value("headersFromEnv")),
+		AllowTools:     strList(root.value("allowTools")),
+		Pos:            root.pos,
+		FieldPos:       map[string]Pos{},
+	}
+	if s.AllowTools == nil {
+		s.AllowTools = []string{}
+	}
+	for _, f := range root.fields {
+		s.FieldPos[f.key] = f.keyPos
+	}
+	layer := map[string]any{}
+	for _, st := range settings {
+		v := root.value(st.key)
+		if v == nil {
+			continue
+		}
+		if st.isInt {
+			n, _ := intValue(v)
+			layer[st.key] = int(n)
+		} else {
+			layer[st.key] = strValue(v)
+		}
+	}
+	for _, sc := range root.value("scenarios").itemsOrNil() {
+		s.Scenarios = append(s.Scenarios, decodeScenario(sc))
+	}
+	return s, layer
+}
+
+func decodeScenario(n *node) Scenario {
+	sc := Scenario{
+		Name:      strValue(n.value("name")),
+		Protocols: strList(n.value("protocols")),
+		Pos:       n.pos,
+	}
+	if r := n.value("reconnect"); r != nil {
+		sc.Reconnect = r.b
+	}
+	for j, st := range n.value("steps").itemsOrNil() {
+		sc.Steps = append(sc.Steps, decodeStep(st, j))
+	}
+	return sc
+}
+
+// defaultStepID names a step that has no id: step-1, step-2, ... counting
+// the steps of its scenario from 1.
+func defaultStepID(index int) string {
+	return "step-" + strconv.Itoa(index+1)
+}
+
+func decodeStep(n *node, index int) Step {
+	st := Step{
+		ID:        strValue(n.value("id")),
+		Tool:      strValue(n.value("tool")),
+		Origin:    OriginFixture,
+		Protocols: strList(n.value("protocols")),
+		Pos:       n.pos,
+	}
+	if st.ID == "" {
+		st.ID = defaultStepID(index)
+	}
+	if a := n.value("arguments"); a != nil {
+		st.Arguments, _ = toAny(a).(map[string]any)
+	}
+	if v := n.value("validateArguments"); v != nil {
+		b := v.b
+		st.ValidateArguments = &b
+	}
+	if v := n.value("timeoutMs"); v != nil {
+		t, _ := intValue(v)
+		st.TimeoutMs = int(t)
+	}
+	st.Expect = decodeExpect(n.value("expect"), n.pos)
+	return st
+}
+
+// decodeExpect reads an expect block. Without one, the Expect is the zero
+// value placed at the step, so that failures of the implicit "result with
+// isError false" still point somewhere useful.
+func decodeExpect(n *node, stepPos Pos) Expect {
+	if n == nil {
+		return Expect{Pos: stepPos}
+	}
+	e := Expect{Pos: n.pos, KeyPos: map[string]Pos{}}
+	for _, f := range n.fields {
+		e.KeyPos[f.key] = f.keyPos
+	}
+	if v := n.value("isError"); v != nil {
+		b := v.b
+		e.IsError = &b
+	}
+	if v := n.value("structuredEquals"); v != nil {
+		e.StructuredEquals = &Value{V: toAny(v), Pos: v.pos}
+	}
+	if v := n.value("structuredIncludes"); v != nil {
+		e.StructuredIncludes = &Value{V: toAny(v), Pos: v.pos}
+	}
+	e.Outcome = strValue(n.value("outcome"))
+	if v := n.value("errorCode"); v != nil {
+		c, _ := intValue(v)
+		e.ErrorCode = &c
+	}
+	if v := n.value("maxDurationMs"); v != nil {
+		d, _ := intValue(v)
+		e.MaxDurationMs = int(d)
+	}
+	return e
+}
+
+func (n *node) itemsOrNil() []*node {
+	if n == nil || n.kind != arrayNode {
+		return nil
+	}
+	return n.items
+}
+
+func strValue(n *node) string {
+	if n == nil || n.kind != stringNode {
+		return ""
+	}
+	return n.str
+}
+
+// strList returns the strings of an array, or nil when n is absent.
+func strList(n *node) []string {
+	if n == nil || n.kind != arrayNode {
+		return nil
+	}
+	out := make([]string, 0, len(n.items))
+	for _, it := range n.items {
+		out = append(out, strValue(it))
+	}
+	return out
+}
+
+// strMap returns an object of strings, or nil when n is absent.
+func strMap(n *node) map[string]string {
+	if n == nil || n.kind != objectNode {
+		return nil
+	}
+	out := make(map[string]string, len(n.fields))
+	for _, f := range n.fields {
+		out[f.key] = strValue(f.val)
+	}
+	return out
+}
+
+// intValue reads an integer-valued number (5000, 5e3 and 5000.0 alike; the
+// schema has checked it is an integer in range).
+func intValue(n *node) (int64, bool) {
+	if n == nil || n.kind != numberNode {
+		return 0, false
+	}
+	if v, err := strconv.ParseInt(n.str, 10, 64); err == nil {
+		return v, true
+	}
+	// checkNumber has bounded the text's length and exponent, so this exact
+	// arithmetic is cheap.
+	r, ok := new(big.Rat).SetString(n.str)
+	if !ok || !r.IsInt() || !r.Num().IsInt64() {
+		return 0, false
+	}
+	return r.Num().Int64(), true
+}

@@ -1,0 +1,288 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+
+	"github.com/mcpcheck/mcpcheck/schemas"
+)
+
+// The fixture schema is compiled once per process. Its own node tree is kept
+// too, so that messages can list a place's allowed keys in the order the
+// schema declares them.
+var fixtureSchema struct {
+	once sync.Once
+	sch  *jsonschema.Schema
+	tree *node
+	err  error
+}
+
+func compiledSchema() (*jsonschema.Schema, *node, error) {
+	fixtureSchema.once.Do(func() {
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schemas.Fixture))
+		if err != nil {
+			fixtureSchema.err = fmt.Errorf("fixture schema: %w", err)
+			return
+		}
+		c := jsonschema.NewCompiler()
+		c.DefaultDraft(jsonschema.Draft2020)
+		// Nothing is ever fetched, from the network or from disk.
+		c.UseLoader(jsonschema.SchemeURLLoader{})
+		if err := c.AddResource(schemas.FixtureURL, doc); err != nil {
+			fixtureSchema.err = fmt.Errorf("fixture schema: %w", err)
+			return
+		}
+		sch, err := c.Compile(schemas.FixtureURL)
+		if err != nil {
+			fixtureSchema.err = fmt.Errorf("fixture schema: %w", err)
+			return
+		}
+		var errs errList
+		tree := parseJSON("fixture.schema.json", schemas.Fixture, &errs)
+		if err := errs.err(); err != nil {
+			fixtureSchema.err = fmt.Errorf("fixture schema: %w", err)
+			return
+		}
+		fixtureSchema.sch, fixtureSchema.tree = sch, tree
+	})
+	return fixtureSchema.sch, fixtureSchema.tree, fixtureSchema.err
+}
+
+// validateSchema checks the document against schemas/fixture.schema.json and
+// records one message per problem, at the place it concerns.
+func validateSchema(root *node, errs *errList) error {
+	sch, tree, err := compiledSchema()
+	if err != nil {
+		return err
+	}
+	verr := sch.Validate(toAny(root))
+	if verr == nil {
+		return nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(verr, &ve) {
+		return verr
+	}
+	for _, leaf := range leaves(ve, nil) {
+		schemaProblem(root, tree, leaf, errs)
+	}
+	return nil
+}
+
+// leaves returns the innermost causes: the specific broken rules, not the
+// "doesn't validate with ..." wrappers above them.
+func leaves(ve *jsonschema.ValidationError, out []*jsonschema.ValidationError) []*jsonschema.ValidationError {
+	if len(ve.Causes) == 0 {
+		return append(out, ve)
+	}
+	for _, c := range ve.Causes {
+		out = leaves(c, out)
+	}
+	return out
+}
+
+// locate follows an instance location from the root, returning the node and
+// its path for messages.
+func locate(root *node, loc []string) (*node, string) {
+	n, path := root, ""
+	for _, tok := range loc {
+		switch n.kind {
+		case objectNode:
+			f := n.get(tok)
+			if f == nil {
+				return n, path
+			}
+			n, path = f.val, keyPath(path, tok)
+		case arrayNode:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(n.items) {
+				return n, path
+			}
+			n, path = n.items[i], indexPath(path, i)
+		default:
+			return n, path
+		}
+	}
+	return n, path
+}
+
+// schemaAt returns the schema object at a schema location such as
+// ".../fixture.schema.json#/$defs/step".
+func schemaAt(tree *node, schemaURL string) *node {
+	_, frag, _ := strings.Cut(schemaURL, "#")
+	if frag == "" {
+		return tree
+	}
+	n := tree
+	for _, tok := range strings.Split(strings.TrimPrefix(frag, "/"), "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		n = n.value(tok)
+		if n == nil {
+			return nil
+		}
+	}
+	return n
+}
+
+// allowedKeys lists the properties the schema object declares, in order.
+func allowedKeys(sch *node) []string {
+	var keys []string
+	for _, f := range sch.value("properties").fieldsOrNil() {
+		keys = append(keys, f.key)
+	}
+	return keys
+}
+
+func (n *node) fieldsOrNil() []*field {
+	if n == nil || n.kind != objectNode {
+		return nil
+	}
+	return n.fields
+}
+
+func schemaProblem(root, tree *node, ve *jsonschema.ValidationError, errs *errList) {
+	n, path := locate(root, ve.InstanceLocation)
+	switch k := ve.ErrorKind.(type) {
+	case *kind.AdditionalProperties:
+		allowed := allowedKeys(schemaAt(tree, ve.SchemaURL))
+		for _, p := range k.Properties {
+			pos := n.pos
+			if f := n.get(p); f != nil {
+				pos = f.keyPos
+			}
+			msg := prefix(path) + "unknown key " + quote(p)
+			if s := suggest(p, allowed); s != "" {
+				msg += "; did you mean " + quote(s) + "?"
+			}
+			if len(allowed) > 0 {
+				msg += " (allowed: " + strings.Join(allowed, ", ") + ")"
+			}
+			errs.add(pos, "%s", msg)
+		}
+	case *kind.Required:
+		for _, m := range k.Missing {
+			errs.add(n.pos, "%smissing required key %s", prefix(path), quote(m))
+		}
+	case *kind.Type:
+		want := make([]string, len(k.Want))
+		for i, w := range k.Want {
+			want[i] = article(w)
+		}
+		errs.add(n.pos, "%s must be %s, got %s", label(path), strings.Join(want, " or "), describe(n))
+	case *kind.Enum:
+		want := make([]string, len(k.Want))
+		for i, w := range k.Want {
+			want[i] = fmt.Sprint(w)
+			if s, ok := w.(string); ok {
+				want[i] = strconv.Quote(s)
+			}
+		}
+		errs.add(n.pos, "%s must be one of %s; got %s", label(path), strings.Join(want, ", "), describe(n))
+	case *kind.Minimum:
+		errs.add(n.pos, "%s must be ≥ %s, got %s", label(path), k.Want.RatString(), shorten(n.str))
+	case *kind.Maximum:
+		errs.add(n.pos, "%s must be ≤ %s, got %s", label(path), k.Want.RatString(), shorten(n.str))
+	case *kind.MinItems:
+		if k.Want == 1 {
+			errs.add(n.pos, "%s must not be empty", label(path))
+		} else {
+			errs.add(n.pos, "%s must have at least %d items, got %d", label(path), k.Want, k.Got)
+		}
+	case *kind.MinLength:
+		if k.Want == 1 {
+			errs.add(n.pos, "%s must not be empty", label(path))
+		} else {
+			errs.add(n.pos, "%s must be at least %d characters long", label(path), k.Want)
+		}
+	case *kind.MaxLength:
+		errs.add(n.pos, "%s must be at most %d characters long, got %d", label(path), k.Want, k.Got)
+	case *kind.Pattern:
+		if strings.HasSuffix(ve.SchemaURL, "#/$defs/stepId") {
+			errs.add(n.pos, "%s %s is not a valid step id: use ASCII letters, digits, '_', '-' and '.'", label(path), quote(k.Got))
+		} else {
+			errs.add(n.pos, "%s %s must match %s", label(path), quote(k.Got), k.Want)
+		}
+	case *kind.UniqueItems:
+		i, j := k.Duplicates[0], k.Duplicates[1]
+		pos := n.pos
+		if n.kind == arrayNode && j < len(n.items) {
+			pos = n.items[j].pos
+		}
+		errs.add(pos, "%s: %s is listed twice (also %s)", indexPath(path, j), shortValue(n, j), indexPath(path, i))
+	case *kind.FalseSchema:
+		errs.add(n.pos, "%s is not allowed here", label(path))
+	default:
+		errs.add(n.pos, "%s fails the schema's %q rule", label(path), strings.Join(ve.ErrorKind.KeywordPath(), "/"))
+	}
+}
+
+func shortValue(arr *node, i int) string {
+	if arr.kind != arrayNode || i >= len(arr.items) {
+		return "the value"
+	}
+	it := arr.items[i]
+	switch it.kind {
+	case stringNode:
+		return quote(it.str)
+	case numberNode, boolNode, nullNode:
+		return strings.TrimPrefix(describe(it), "number ")
+	}
+	return "the same value"
+}
+
+func article(typ string) string {
+	switch typ {
+	case "object", "array", "integer":
+		return "an " + typ
+	case "null":
+		return "null"
+	case "boolean":
+		return "true or false"
+	}
+	return "a " + typ
+}
+
+// suggest returns the allowed key closest to an unknown one, when it is close
+// enough to be a likely typo.
+func suggest(key string, allowed []string) string {
+	best, bestDist := "", 3
+	for _, a := range allowed {
+		d := editDistance(strings.ToLower(key), strings.ToLower(a))
+		if d < bestDist {
+			best, bestDist = a, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, in runes.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	if len(ra) > 64 || len(rb) > 64 {
+		return 1 << 30 // not a typo of a schema key
+	}
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
