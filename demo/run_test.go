@@ -3,6 +3,7 @@ package demo
 import (
 	"bytes"
 	"context"
+	"io"
 	"regexp"
 	"strings"
 	"testing"
@@ -161,5 +162,32 @@ func TestRunHTTPListenError(t *testing.T) {
 	cancel()
 	if code := <-done; code != 0 {
 		t.Errorf("first server: exit code %d, want 0", code)
+	}
+}
+
+// TestRunStdioCancel checks that cancelling ctx (SIGINT, SIGTERM) in stdio
+// mode is a clean, quiet exit.
+func TestRunStdioCancel(t *testing.T) {
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	ctx, cancel := context.WithCancel(testContext(t))
+	var stdout bytes.Buffer
+	var stderr syncBuffer
+	done := make(chan int, 1)
+	go func() { done <- Run(ctx, nil, pr, &stdout, &stderr) }()
+	if _, err := io.WriteString(pw, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("exit code %d, want 0", code)
+		}
+	case <-time.After(testTimeout):
+		t.Fatal("Run did not return after ctx was cancelled")
+	}
+	if got := stderr.String(); got != "" {
+		t.Errorf("stderr %q, want nothing", got)
 	}
 }

@@ -28,11 +28,22 @@ const sessionIdleTimeout = 30 * time.Minute
 // than interrupted (the SDK cannot unblock it), so in should not be reused.
 func ServeStdio(ctx context.Context, opts Options, in io.Reader, out io.Writer) error {
 	t := answerBeforeEOF{&mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}}}
-	err := NewServer(opts).Run(ctx, t)
-	if err != nil && ctx.Err() != nil {
+	// This is mcp.Server.Run without its logging, which reports a cancelled
+	// ctx, the normal way to stop, at level ERROR.
+	ss, err := NewServer(opts).Connect(ctx, t, nil)
+	if err != nil {
+		return err
+	}
+	ended := make(chan error, 1)
+	go func() { ended <- ss.Wait() }()
+	select {
+	case err := <-ended:
+		return err
+	case <-ctx.Done():
+		ss.Close()
+		<-ended
 		return ctx.Err()
 	}
-	return err
 }
 
 type nopWriteCloser struct{ io.Writer }
