@@ -234,9 +234,16 @@ func (r *runState) run(ctx context.Context) *Report {
 func (r *runState) open(ctx context.Context) (*session, error) {
 	s, err := r.d.dial(ctx)
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	r.sessions++
 	r.rep.Connections = r.sessions
-	r.mu.Unlock()
+	var de *dialError
+	if errors.As(err, &de) {
+		r.rep.ServerStderr = r.rep.ServerStderr[:0]
+		for _, l := range de.stderr {
+			r.rep.ServerStderr = append(r.rep.ServerStderr, r.clean(l, 500))
+		}
+	}
 	return s, err
 }
 

@@ -107,16 +107,32 @@ func (d *dialer) dial(ctx context.Context) (*session, error) {
 		r.err = ctx.Err()
 	}
 	if r.err != nil {
+		var err error
+		switch {
+		case errors.Is(r.err, context.DeadlineExceeded):
+			err = fmt.Errorf("initialize: no answer within %s", ms2d(d.suite.InitTimeoutMs))
+		case proc != nil && proc.Exited(200*time.Millisecond):
+			err = fmt.Errorf("the server exited during initialize (%s)", proc.ExitStatus())
+		default:
+			err = fmt.Errorf("initialize: %w", r.err)
+		}
 		if proc != nil {
 			proc.Close()
+			return nil, &dialError{err: err, stderr: proc.StderrTail(stderrLines)}
 		}
-		if errors.Is(r.err, context.DeadlineExceeded) {
-			return nil, fmt.Errorf("initialize: no answer within %s", ms2d(d.suite.InitTimeoutMs))
-		}
-		return nil, fmt.Errorf("initialize: %w", r.err)
+		return nil, err
 	}
 	return &session{cs: r.cs, proc: proc, init: r.cs.InitializeResult()}, nil
 }
+
+// dialError is a failed dial of a stdio server, with its stderr tail.
+type dialError struct {
+	err    error
+	stderr []string
+}
+
+func (e *dialError) Error() string { return e.err.Error() }
+func (e *dialError) Unwrap() error { return e.err }
 
 // Close ends the session: over HTTP the session is deleted, over stdio the
 // server is shut down and reaped.

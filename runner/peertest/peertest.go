@@ -1,0 +1,163 @@
+// Package peertest installs and starts the pinned third-party MCP servers
+// (package.json and package-lock.json at the repository root) for interop
+// tests.
+//
+// The servers are installed once with `npm ci` into a cache directory keyed
+// by the lock file's hash, so repeated test runs and several test packages
+// share one install. When node or npm is missing the tests that need them
+// skip with a visible reason, unless MCPCHECK_REQUIRE_INTEROP=1 (set by CI),
+// in which case they fail: a CI run must never pass by skipping interop.
+package peertest
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Entry points of the pinned servers, relative to the install directory.
+const (
+	Everything = "node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+	Memory     = "node_modules/@modelcontextprotocol/server-memory/dist/index.js"
+)
+
+// RequireEnv names the variable that turns a missing Node.js into a failure.
+const RequireEnv = "MCPCHECK_REQUIRE_INTEROP"
+
+// Root returns the repository root (where package.json lives).
+func Root() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+}
+
+// Dir installs the pinned servers if needed and returns the install
+// directory (holding node_modules). It skips or fails t when Node.js is not
+// available, as described in the package doc.
+func Dir(t testing.TB) string {
+	t.Helper()
+	for _, tool := range []string{"node", "npm"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv(RequireEnv) == "1" {
+				t.Fatalf("interop: %s not found on PATH and %s=1", tool, RequireEnv)
+			}
+			t.Skipf("interop: %s not found on PATH; skipping (set %s=1 to make this a failure)", tool, RequireEnv)
+		}
+	}
+	dir, err := install()
+	if err != nil {
+		t.Fatalf("interop: %v", err)
+	}
+	return dir
+}
+
+func install() (string, error) {
+	root := Root()
+	pkg, err := os.ReadFile(filepath.Join(root, "package.json"))
+	if err != nil {
+		return "", err
+	}
+	lock, err := os.ReadFile(filepath.Join(root, "package-lock.json"))
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(append(append(pkg, 0), lock...))
+	base, err := os.UserCacheDir()
+	if err != nil {
+		base = os.TempDir()
+	}
+	dir := filepath.Join(base, "mcpcheck", "peers", hex.EncodeToString(sum[:8]))
+	done := filepath.Join(dir, ".installed")
+	if _, err := os.Stat(done); err == nil {
+		return dir, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	// Test packages run in parallel processes: one installs, the others wait.
+	lf, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return "", err
+	}
+	defer lf.Close()
+	if err := syscall.Flock(int(lf.Fd()), syscall.LOCK_EX); err != nil {
+		return "", err
+	}
+	defer syscall.Flock(int(lf.Fd()), syscall.LOCK_UN)
+	if _, err := os.Stat(done); err == nil {
+		return dir, nil
+	}
+	for name, data := range map[string][]byte{"package.json": pkg, "package-lock.json": lock} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			return "", err
+		}
+	}
+	cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
+	cmd.Dir = dir
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("npm ci in %s: %v\n%s", dir, err, out.String())
+	}
+	return dir, os.WriteFile(done, []byte(time.Now().UTC().Format(time.RFC3339)), 0o644)
+}
+
+// FreePort returns a loopback TCP port that was free a moment ago.
+func FreePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// StartEverythingHTTP starts server-everything's Streamable HTTP transport on
+// a free loopback port and returns its endpoint; the server is stopped when
+// the test ends.
+func StartEverythingHTTP(t testing.TB, dir string) string {
+	t.Helper()
+	port := FreePort(t)
+	cmd := exec.Command("node", filepath.Join(dir, Everything), "streamableHttp")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port), "GZIP_ALLOWED_DOMAINS=localhost")
+	logs, err := os.Create(filepath.Join(t.TempDir(), "server-everything.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = logs, logs
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting server-everything: %v", err)
+	}
+	t.Cleanup(func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		cmd.Wait()
+	})
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			out, _ := os.ReadFile(logs.Name())
+			t.Fatalf("server-everything did not listen on %s: %v\n%s", addr, err, strings.TrimSpace(string(out)))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return "http://" + addr + "/mcp"
+}
