@@ -17,11 +17,11 @@ type differ struct {
 	out    []Failure
 }
 
-func (d *differ) add(path, msg string, want, got any, hasGot bool) {
+func (d *differ) add(path, msg string, want any, hasWant bool, got any, hasGot bool) {
 	if len(d.out) >= maxFailures {
 		return
 	}
-	d.out = append(d.out, Failure{Kind: d.kind, Path: path, Message: msg, Expected: want, HasExpected: true, Actual: got, HasActual: hasGot})
+	d.out = append(d.out, Failure{Kind: d.kind, Path: path, Message: msg, Expected: want, HasExpected: hasWant, Actual: got, HasActual: hasGot})
 }
 
 func (d *differ) diff(path string, want, got any) {
@@ -30,7 +30,7 @@ func (d *differ) diff(path string, want, got any) {
 	}
 	wt, gt := TypeName(want), TypeName(got)
 	if wt != gt {
-		d.add(path, fmt.Sprintf("expected %s, got %s", wt, gt), want, got, true)
+		d.add(path, fmt.Sprintf("expected %s, got %s", wt, gt), want, true, got, true)
 		return
 	}
 	switch w := want.(type) {
@@ -40,7 +40,7 @@ func (d *differ) diff(path string, want, got any) {
 			gv, ok := g[k]
 			p := path + "/" + EscapePointer(k)
 			if !ok {
-				d.add(p, "missing key", w[k], nil, false)
+				d.add(p, "missing key", w[k], true, nil, false)
 				continue
 			}
 			d.diff(p, w[k], gv)
@@ -48,14 +48,14 @@ func (d *differ) diff(path string, want, got any) {
 		if !d.subset {
 			for _, k := range sortedKeys(g) {
 				if _, ok := w[k]; !ok {
-					d.add(path+"/"+EscapePointer(k), "unexpected key", nil, g[k], true)
+					d.add(path+"/"+EscapePointer(k), "unexpected key", nil, false, g[k], true)
 				}
 			}
 		}
 	case []any:
 		g := got.([]any)
 		if len(w) != len(g) {
-			d.add(path, fmt.Sprintf("expected an array of %d, got %d", len(w), len(g)), want, got, true)
+			d.add(path, fmt.Sprintf("expected an array of %d, got %d", len(w), len(g)), want, true, got, true)
 			return
 		}
 		for i := range w {
@@ -63,7 +63,7 @@ func (d *differ) diff(path string, want, got any) {
 		}
 	default:
 		if !ScalarEqual(want, got) {
-			d.add(path, "value differs", want, got, true)
+			d.add(path, "value differs", want, true, got, true)
 		}
 	}
 }
