@@ -111,6 +111,10 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "mcpcheck: --timeout must be at least 1ms, got %s\n", *timeout)
 		return exitBadArgs
 	}
+	if *jobs != 0 && (*jobs < 1 || *jobs > config.MaxConcurrency) {
+		fmt.Fprintf(stderr, "mcpcheck: --jobs must be 1..%d, got %d\n", config.MaxConcurrency, *jobs)
+		return exitBadArgs
+	}
 	var opts runner.Options
 	if runOptions != nil {
 		opts = *runOptions

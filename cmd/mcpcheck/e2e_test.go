@@ -1,0 +1,199 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/demo"
+	"github.com/mcpcheck/mcpcheck/runner"
+	"github.com/mcpcheck/mcpcheck/runner/peertest"
+	"github.com/mcpcheck/mcpcheck/runner/report"
+	"github.com/mcpcheck/mcpcheck/schemas"
+)
+
+// reportSchema compiles schemas/report.schema.json, loading nothing else.
+func reportSchema(t *testing.T) *jsonschema.Schema {
+	t.Helper()
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(schemas.Report)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	c.UseLoader(jsonschema.SchemeURLLoader{})
+	if err := c.AddResource(schemas.ReportURL, doc); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := c.Compile(schemas.ReportURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sch
+}
+
+// validReport checks a JSON report against the report schema and returns it
+// decoded.
+func validReport(t *testing.T, data string) map[string]any {
+	t.Helper()
+	v, err := jsonschema.UnmarshalJSON(strings.NewReader(data))
+	if err != nil {
+		t.Fatalf("report is not JSON: %v\n%s", err, data)
+	}
+	if err := reportSchema(t).Validate(v); err != nil {
+		t.Fatalf("report does not match schemas/report.schema.json: %v\n%s", err, data)
+	}
+	var m map[string]any
+	json.Unmarshal([]byte(data), &m)
+	return m
+}
+
+func TestDemoExample(t *testing.T) {
+	r := runCmd(t, "--config", "../../examples/demo.yaml")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	golden(t, "demo.golden", normalize(r.stdout))
+	if n := strings.Count(r.stdout, "\n  ok "); n < 8 {
+		t.Errorf("%d passing steps, want at least 8", n)
+	}
+}
+
+func TestDemoExampleJSONOnStdout(t *testing.T) {
+	r := runCmd(t, "--config", "../../examples/demo.yaml", "--json", "-")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	validReport(t, r.stdout)
+	golden(t, "demo.json.golden", normalizeJSON(r.stdout))
+	if !strings.HasPrefix(r.stderr, "PASS ") {
+		t.Errorf("human report not on stderr: %q", r.stderr)
+	}
+}
+
+func TestDemoExample2026(t *testing.T) {
+	r := runCmd(t, "--config", "../../examples/demo.yaml", "--protocol", "2026-07-28", "--json", "-")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if m := validReport(t, r.stdout); m["protocolVersion"] != "2026-07-28" {
+		t.Errorf("protocolVersion = %v", m["protocolVersion"])
+	}
+}
+
+func TestJSONFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "report.json")
+	r := runCmd(t, "--config", "../../examples/demo.yaml", "--json", path)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	validReport(t, string(data))
+	if !strings.HasPrefix(r.stdout, "PASS ") {
+		t.Errorf("human report not on stdout")
+	}
+}
+
+func TestFailingFixture(t *testing.T) {
+	r := runCmd(t, "--config", "testdata/failing.yaml", "--json", "-")
+	if r.code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", r.code, r.stderr)
+	}
+	m := validReport(t, r.stdout)
+	if m["passed"] != false {
+		t.Error("passed is not false")
+	}
+	golden(t, "failing.json.golden", normalizeJSON(r.stdout))
+	golden(t, "failing.golden", normalize(r.stderr))
+	// The JSON report never carries result values or server text.
+	for _, leak := range []string{"nobody", "Sweep the floor", "proposal-1", "revision conflict", "stale"} {
+		if strings.Contains(strings.ReplaceAll(r.stdout, `"stale"`, ""), leak) {
+			t.Errorf("JSON report leaks %q", leak)
+		}
+	}
+	// The human report shows expected and actual at the failing path.
+	if !strings.Contains(r.stderr, "expected: 1") || !strings.Contains(r.stderr, "actual:   0") {
+		t.Errorf("human report lacks expected/actual:\n%s", r.stderr)
+	}
+}
+
+func TestDemoOverHTTP(t *testing.T) {
+	srv := httptest.NewServer(demo.Handler(demo.Options{}))
+	defer srv.Close()
+	for _, fixture := range []string{"../../examples/demo-http.yaml", "../../examples/demo.yaml"} {
+		r := runCmd(t, "--config", fixture, "--url", srv.URL+"/mcp", "--json", "-")
+		if r.code != 0 {
+			t.Fatalf("%s: exit %d\n%s", fixture, r.code, r.stderr)
+		}
+		m := validReport(t, r.stdout)
+		target := m["target"].(map[string]any)
+		if target["transport"] != "http" || target["origin"] != srv.URL {
+			t.Errorf("%s: target = %v", fixture, target)
+		}
+	}
+}
+
+// TestEveryExampleRuns keeps the examples honest: each file in examples/ is
+// run by some test here.
+func TestEveryExampleRuns(t *testing.T) {
+	covered := map[string]bool{"demo.yaml": true, "demo-http.yaml": true, "everything.yaml": true}
+	files, _ := filepath.Glob("../../examples/*")
+	for _, f := range files {
+		if !covered[filepath.Base(f)] {
+			t.Errorf("examples/%s is not run by any test", filepath.Base(f))
+		}
+	}
+}
+
+// runEverything runs examples/everything.yaml against the pinned
+// server-everything, over stdio (installed in the peers cache) or over HTTP.
+func runEverything(t *testing.T, endpoint string) *runner.Report {
+	dir := peertest.Dir(t)
+	suite, err := config.Load("../../examples/everything.yaml", config.LoadOptions{Overrides: config.Overrides{Endpoint: endpoint}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if endpoint == "" {
+		suite.Cwd = dir // the fixture says the repository root; the tests install elsewhere
+	}
+	rep, err := runner.Run(context.Background(), suite, runner.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	report.Text(&b, rep, report.TextOptions{})
+	if !rep.Passed {
+		t.Fatalf("everything.yaml failed:\n%s", b.String())
+	}
+	var js strings.Builder
+	report.JSON(&js, rep)
+	validReport(t, js.String())
+	if rep.Server == nil || rep.Server.Name != "mcp-servers/everything" {
+		t.Errorf("server = %+v", rep.Server)
+	}
+	return rep
+}
+
+func TestEverythingStdio(t *testing.T) {
+	rep := runEverything(t, "")
+	if rep.Target.Transport != "stdio" || rep.Target.Program != "node" {
+		t.Errorf("target = %+v", rep.Target)
+	}
+}
+
+func TestEverythingHTTP(t *testing.T) {
+	endpoint := peertest.StartEverythingHTTP(t, peertest.Dir(t))
+	rep := runEverything(t, endpoint)
+	if rep.Target.Transport != "http" {
+		t.Errorf("target = %+v", rep.Target)
+	}
+}

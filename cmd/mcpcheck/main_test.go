@@ -1,0 +1,124 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpcheck/mcpcheck/demo"
+	"github.com/mcpcheck/mcpcheck/runner"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// TestMain lets the test binary be the demo server: a fixture's `command:
+// [mcpcheck, demo]` runs os.Args[0] with "demo", exactly as the real binary
+// would run itself.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "demo" {
+		os.Exit(demo.Run(context.Background(), os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
+	}
+	runOptions = &runner.Options{SelfCommand: []string{os.Args[0]}, TerminateGrace: time.Second}
+	os.Exit(m.Run())
+}
+
+// result is one in-process run of the command.
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+func runCmd(t *testing.T, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var out, errb bytes.Buffer
+	code := run(ctx, args, &out, &errb)
+	return result{code, out.String(), errb.String()}
+}
+
+var durations = regexp.MustCompile(`\d+(\.\d+)?(ms|s)\b`)
+
+// normalize replaces durations so golden files do not change run to run.
+func normalize(s string) string {
+	return durations.ReplaceAllString(s, "<dur>")
+}
+
+var durationsJSON = regexp.MustCompile(`"durationMs": [0-9.e+-]+`)
+
+func normalizeJSON(s string) string {
+	return durationsJSON.ReplaceAllString(s, `"durationMs": 0`)
+}
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs (go test -update rewrites it):\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}
+
+func TestHelp(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"-h"}, {"help"}} {
+		r := runCmd(t, args...)
+		if r.code != 0 || r.stderr != "" {
+			t.Errorf("%v: code %d stderr %q", args, r.code, r.stderr)
+		}
+		golden(t, "help.golden", r.stdout)
+	}
+}
+
+func TestDemoHelp(t *testing.T) {
+	r := runCmd(t, "demo", "--help")
+	if r.code != 0 {
+		t.Fatalf("code %d", r.code)
+	}
+	golden(t, "demo-help.golden", r.stdout)
+}
+
+func TestBadCommandLine(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{nil, "--config FILE is required"},
+		{[]string{"--bogus"}, "flag provided but not defined: -bogus"},
+		{[]string{"--config"}, "flag needs an argument"},
+		{[]string{"--config", "x.yaml", "extra"}, `unexpected argument "extra"`},
+		{[]string{"--config", "testdata/missing.yaml"}, "missing.yaml"},
+		{[]string{"--config", "../../examples/demo.yaml", "--jobs", "40"}, "--jobs"},
+		{[]string{"--config", "../../examples/demo.yaml", "--timeout", "-1s"}, "--timeout"},
+		{[]string{"--config", "../../examples/demo.yaml", "--protocol", "1999-01-01"}, "1999-01-01"},
+		{[]string{"--config", "../../examples/demo.yaml", "--url", "http://example.com/mcp"}, "https"},
+		{[]string{"--config", "../../examples/demo.yaml", "--json", "/nonexistent/dir/report.json"}, "--json"},
+	}
+	for _, tt := range tests {
+		r := runCmd(t, tt.args...)
+		if r.code != 2 {
+			t.Errorf("%v: exit %d, want 2 (stderr %q)", tt.args, r.code, r.stderr)
+		}
+		if !strings.Contains(r.stderr, tt.want) {
+			t.Errorf("%v: stderr %q does not mention %q", tt.args, r.stderr, tt.want)
+		}
+		if strings.Contains(r.stderr, "goroutine") || strings.Contains(r.stderr, "panic") {
+			t.Errorf("%v: stack trace reached the user: %s", tt.args, r.stderr)
+		}
+	}
+}
