@@ -499,9 +499,14 @@ scenarios:
 
 func TestHTTP(t *testing.T) {
 	var sawAuth atomic.Value
-	h := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server { return testServer() }, nil)
+	var deletes atomic.Int64
+	server := testServer()
+	h := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server { return server }, nil)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		sawAuth.Store(r.Header.Get("Authorization"))
+		if r.Method == http.MethodDelete {
+			deletes.Add(1)
+		}
 		h.ServeHTTP(w, r)
 	}))
 	defer srv.Close()
@@ -517,6 +522,9 @@ func TestHTTP(t *testing.T) {
 	}
 	if sawAuth.Load() != "Bearer sekrit-token-value" {
 		t.Errorf("server saw Authorization %q", sawAuth.Load())
+	}
+	if deletes.Load() != 1 {
+		t.Errorf("%d session DELETEs, want 1", deletes.Load())
 	}
 	if rep.Target.Transport != "http" || rep.Target.Origin != srv.URL {
 		t.Errorf("target = %+v", rep.Target)
