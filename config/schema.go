@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
@@ -249,40 +250,47 @@ func article(typ string) string {
 	return "a " + typ
 }
 
-// suggest returns the allowed key closest to an unknown one, when it is close
-// enough to be a likely typo.
-func suggest(key string, allowed []string) string {
+// suggest returns the allowed name closest to an unknown one, when it is
+// close enough to be a likely typo: at most two edits, and fewer than half
+// the name's length (so "x" does not suggest "t").
+func suggest(name string, allowed []string) string {
 	best, bestDist := "", 3
+	n := utf8.RuneCountInString(name)
 	for _, a := range allowed {
-		d := editDistance(strings.ToLower(key), strings.ToLower(a))
-		if d < bestDist {
+		d := editDistance(strings.ToLower(name), strings.ToLower(a))
+		if d < bestDist && 2*d < n {
 			best, bestDist = a, d
 		}
 	}
 	return best
 }
 
-// editDistance is the Levenshtein distance between a and b, in runes.
+// editDistance counts the insertions, deletions, substitutions and swaps of
+// adjacent characters that turn a into b (optimal string alignment).
 func editDistance(a, b string) int {
 	ra, rb := []rune(a), []rune(b)
 	if len(ra) > 64 || len(rb) > 64 {
-		return 1 << 30 // not a typo of a schema key
+		return 1 << 30 // too long to be a typo worth suggesting
 	}
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
 	}
 	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
 		for j := 1; j <= len(rb); j++ {
 			cost := 1
 			if ra[i-1] == rb[j-1] {
 				cost = 0
 			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
 	}
-	return prev[len(rb)]
+	return d[len(ra)][len(rb)]
 }

@@ -68,8 +68,20 @@ func yamlSyntaxError(file string, data []byte, err error, errs *errList) {
 		errs.add(lineStart(file, data, problemLine(data, max(line, 1))), "YAML syntax error: %s", m[2])
 		return
 	}
+	if m := yamlErrAnchor.FindStringSubmatch(msg); m != nil {
+		// An alias of an anchor that does not exist: refused like any alias,
+		// at the first place it is written.
+		pos := Pos{File: file, Line: 1, Col: 1}
+		if i := bytes.Index(data, []byte("*"+m[1])); i >= 0 {
+			pos = newPosCursor(file, data).pos(i)
+		}
+		errs.add(pos, "YAML aliases (*%s) are not supported; write the value out", m[1])
+		return
+	}
 	errs.add(Pos{File: file, Line: 1, Col: 1}, "YAML syntax error: %s", strings.TrimPrefix(msg, "yaml: "))
 }
+
+var yamlErrAnchor = regexp.MustCompile(`^yaml: unknown anchor '(.*)' referenced$`)
 
 // problemLine narrows down where a YAML syntax error is. The parser names
 // the line of the error's context (say, the start of the block mapping that
@@ -87,7 +99,7 @@ func problemLine(data []byte, reported int) int {
 	if len(ends) == 0 || ends[len(ends)-1] != len(data) {
 		ends = append(ends, len(data))
 	}
-	if reported > len(ends) {
+	if reported > len(ends) || len(data) > maxBisect {
 		return reported
 	}
 	fails := func(line int) bool { return !yamlParses(data[:ends[line-1]]) }
@@ -107,6 +119,10 @@ func problemLine(data []byte, reported int) int {
 	}
 	return lo
 }
+
+// maxBisect bounds the files whose YAML syntax errors are narrowed down:
+// fixtures are small, and a huge broken file is not worth many re-parses.
+const maxBisect = 1 << 20
 
 // yamlParses reports whether every document in data parses.
 func yamlParses(data []byte) bool {
@@ -280,6 +296,11 @@ func (c *yamlConverter) scalar(y *yaml.Node, pos Pos, explicit bool) *node {
 			return nil
 		}
 	}
+	if tag == "!!str" && y.Style == 0 && yamlFloat.MatchString(strings.ReplaceAll(y.Value, "_", "")) {
+		// yaml.v3 reads a plain number beyond float64's range (1e400) as a
+		// string; YAML's core schema, JSON and exact numbers say number.
+		tag = "!!float"
+	}
 	switch tag {
 	case "!!null":
 		return &node{kind: nullNode, pos: pos}
@@ -300,6 +321,9 @@ func (c *yamlConverter) scalar(y *yaml.Node, pos Pos, explicit bool) *node {
 	// as written: "2025-11-25" is a protocol version, not a date.
 	return &node{kind: stringNode, pos: pos, str: y.Value}
 }
+
+// yamlFloat is the float syntax yaml.v3 resolves (underscores removed).
+var yamlFloat = regexp.MustCompile(`^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`)
 
 // yamlNumber rewrites a YAML number in JSON's notation, keeping its exact
 // value: 1_000 → 1000, 0x1F → 31, +.5 → 0.5, 1. → 1.0. Numbers already in
