@@ -1,0 +1,160 @@
+// Package config reads mcpcheck fixtures: what an MCP server must do, written
+// as YAML or JSON, checked strictly and turned into a [Suite] for the runner.
+//
+// # Format
+//
+// schemas/fixture.schema.json is the definition; in short, a fixture names
+// the suite, one target (command for a stdio server, or endpoint for
+// Streamable HTTP), the tools that may be called (allowTools), a few settings
+// (protocolVersion, timeoutMs, initTimeoutMs, discoveryTimeoutMs, concurrency,
+// isolation) and the scenarios. A scenario is an ordered list of steps; a step
+// is one tool call with its arguments and what must hold of its answer
+// (expect). Files written for the TypeScript "MCP Tool Check" load unchanged.
+//
+//	name: Household revision and idempotency regression
+//	command: [mcpcheck, demo]
+//	allowTools: [propose_task, commit_task]
+//	scenarios:
+//	  - name: One approved task
+//	    steps:
+//	      - id: proposal
+//	        tool: propose_task
+//	        arguments: {text: Collect the library books}
+//	        expect: {structuredIncludes: {revision: 0}}
+//	      - id: commit
+//	        tool: commit_task
+//	        arguments:
+//	          proposalId: {$ref: "proposal#/structuredContent/proposalId"}
+//	          expectedRevision: 0
+//	        expect: {structuredEquals: {revision: 1, replayed: false}}
+//
+// Loading it:
+//
+//	suite, err := config.Load("fixtures.yaml", config.LoadOptions{
+//		Overrides: config.Overrides{Concurrency: 4}, // from --concurrency
+//	})
+//	if errors.Is(err, config.ErrInvalid) {
+//		fmt.Fprintln(os.Stderr, err) // one file:line:col: message per line
+//		return 2
+//	}
+//
+// # Reading
+//
+// A file ending in .json is JSON; .yaml or .yml is YAML; any other name is
+// JSON when its first non-blank character is '{' and YAML otherwise. A UTF-8
+// byte order mark is skipped; anything else that is not UTF-8 is refused.
+// Files over 16 MiB ([MaxFileSize]) and nesting deeper than 1000 levels
+// ([MaxDepth]) are refused.
+//
+// Both formats are read into the JSON data model and nothing more. Numbers
+// stay [encoding/json.Number] with their exact text, so 9007199254740993
+// keeps its last digit; YAML spellings JSON lacks are rewritten to the same
+// value (0x1F → 31, 1_000 → 1000, .5 → 0.5), and .nan and .inf are refused.
+// A number literal may have at most 4096 characters and an exponent within
+// ±9999, which keeps exact arithmetic on it cheap. YAML scalars that YAML
+// would read as timestamps stay strings (protocolVersion: 2025-11-25 works
+// unquoted). YAML's own features are refused with a position, because a
+// fixture must mean the same thing in both formats: aliases and anchors,
+// merge keys (<<), keys that are not strings (write "200": rather than 200:),
+// tags other than the standard !!str, !!int, !!float, !!bool, !!null, !!map
+// and !!seq, and more than one document per file. Duplicate keys are refused
+// in both formats, at the second occurrence.
+//
+// Tool arguments and the structured expectations are data: they are decoded
+// once, as written, and never pass through koanf's dotted paths, so keys with
+// dots, slashes, capitals or '~' arrive untouched.
+//
+// # Positions
+//
+// Every problem names file:line:col. Lines and columns count from 1, and a
+// column counts characters (runes), not bytes; a tab is one column. That is
+// also how the YAML parser counts. Objects are placed at their '{' in JSON and
+// at their first key in YAML block style; a problem with a key (unknown,
+// duplicate) points at the key, one with a value at the value. The YAML parser
+// reports syntax errors by line only, and often at the line where the
+// enclosing block starts; the loader narrows that down to the first line at
+// which the document stops parsing and points at its first non-blank
+// character (or at a tab in its indentation).
+//
+// [Suite.Pos], [Scenario.Pos], [Step.Pos] and [Expect.Pos] are where those
+// objects are written; [Suite.FieldPos] and [Expect.KeyPos] hold the position
+// of each key written at the top level and in expect. A step without expect
+// gets the step's position as its Expect.Pos, so that the implicit "result
+// with isError false" can still be pointed at.
+//
+// # Checks
+//
+// After the schema (strict: unknown keys are errors everywhere except inside
+// arguments, env-like maps and the structured expectations), the loader
+// checks what a schema cannot say, and reports up to 20 problems at once,
+// sorted by position:
+//
+//   - Exactly one of command and endpoint, unless an endpoint comes from the
+//     environment or a flag (see below). env, envFromEnv and cwd belong to a
+//     command target; headersFromEnv to an endpoint target.
+//   - The endpoint passes [CheckEndpoint]: https, or http only to localhost,
+//     127.0.0.1 or [::1]; no credentials, query or fragment.
+//   - Header names in headersFromEnv are HTTP tokens, unique regardless of
+//     case, and not ones the transport owns (Mcp-Session-Id,
+//     Mcp-Protocol-Version, Content-Type, Accept, Host, Content-Length,
+//     Connection, Transfer-Encoding, Last-Event-ID).
+//   - Environment variable names (keys of env and envFromEnv, values of
+//     envFromEnv and headersFromEnv) are non-empty without '=' or NUL; a
+//     variable is set in env or in envFromEnv, not both.
+//   - cwd is resolved against the fixture file's directory; [Suite.Cwd] is
+//     absolute. Whether it exists is for the runner to find out.
+//   - Scenario names are unique in the suite (reports name scenarios).
+//   - A step without id is step-N, N counting the steps of its scenario from
+//     1. Ids are unique within their scenario (default ids included); two
+//     scenarios may use the same ids.
+//   - Every step's tool is in allowTools.
+//   - Every $ref marker in a step's arguments (an object whose only property
+//     is "$ref" with a string value, as [RefMarker] says; also the arguments
+//     object itself) parses with [ParseRef] and names an earlier step of the
+//     same scenario. The message says when it names the step itself, a later
+//     step, or a step of another scenario.
+//   - Expectations that could never pass together are refused: errorCode
+//     needs outcome protocol_error; isError, structuredEquals and
+//     structuredIncludes need an outcome in which a result arrives (ok,
+//     tool_error, output_invalid); isError true contradicts outcome ok and
+//     isError false contradicts tool_error.
+//
+// Time limits (timeoutMs, initTimeoutMs, discoveryTimeoutMs, a step's
+// timeoutMs, maxDurationMs) are 1 to 86400000 ms (24 hours).
+//
+// # Settings
+//
+// Seven settings can also come from outside the file, and are merged with
+// koanf, each layer over the one before: the defaults, the fixture, the
+// environment, the command line ([Overrides]). Only these flat settings go
+// through koanf.
+//
+//	setting             environment                     flag
+//	endpoint            MCPCHECK_URL                    --url
+//	protocolVersion     MCPCHECK_PROTOCOL_VERSION       --protocol-version
+//	timeoutMs           MCPCHECK_TIMEOUT_MS             --timeout-ms
+//	initTimeoutMs       MCPCHECK_INIT_TIMEOUT_MS        --init-timeout-ms
+//	discoveryTimeoutMs  MCPCHECK_DISCOVERY_TIMEOUT_MS   --discovery-timeout-ms
+//	concurrency         MCPCHECK_CONCURRENCY            --concurrency
+//	isolation           MCPCHECK_ISOLATION              --isolation
+//
+// An empty variable counts as unset, and so does a zero field of Overrides.
+// Values from the environment and flags are checked by the same rules as the
+// fixture's, and a bad one is reported under the variable's or the flag's
+// name (MCPCHECK_CONCURRENCY: must be 1..16, got 40), before the fixture's
+// own problems. The fixture itself must be valid as written, whatever
+// overrides it.
+//
+// An endpoint from the environment or a flag replaces the fixture's target:
+// command, env, envFromEnv and cwd are dropped, and a fixture with no target,
+// or with both, is then accepted. A setting that came from outside the file
+// has no entry in [Suite.FieldPos].
+//
+// # Errors
+//
+// Problems with the fixture, the environment or the flags are returned as
+// [Errors], a list of [*Error] that matches [ErrInvalid] with errors.Is. A file
+// that cannot be read gives an error matching [ErrFile] (and the os error it
+// wraps), rendered as "loading x.yaml: open x.yaml: no such file or
+// directory".
+package config
