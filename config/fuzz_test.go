@@ -1,0 +1,124 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// fuzzNames picks how Parse reads the input: by extension, or by sniffing.
+var fuzzNames = []string{"fuzz.json", "fuzz.yaml", "fuzz"}
+
+// FuzzLoad feeds arbitrary bytes to Parse, in each format. Whatever the
+// input, Parse must not panic; an error must be ErrInvalid with a position
+// on every line; a success must satisfy the rules the checks promise.
+func FuzzLoad(f *testing.F) {
+	seeds, err := filepath.Glob("testdata/*/*")
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, p := range seeds {
+		if filepath.Ext(p) == ".err" {
+			continue
+		}
+		info, err := os.Stat(p)
+		if err != nil || info.IsDir() {
+			continue
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		mode := uint8(1)
+		if filepath.Ext(p) == ".json" {
+			mode = 0
+		}
+		f.Add(data, mode)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, mode uint8) {
+		name := fuzzNames[int(mode)%len(fuzzNames)]
+		s, err := Parse(name, data, LoadOptions{Environ: []string{}})
+		if err != nil {
+			if s != nil {
+				t.Fatalf("Parse returned a suite and an error: %v", err)
+			}
+			if !errors.Is(err, ErrInvalid) {
+				t.Fatalf("error is not ErrInvalid: %v", err)
+			}
+			for _, line := range strings.Split(err.Error(), "\n") {
+				checkPositioned(t, name, line)
+			}
+			return
+		}
+		checkInvariants(t, s)
+	})
+}
+
+// checkInvariants asserts what a loaded suite guarantees its users.
+func checkInvariants(t *testing.T, s *Suite) {
+	t.Helper()
+	if s.Name == "" || len(s.Scenarios) == 0 {
+		t.Fatalf("suite without name or scenarios: %+v", s)
+	}
+	if (len(s.Command) == 0) == (s.Endpoint == "") {
+		t.Fatalf("suite target: command %q, endpoint %q", s.Command, s.Endpoint)
+	}
+	if s.Endpoint != "" {
+		if err := CheckEndpoint(s.Endpoint); err != nil {
+			t.Fatalf("endpoint %q accepted: %v", s.Endpoint, err)
+		}
+	}
+	if s.Concurrency < 1 || s.Concurrency > MaxConcurrency || s.TimeoutMs < 1 || s.InitTimeoutMs < 1 || s.DiscoveryTimeoutMs < 1 {
+		t.Fatalf("settings out of range: %+v", s)
+	}
+	if !slices.Contains(SupportedProtocolVersions, s.ProtocolVersion) {
+		t.Fatalf("protocol version %q", s.ProtocolVersion)
+	}
+	if s.Cwd != "" && !filepath.IsAbs(s.Cwd) {
+		t.Fatalf("cwd %q is not absolute", s.Cwd)
+	}
+	for _, sc := range s.Scenarios {
+		ids := map[string]int{}
+		for j, st := range sc.Steps {
+			if _, dup := ids[st.ID]; dup || st.ID == "" {
+				t.Fatalf("scenario %q: step id %q empty or repeated", sc.Name, st.ID)
+			}
+			ids[st.ID] = j
+			if !slices.Contains(s.AllowTools, st.Tool) {
+				t.Fatalf("step tool %q not allowed", st.Tool)
+			}
+			if st.Origin != OriginFixture || st.Pos.Line < 1 {
+				t.Fatalf("step origin %q pos %v", st.Origin, st.Pos)
+			}
+			walkRefs(t, st.Arguments, func(ref Ref) {
+				if k, ok := ids[ref.Step]; !ok || k >= j {
+					t.Fatalf("step %q: $ref to %q accepted", st.ID, ref.Step)
+				}
+			})
+		}
+	}
+}
+
+func walkRefs(t *testing.T, v any, fn func(Ref)) {
+	if s, ok := RefMarker(v); ok {
+		ref, err := ParseRef(s)
+		if err != nil {
+			t.Fatalf("bad $ref %q accepted: %v", s, err)
+		}
+		fn(ref)
+		return
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		for _, x := range v {
+			walkRefs(t, x, fn)
+		}
+	case []any:
+		for _, x := range v {
+			walkRefs(t, x, fn)
+		}
+	}
+}
