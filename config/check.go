@@ -211,13 +211,46 @@ func stepIDPos(n *node) Pos {
 	return n.pos
 }
 
+// pathSeg is one step of a path below a known base, formatted only when a
+// message needs it: arguments can be large, and most hold no marker.
+type pathSeg struct {
+	key   string // an object member
+	index int    // an array item, when isIdx
+	isIdx bool
+}
+
+func formatPath(base string, segs []pathSeg) string {
+	for _, s := range segs {
+		if s.isIdx {
+			base = indexPath(base, s.index)
+		} else {
+			base = keyPath(base, s.key)
+		}
+	}
+	return base
+}
+
+// refCheck checks the $ref markers of one step's arguments.
+type refCheck struct {
+	s        *Suite
+	sc, step int
+	ids      map[string]int
+	base     string
+	errs     *errList
+}
+
 // checkRefs checks every $ref marker in a step's arguments: it must parse
 // and name an earlier step of the same scenario.
 func checkRefs(s *Suite, sc, step int, ids map[string]int, n *node, path string, errs *errList) {
+	rc := &refCheck{s: s, sc: sc, step: step, ids: ids, base: path, errs: errs}
+	rc.walk(n, make([]pathSeg, 0, 16))
+}
+
+func (rc *refCheck) walk(n *node, segs []pathSeg) {
 	switch n.kind {
 	case arrayNode:
 		for k, it := range n.items {
-			checkRefs(s, sc, step, ids, it, indexPath(path, k), errs)
+			rc.walk(it, append(segs, pathSeg{index: k, isIdx: true}))
 		}
 		return
 	case objectNode:
@@ -226,36 +259,37 @@ func checkRefs(s *Suite, sc, step int, ids map[string]int, n *node, path string,
 	}
 	if len(n.fields) != 1 || n.fields[0].key != "$ref" || n.fields[0].val.kind != stringNode {
 		for _, f := range n.fields {
-			checkRefs(s, sc, step, ids, f.val, keyPath(path, f.key), errs)
+			rc.walk(f.val, append(segs, pathSeg{key: f.key}))
 		}
 		return
 	}
 	val := n.fields[0].val
+	path := formatPath(rc.base, segs)
 	ref, err := ParseRef(val.str)
 	if err != nil {
-		errs.add(val.pos, "%s: %v", path, err)
+		rc.errs.add(val.pos, "%s: %v", path, err)
 		return
 	}
 	const rule = "a $ref may only name an earlier step of the same scenario"
-	target, ok := ids[ref.Step]
+	target, ok := rc.ids[ref.Step]
 	switch {
-	case ok && target < step:
+	case ok && target < rc.step:
 		return
-	case ok && target == step:
-		errs.add(val.pos, "%s: $ref names its own step %s; %s", path, quote(ref.Step), rule)
+	case ok && target == rc.step:
+		rc.errs.add(val.pos, "%s: $ref names its own step %s; %s", path, quote(ref.Step), rule)
 	case ok:
-		errs.add(val.pos, "%s: $ref names step %s, which comes later (steps[%d]); %s", path, quote(ref.Step), target, rule)
+		rc.errs.add(val.pos, "%s: $ref names step %s, which comes later (steps[%d]); %s", path, quote(ref.Step), target, rule)
 	default:
-		for m, other := range s.Scenarios {
-			if m == sc {
+		for m, other := range rc.s.Scenarios {
+			if m == rc.sc {
 				continue
 			}
 			if slices.ContainsFunc(other.Steps, func(st Step) bool { return st.ID == ref.Step }) {
-				errs.add(val.pos, "%s: $ref names step %s of another scenario (scenarios[%d] %s); %s", path, quote(ref.Step), m, quote(other.Name), rule)
+				rc.errs.add(val.pos, "%s: $ref names step %s of another scenario (scenarios[%d] %s); %s", path, quote(ref.Step), m, quote(other.Name), rule)
 				return
 			}
 		}
-		errs.add(val.pos, "%s: $ref names step %s, which is not in this scenario", path, quote(ref.Step))
+		rc.errs.add(val.pos, "%s: $ref names step %s, which is not in this scenario", path, quote(ref.Step))
 	}
 }
 

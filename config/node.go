@@ -32,6 +32,9 @@ type node struct {
 	b      bool
 	items  []*node
 	fields []*field // in source order, keys unique
+	// generic caches toAny's result for arrays and objects: the same
+	// values serve schema validation and the Suite.
+	generic any
 }
 
 type field struct {
@@ -107,17 +110,23 @@ func toAny(n *node) any {
 	case stringNode:
 		return n.str
 	case arrayNode:
-		out := make([]any, len(n.items))
-		for i, it := range n.items {
-			out[i] = toAny(it)
+		if n.generic == nil {
+			out := make([]any, len(n.items))
+			for i, it := range n.items {
+				out[i] = toAny(it)
+			}
+			n.generic = out
 		}
-		return out
+		return n.generic
 	case objectNode:
-		out := make(map[string]any, len(n.fields))
-		for _, f := range n.fields {
-			out[f.key] = toAny(f.val)
+		if n.generic == nil {
+			out := make(map[string]any, len(n.fields))
+			for _, f := range n.fields {
+				out[f.key] = toAny(f.val)
+			}
+			n.generic = out
 		}
-		return out
+		return n.generic
 	}
 	return nil
 }

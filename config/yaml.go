@@ -63,6 +63,11 @@ var yamlErrLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 // position given is the first non-blank character of the line.
 func yamlSyntaxError(file string, data []byte, err error, errs *errList) {
 	msg := err.Error()
+	if strings.Contains(msg, "exceeded max depth") {
+		// The parser gives up far beyond MaxDepth, and without a place.
+		errs.add(flowDepthPos(file, data), "nesting is deeper than %d levels", MaxDepth)
+		return
+	}
 	if m := yamlErrLine.FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[1])
 		errs.add(lineStart(file, data, problemLine(data, max(line, 1))), "YAML syntax error: %s", m[2])
@@ -118,6 +123,38 @@ func problemLine(data []byte, reported int) int {
 		}
 	}
 	return lo
+}
+
+// flowDepthPos finds where flow collections ('[' and '{') first nest deeper
+// than MaxDepth, skipping quoted text and comments. It is a scan, not a
+// parse: it only has to find the place for a document the parser already
+// refused for its depth. Block nesting that deep is not located (1:1).
+func flowDepthPos(file string, data []byte) Pos {
+	depth := 0
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; c {
+		case '[', '{':
+			depth++
+			if depth > MaxDepth {
+				return newPosCursor(file, data).pos(i)
+			}
+		case ']', '}':
+			depth = max(depth-1, 0)
+		case '"', '\'':
+			for i++; i < len(data) && data[i] != c; i++ {
+				if c == '"' && data[i] == '\\' {
+					i++
+				}
+			}
+		case '#':
+			if i == 0 || data[i-1] == ' ' || data[i-1] == '\t' || data[i-1] == '\n' {
+				for i < len(data) && data[i] != '\n' {
+					i++
+				}
+			}
+		}
+	}
+	return Pos{File: file, Line: 1, Col: 1}
 }
 
 // maxBisect bounds the files whose YAML syntax errors are narrowed down:
