@@ -49,7 +49,8 @@
 // Both formats are read into the JSON data model and nothing more. Numbers
 // stay [encoding/json.Number] with their exact text, so 9007199254740993
 // keeps its last digit; YAML spellings JSON lacks are rewritten to the same
-// value (0x1F → 31, 1_000 → 1000, .5 → 0.5), and .nan and .inf are refused.
+// value (0x1F → 31, 1_000 → 1000, .5 → 0.5; 1e400 stays a number although
+// the YAML library reads it as a string), and .nan and .inf are refused.
 // A number literal may have at most 4096 characters and an exponent within
 // ±9999, which keeps exact arithmetic on it cheap. YAML scalars that YAML
 // would read as timestamps stay strings (protocolVersion: 2025-11-25 works
