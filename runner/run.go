@@ -155,6 +155,8 @@ type runState struct {
 	plans [][]plannedStep
 	rep   *Report
 	tools map[string]tool
+	// contracts holds the compiled schemas of every tool a step calls.
+	contracts map[string]*contract
 
 	mu       sync.Mutex // guards the counters below and rep.ServerStderr
 	sessions int
@@ -222,6 +224,7 @@ func (r *runState) run(ctx context.Context) *Report {
 		r.fail("allowlist", err)
 		return rep
 	}
+	r.compileContracts()
 
 	r.schedule(ctx, sess)
 	if ctx.Err() != nil {
@@ -286,6 +289,32 @@ func (r *runState) checkTools() error {
 		return nil
 	}
 	return fmt.Errorf("the server does not list %s; nothing was called", strings.Join(missing, ", "))
+}
+
+// compileContracts compiles the schemas of every tool a step calls, in a
+// fixed order, and warns about schemas that were refused or do not compile.
+func (r *runState) compileContracts() {
+	r.contracts = map[string]*contract{}
+	var names []string
+	for i := range r.suite.Scenarios {
+		for j := range r.suite.Scenarios[i].Steps {
+			name := r.suite.Scenarios[i].Steps[j].Tool
+			if _, ok := r.contracts[name]; !ok {
+				r.contracts[name] = nil
+				names = append(names, name)
+			}
+		}
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		c := compileContract(r.tools[name])
+		r.contracts[name] = &c
+		for _, err := range []error{c.inputErr, c.outputErr} {
+			if err != nil {
+				r.rep.Warnings = append(r.rep.Warnings, r.clean(fmt.Sprintf("tool %q: %v", name, err), 500))
+			}
+		}
+	}
 }
 
 // keepStderr stores the tail of a stdio server's stderr in the report.
@@ -397,16 +426,25 @@ func (r *runState) runStep(ctx context.Context, sess *session, p *plannedStep, r
 	st := p.step
 	out := StepResult{ID: st.ID, Tool: st.Tool, Origin: originOf(st), Status: StatusFailed, Pos: st.Pos.String()}
 
-	args := p.args
+	args, argv := p.args, st.Arguments
 	if p.hasRef {
 		resolved, err := resolveArgs(st.Arguments, results)
 		if err != nil {
 			out.Reason = err.Error()
 			return out
 		}
+		argv = resolved
 		args, err = json.Marshal(resolved)
 		if err != nil {
 			out.Reason = "encoding arguments: " + err.Error()
+			return out
+		}
+	}
+	contract := r.contracts[st.Tool]
+	if p.validate && contract != nil {
+		if rejected, reason, detail := checkArguments(contract, argv); rejected {
+			out.Outcome, out.Reason, out.Detail = assert.OutcomeInputRejected, reason, r.clean(detail, 2000)
+			r.check(p, &out, &assert.Result{Outcome: assert.OutcomeInputRejected}, nil, results)
 			return out
 		}
 	}
@@ -441,13 +479,28 @@ func (r *runState) runStep(ctx context.Context, sess *session, p *plannedStep, r
 		if raw == nil {
 			raw, _ = json.Marshal(res)
 		}
-		if p.keep || hasStructured(raw) {
+		validateOut := contract != nil && contract.output != nil && !res.IsError
+		if p.keep || validateOut || hasStructured(raw) {
 			decoded = decodeResult(raw)
 			if sc, ok := decoded["structuredContent"]; ok {
 				ar.Structured, ar.HasStructured = sc, true
 			}
 		}
+		if validateOut {
+			if bad, reason, detail := checkOutput(contract, ar); bad {
+				ar.Outcome, out.Outcome = assert.OutcomeOutputInvalid, assert.OutcomeOutputInvalid
+				out.Reason, out.Detail = reason, r.clean(detail, 2000)
+			}
+		}
 	}
+	r.check(p, &out, ar, decoded, results)
+	return out
+}
+
+// check runs the step's checkers and settles its status; a passing step's
+// result is kept for later $refs when one needs it.
+func (r *runState) check(p *plannedStep, out *StepResult, ar *assert.Result, decoded map[string]any, results map[string]any) {
+	st := p.step
 	for _, c := range p.checks {
 		for _, f := range c.Check(ar) {
 			out.Assertions = append(out.Assertions, AssertionResult{
@@ -463,7 +516,42 @@ func (r *runState) runStep(ctx context.Context, sess *session, p *plannedStep, r
 			results[st.ID] = decoded
 		}
 	}
-	return out
+}
+
+// checkArguments validates a step's arguments against the tool's
+// inputSchema before anything is sent.
+func checkArguments(c *contract, args map[string]any) (rejected bool, reason, detail string) {
+	if c.inputErr != nil {
+		return true, "the tool's inputSchema was refused, so its arguments cannot be checked; nothing was sent", c.inputErr.Error()
+	}
+	if c.input == nil {
+		return false, "", ""
+	}
+	var v any = args
+	if args == nil {
+		v = map[string]any{}
+	}
+	err := c.input.Validate(v)
+	if err == nil {
+		return false, "", ""
+	}
+	vi := violation(err)
+	return true, fmt.Sprintf("arguments do not match the tool's inputSchema at %q (%s); nothing was sent", vi.Path, vi.Keyword), vi.Message
+}
+
+// checkOutput validates structuredContent against the tool's outputSchema.
+// A successful result of a tool that declares one must carry conforming
+// structuredContent.
+func checkOutput(c *contract, ar *assert.Result) (bad bool, reason, detail string) {
+	if !ar.HasStructured {
+		return true, "the tool declares an outputSchema but the result has no structuredContent", ""
+	}
+	err := c.output.Validate(ar.Structured)
+	if err == nil {
+		return false, "", ""
+	}
+	vi := violation(err)
+	return true, fmt.Sprintf("structuredContent does not match the tool's outputSchema at %q (%s)", vi.Path, vi.Keyword), vi.Message
 }
 
 // hasStructured is a cheap check that a raw result carries structuredContent
