@@ -63,7 +63,7 @@ func checkTarget(s *Suite, root *node, errs *errList) {
 			errs.add(f.val.pos, "%s: runner variable name %s %s", path, quote(f.val.str), msg)
 		}
 		if lit := env.get(f.key); lit != nil {
-			errs.add(f.keyPos, "%s: %s is set in env too (at %s); set it in one place", path, f.key, at(lit.keyPos))
+			errs.add(f.keyPos, "%s: %s is set in env too (at %s); set it in one place", path, display(f.key), at(lit.keyPos))
 		}
 	}
 	if s.Cwd != "" {
@@ -118,7 +118,7 @@ func checkHeaders(s *Suite, root *node, errs *errList) {
 		case !validToken(f.key):
 			errs.add(f.keyPos, "%s: %s is not a valid HTTP header name", path, quote(f.key))
 		case slices.ContainsFunc(protocolHeaders, func(h string) bool { return strings.EqualFold(h, f.key) }):
-			errs.add(f.keyPos, "%s: header %s is set by the MCP transport and cannot be overridden", path, f.key)
+			errs.add(f.keyPos, "%s: header %s is set by the MCP transport and cannot be overridden", path, display(f.key))
 		}
 		lower := strings.ToLower(f.key)
 		if first, dup := seen[lower]; dup {

@@ -54,7 +54,7 @@ func CheckEndpoint(raw string) error {
 		return errors.New("URL has no host; use https://host/path")
 	}
 	if u.Scheme == "http" && !loopbackName(host) {
-		return fmt.Errorf("plain http is only allowed to localhost, 127.0.0.1 or [::1], not %s; use https", host)
+		return fmt.Errorf("plain http is only allowed to localhost, 127.0.0.1 or [::1], not %s; use https", display(host))
 	}
 	return nil
 }

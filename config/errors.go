@@ -82,7 +82,11 @@ type errList struct {
 }
 
 func (l *errList) add(pos Pos, format string, args ...any) {
-	l.errs = append(l.errs, &Error{Pos: pos, Msg: fmt.Sprintf(format, args...)})
+	msg := fmt.Sprintf(format, args...)
+	// Values from the input are quoted where they are put in a message; this
+	// is the last guard that keeps every problem on one line.
+	msg = strings.NewReplacer("\r", `\r`, "\n", `\n`).Replace(msg)
+	l.errs = append(l.errs, &Error{Pos: pos, Msg: msg})
 }
 
 func (l *errList) empty() bool { return len(l.errs) == 0 }

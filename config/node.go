@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -227,6 +228,21 @@ func quote(s string) string {
 		return strconv.Quote(string(r[:57])) + "..."
 	}
 	return strconv.Quote(s)
+}
+
+// display renders a name from the input as is when it is plain printable
+// text, and quoted otherwise, so that no message line can be split or
+// garbled by what a file contains.
+func display(s string) string {
+	for _, r := range s {
+		if !unicode.IsGraphic(r) || unicode.IsSpace(r) {
+			return quote(s)
+		}
+	}
+	if s == "" {
+		return `""`
+	}
+	return s
 }
 
 func shorten(s string) string {

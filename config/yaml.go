@@ -80,7 +80,7 @@ func yamlSyntaxError(file string, data []byte, err error, errs *errList) {
 		if i := bytes.Index(data, []byte("*"+m[1])); i >= 0 {
 			pos = newPosCursor(file, data).pos(i)
 		}
-		errs.add(pos, "YAML aliases (*%s) are not supported; write the value out", m[1])
+		errs.add(pos, "YAML aliases (*%s) are not supported; write the value out", display(m[1]))
 		return
 	}
 	errs.add(Pos{File: file, Line: 1, Col: 1}, "YAML syntax error: %s", strings.TrimPrefix(msg, "yaml: "))
@@ -223,11 +223,11 @@ func kindName(k yaml.Kind) string {
 func (c *yamlConverter) convert(y *yaml.Node, depth int) *node {
 	pos := c.pos(y)
 	if y.Kind == yaml.AliasNode {
-		c.errs.add(pos, "YAML aliases (*%s) are not supported; write the value out", y.Value)
+		c.errs.add(pos, "YAML aliases (*%s) are not supported; write the value out", display(y.Value))
 		return nil
 	}
 	if y.Anchor != "" {
-		c.errs.add(pos, "YAML anchors (&%s) are not supported; write the value out", y.Anchor)
+		c.errs.add(pos, "YAML anchors (&%s) are not supported; write the value out", display(y.Anchor))
 	}
 	explicit := y.Style&yaml.TaggedStyle != 0
 	switch y.Kind {
@@ -241,7 +241,7 @@ func (c *yamlConverter) convert(y *yaml.Node, depth int) *node {
 			want = "!!seq"
 		}
 		if explicit && y.Tag != want {
-			c.errs.add(pos, "YAML tag %s is not supported on a %s", y.Tag, kindName(y.Kind))
+			c.errs.add(pos, "YAML tag %s is not supported on a %s", display(y.Tag), kindName(y.Kind))
 		}
 		if y.Kind == yaml.SequenceNode {
 			n := &node{kind: arrayNode, pos: pos, items: make([]*node, 0, len(y.Content))}
@@ -285,18 +285,18 @@ func (c *yamlConverter) key(k *yaml.Node) (string, bool) {
 	switch k.Kind {
 	case yaml.ScalarNode:
 	case yaml.AliasNode:
-		c.errs.add(pos, "YAML aliases (*%s) are not supported; write the value out", k.Value)
+		c.errs.add(pos, "YAML aliases (*%s) are not supported; write the value out", display(k.Value))
 		return "", false
 	default:
 		c.errs.add(pos, "keys must be strings; found a YAML %s used as a key", kindName(k.Kind))
 		return "", false
 	}
 	if k.Anchor != "" {
-		c.errs.add(pos, "YAML anchors (&%s) are not supported; write the value out", k.Anchor)
+		c.errs.add(pos, "YAML anchors (&%s) are not supported; write the value out", display(k.Anchor))
 	}
 	if k.Style&yaml.TaggedStyle != 0 {
 		if k.Tag != "!!str" {
-			c.errs.add(pos, "YAML tag %s is not supported on a key; keys must be strings", k.Tag)
+			c.errs.add(pos, "YAML tag %s is not supported on a key; keys must be strings", display(k.Tag))
 			return "", false
 		}
 		return k.Value, true
@@ -308,7 +308,7 @@ func (c *yamlConverter) key(k *yaml.Node) (string, bool) {
 		c.errs.add(pos, "YAML merge keys (<<) are not supported; write the keys out")
 		return "", false
 	}
-	c.errs.add(pos, "key %s is not a string (YAML reads it as %s); quote it", quote(k.Value), strings.TrimPrefix(k.Tag, "!!"))
+	c.errs.add(pos, "key %s is not a string (YAML reads it as %s); quote it", quote(k.Value), display(strings.TrimPrefix(k.Tag, "!!")))
 	return "", false
 }
 
@@ -325,11 +325,11 @@ func (c *yamlConverter) scalar(y *yaml.Node, pos Pos, explicit bool) *node {
 		case "!!int", "!!float", "!!bool", "!!null":
 			got := implicitTag(y.Value)
 			if got != tag && (tag != "!!float" || got != "!!int") {
-				c.errs.add(pos, "%s is not a valid YAML %s", quote(y.Value), tag)
+				c.errs.add(pos, "%s is not a valid YAML %s", quote(y.Value), display(tag))
 				return nil
 			}
 		default:
-			c.errs.add(pos, "YAML tag %s is not supported; fixtures hold JSON values only", tag)
+			c.errs.add(pos, "YAML tag %s is not supported; fixtures hold JSON values only", display(tag))
 			return nil
 		}
 	}
