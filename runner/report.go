@@ -36,6 +36,9 @@ type Report struct {
 	// server would not start, discovery failed, a tool is missing, the run
 	// was interrupted).
 	Failure *SuiteFailure `json:"failure,omitempty"`
+	// TerminatedEarly names the step at which the server became unreachable
+	// and the run stopped calling it.
+	TerminatedEarly *Termination `json:"terminatedEarly,omitempty"`
 	// Warnings are observations that do not fail the suite.
 	Warnings  []string         `json:"warnings,omitempty"`
 	Scenarios []ScenarioResult `json:"scenarios"`
@@ -78,6 +81,13 @@ type SuiteFailure struct {
 	Message string `json:"message"`
 }
 
+// Termination says where and why a run stopped early.
+type Termination struct {
+	Scenario string `json:"scenario"`
+	Step     string `json:"step"`
+	Reason   string `json:"reason"`
+}
+
 // ScenarioResult is one scenario's steps, in fixture order.
 type ScenarioResult struct {
 	Name   string       `json:"name"`
@@ -99,6 +109,9 @@ type StepResult struct {
 	ErrorCode  *int64            `json:"errorCode,omitempty"`
 	DurationMs float64           `json:"durationMs"`
 	Assertions []AssertionResult `json:"assertions,omitempty"`
+	// ExitStatus is how a stdio server ended when this step's call lost it
+	// ("exit status 3", "signal: killed").
+	ExitStatus string `json:"exitStatus,omitempty"`
 	// Reason says why a step was skipped or failed before or outside its
 	// assertions, in the runner's words (never server text).
 	Reason string `json:"reason,omitempty"`
@@ -108,6 +121,9 @@ type StepResult struct {
 	// Detail is server-provided text for the human report (a tool error's
 	// text, a JSON-RPC error message), redacted and stripped.
 	Detail string `json:"-"`
+	// Stderr is the tail of a stdio server's stderr when this step's call
+	// lost it, redacted and stripped (human report only).
+	Stderr []string `json:"-"`
 }
 
 // AssertionResult is one failed expectation: its kind, the JSON Pointer path

@@ -24,6 +24,7 @@ const (
 	reasonEarlierFailed = "an earlier step of this scenario failed"
 	reasonNotRun        = "not run: the suite failed before the first call"
 	reasonInterrupted   = "not run: the run was interrupted"
+	reasonUnreachable   = "not run: server unreachable"
 )
 
 // stderrLines is how many lines of a dead server's stderr a report keeps.
@@ -193,7 +194,8 @@ func (r *runState) run(ctx context.Context) *Report {
 		r.fail("connect", err)
 		return rep
 	}
-	defer sess.Close()
+	shared := &link{sess: sess}
+	defer shared.close()
 	if ir := sess.init; ir != nil {
 		rep.ProtocolVersion = ir.ProtocolVersion
 		if ir.ServerInfo != nil {
@@ -226,7 +228,7 @@ func (r *runState) run(ctx context.Context) *Report {
 	}
 	r.compileContracts()
 
-	r.schedule(ctx, sess)
+	r.schedule(ctx, shared)
 	if ctx.Err() != nil {
 		rep.Failure = &SuiteFailure{Stage: "interrupted", Message: "the run was interrupted; steps not run are skipped"}
 	}
@@ -346,7 +348,7 @@ func originOf(st *config.Step) string {
 // schedule runs the scenarios, up to the suite's concurrency at once, on
 // the shared session or (isolation: scenario) each on its own. Results land
 // in the report by scenario index, so finish order never shows.
-func (r *runState) schedule(ctx context.Context, shared *session) {
+func (r *runState) schedule(ctx context.Context, shared *link) {
 	n := r.suite.Concurrency
 	if n < 1 {
 		n = 1
@@ -369,42 +371,57 @@ func (r *runState) schedule(ctx context.Context, shared *session) {
 	wg.Wait()
 }
 
-func (r *runState) runScenario(ctx context.Context, i int, shared *session) {
+// skipFrom marks steps[from:] skipped with why.
+func skipFrom(steps []StepResult, from int, why string) {
+	for k := from; k < len(steps); k++ {
+		steps[k].Status = StatusSkipped
+		steps[k].Reason = why
+	}
+}
+
+func (r *runState) runScenario(ctx context.Context, i int, shared *link) {
+	sc := &r.suite.Scenarios[i]
 	steps := r.rep.Scenarios[i].Steps
 	if ctx.Err() != nil {
-		for j := range steps {
-			steps[j].Reason = reasonInterrupted
-		}
+		skipFrom(steps, 0, reasonInterrupted)
 		return
 	}
-	sess := shared
+	if !r.protocolApplies(sc.Protocols) {
+		skipFrom(steps, 0, r.protocolReason("scenario", sc.Protocols))
+		return
+	}
+	l := shared
 	if r.suite.Isolation == config.IsolationScenario {
-		s, err := r.open(ctx)
-		if err != nil {
-			for j := range steps {
-				steps[j].Status = StatusSkipped
-				steps[j].Reason = "not run: " + r.clean(err.Error(), 300)
-			}
-			if len(steps) > 0 {
-				steps[0].Status = StatusFailed
-				steps[0].Reason = "could not open this scenario's session: " + r.clean(err.Error(), 300)
-			}
-			return
-		}
-		defer s.Close()
-		sess = s
+		l = &link{}
+		defer l.close()
+	}
+	sess, err := r.session(ctx, l, true)
+	if err != nil {
+		r.unreachable(ctx, l, i, 0, err)
+		return
 	}
 	results := map[string]any{}
 	for j := range r.plans[i] {
 		p := &r.plans[i][j]
 		if ctx.Err() != nil {
-			for k := j; k < len(steps); k++ {
-				steps[k].Reason = reasonInterrupted
-			}
+			skipFrom(steps, j, reasonInterrupted)
 			return
+		}
+		if !r.protocolApplies(p.step.Protocols) {
+			steps[j].Reason = r.protocolReason("step", p.step.Protocols)
+			continue
+		}
+		if sc.Reconnect && j > 0 {
+			if sess, err = r.session(ctx, l, true); err != nil {
+				r.unreachable(ctx, l, i, j, err)
+				return
+			}
 		}
 		res := r.runStep(ctx, sess, p, results)
 		steps[j] = res
+		if res.Outcome != "" && sess.lost() {
+			l.lostAt(sess, r.rep.Scenarios[i].Name, p.step.ID)
+		}
 		if r.opts.OnStep != nil {
 			r.opts.OnStep(i, res)
 		}
@@ -413,12 +430,44 @@ func (r *runState) runScenario(ctx context.Context, i int, shared *session) {
 			if ctx.Err() != nil {
 				why = reasonInterrupted
 			}
-			for k := j + 1; k < len(steps); k++ {
-				steps[k].Reason = why
-			}
+			skipFrom(steps, j+1, why)
 			return
 		}
 	}
+}
+
+// unreachable records that scenario i could not get a session at step j:
+// the run terminates early, naming the step, and the scenario's remaining
+// steps are skipped. Later scenarios find the link down and skip too.
+func (r *runState) unreachable(ctx context.Context, l *link, i, j int, err error) {
+	steps := r.rep.Scenarios[i].Steps
+	if ctx.Err() != nil {
+		skipFrom(steps, j, reasonInterrupted)
+		return
+	}
+	skipFrom(steps, j, reasonUnreachable)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.rep.TerminatedEarly == nil && len(steps) > 0 {
+		t := &Termination{Scenario: r.rep.Scenarios[i].Name, Step: steps[min(j, len(steps)-1)].ID}
+		if sc, st := l.lostBy(); st != "" {
+			// Name the step whose call took the server down, not the
+			// first one that found it gone.
+			t.Scenario, t.Step = sc, st
+		}
+		t.Reason = r.clean(err.Error(), 500)
+		r.rep.TerminatedEarly = t
+	}
+}
+
+// protocolApplies reports whether a protocols tag admits the negotiated
+// protocol version (an empty tag admits all).
+func (r *runState) protocolApplies(tags []string) bool {
+	return len(tags) == 0 || slices.Contains(tags, r.rep.ProtocolVersion)
+}
+
+func (r *runState) protocolReason(what string, tags []string) string {
+	return fmt.Sprintf("not run under protocol %s: this %s is for %s", r.rep.ProtocolVersion, what, strings.Join(tags, ", "))
 }
 
 // runStep makes one call and checks it.
@@ -466,9 +515,16 @@ func (r *runState) runStep(ctx context.Context, sess *session, p *plannedStep, r
 	if cl.Detail != "" {
 		out.Detail = r.clean(cl.Detail, 2000)
 	}
-	if cl.Outcome == assert.OutcomeTransportClosed && sess.proc != nil && sess.proc.Exited(200*time.Millisecond) {
-		out.Detail = strings.TrimSpace("the server exited (" + sess.proc.ExitStatus() + ") " + out.Detail)
-		r.keepStderr(sess)
+	switch cl.Outcome {
+	case assert.OutcomeTransportClosed:
+		if sess.proc != nil && sess.proc.Exited(200*time.Millisecond) {
+			out.ExitStatus = sess.proc.ExitStatus()
+			for _, l := range sess.proc.StderrTail(stderrLines) {
+				out.Stderr = append(out.Stderr, r.clean(l, 500))
+			}
+		}
+	case assert.OutcomeSessionLost:
+		sess.gone.Store(true)
 	}
 
 	ar := &assert.Result{Outcome: cl.Outcome, ErrorCode: cl.Code, Duration: elapsed}

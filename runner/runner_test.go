@@ -487,12 +487,12 @@ scenarios:
 	if got := statuses(rep); got != "crashes/boom=failed:transport_closed crashes/after=skipped" {
 		t.Fatalf("statuses = %s", got)
 	}
-	d := rep.Scenarios[0].Steps[0].Detail
-	if !strings.Contains(d, "exit status 7") {
-		t.Errorf("detail = %q", d)
+	st := rep.Scenarios[0].Steps[0]
+	if st.ExitStatus != "exit status 7" {
+		t.Errorf("exit status = %q", st.ExitStatus)
 	}
-	joined := strings.Join(rep.ServerStderr, "\n")
-	if !strings.Contains(joined, "crash tool called") || strings.Contains(joined, "sekrit") {
+	joined := strings.Join(st.Stderr, "\n")
+	if !strings.Contains(joined, "crash tool called") || strings.Contains(joined, "sekrit") || !strings.Contains(joined, Redacted) {
 		t.Errorf("stderr = %q", joined)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -25,6 +26,22 @@ type session struct {
 	cs   *mcp.ClientSession
 	proc *process // nil unless stdio
 	init *mcp.InitializeResult
+
+	closed chan struct{} // closed when the connection has ended
+	gone   atomic.Bool   // a call reported the session missing (HTTP 404)
+}
+
+// lost reports whether the session can no longer carry calls.
+func (s *session) lost() bool {
+	if s.gone.Load() {
+		return true
+	}
+	select {
+	case <-s.closed:
+		return true
+	default:
+	}
+	return s.proc != nil && s.proc.Exited(0)
 }
 
 // dialer opens sessions to the suite's target.
@@ -122,7 +139,12 @@ func (d *dialer) dial(ctx context.Context) (*session, error) {
 		}
 		return nil, err
 	}
-	return &session{cs: r.cs, proc: proc, init: r.cs.InitializeResult()}, nil
+	sess := &session{cs: r.cs, proc: proc, init: r.cs.InitializeResult(), closed: make(chan struct{})}
+	go func() {
+		r.cs.Wait()
+		close(sess.closed)
+	}()
+	return sess, nil
 }
 
 // dialError is a failed dial of a stdio server, with its stderr tail.

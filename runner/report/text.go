@@ -70,6 +70,9 @@ func Text(w io.Writer, r *runner.Report, opts TextOptions) error {
 	if r.Failure != nil {
 		t.printf("\n%s %s: %s\n", t.paint(red, "error"), r.Failure.Stage, r.Failure.Message)
 	}
+	if te := r.TerminatedEarly; te != nil {
+		t.printf("\n%s the run terminated early after step %s of %q: %s\n", t.paint(red, "error"), te.Step, te.Scenario, te.Reason)
+	}
 	for _, w := range r.Warnings {
 		t.printf("%s %s\n", t.paint(yellow, "warning"), w)
 	}
@@ -182,6 +185,15 @@ func (t *textWriter) failure(st *runner.StepResult) {
 		}
 		if a.HasActual {
 			t.printf("%s  actual:   %s\n", ind, show(a.Actual))
+		}
+	}
+	if st.ExitStatus != "" {
+		t.printf("%sthe server exited (%s)\n", ind, st.ExitStatus)
+	}
+	if len(st.Stderr) > 0 {
+		t.printf("%slast lines of its stderr:\n", ind)
+		for _, l := range st.Stderr {
+			t.printf("%s  | %s\n", ind, l)
 		}
 	}
 	if st.Detail != "" {
