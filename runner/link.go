@@ -57,6 +57,14 @@ func (r *runState) session(ctx context.Context, l *link, replace bool) (*session
 	if l.down != nil {
 		return nil, l.down
 	}
+	if l.sess != nil && replace && !l.sess.lost() && l.sess.suspect.Load() {
+		if l.sess.alive(ctx) {
+			l.sess.suspect.Store(false)
+			l.lostScenario, l.lostStep = "", ""
+		} else {
+			l.sess.gone.Store(true)
+		}
+	}
 	if l.sess != nil && (!replace || !l.sess.lost()) {
 		return l.sess, nil
 	}

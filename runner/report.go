@@ -164,7 +164,7 @@ func (r *Report) Tally() {
 			sc.Status = StatusSkipped
 		}
 	}
-	r.Passed = r.Failure == nil && r.Summary.Failed == 0
+	r.Passed = r.Failure == nil && r.TerminatedEarly == nil && r.Summary.Failed == 0
 }
 
 func ms(d time.Duration) float64 {

@@ -419,7 +419,7 @@ func (r *runState) runScenario(ctx context.Context, i int, shared *link) {
 		}
 		res := r.runStep(ctx, sess, p, results)
 		steps[j] = res
-		if res.Outcome != "" && sess.lost() {
+		if res.Outcome == assert.OutcomeTransportClosed || res.Outcome == assert.OutcomeSessionLost || (res.Outcome != "" && sess.lost()) {
 			l.lostAt(sess, r.rep.Scenarios[i].Name, p.step.ID)
 		}
 		if r.opts.OnStep != nil {
@@ -517,7 +517,10 @@ func (r *runState) runStep(ctx context.Context, sess *session, p *plannedStep, r
 	}
 	switch cl.Outcome {
 	case assert.OutcomeTransportClosed:
-		if sess.proc != nil && sess.proc.Exited(200*time.Millisecond) {
+		sess.suspect.Store(true)
+		// A stdio server whose pipe broke is usually exiting; give it a
+		// moment so the step can say how it ended.
+		if sess.proc != nil && sess.proc.Exited(2*time.Second) {
 			out.ExitStatus = sess.proc.ExitStatus()
 			for _, l := range sess.proc.StderrTail(stderrLines) {
 				out.Stderr = append(out.Stderr, r.clean(l, 500))

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpcheck/mcpcheck/config"
@@ -29,6 +30,27 @@ type session struct {
 
 	closed chan struct{} // closed when the connection has ended
 	gone   atomic.Bool   // a call reported the session missing (HTTP 404)
+	// suspect is set when a call ended in a transport failure that the SDK
+	// does not treat as fatal (over HTTP a dropped stream or a 5xx leaves
+	// the session open); the session is probed before it is used again.
+	suspect atomic.Bool
+}
+
+// probeTimeout bounds the liveness probe of a suspect session.
+const probeTimeout = 5 * time.Second
+
+// alive probes a suspect session with a protocol ping. Any JSON-RPC answer
+// (even "method not found", as 2026-07-28 servers give) proves the server
+// is there; a transport failure means it is not.
+func (s *session) alive(ctx context.Context) bool {
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	err := s.cs.Ping(ctx, nil)
+	if err == nil {
+		return true
+	}
+	var we *jsonrpc.Error
+	return errors.As(err, &we) && we.Code != codeRejectedByTransport
 }
 
 // lost reports whether the session can no longer carry calls.
