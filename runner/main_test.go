@@ -98,6 +98,14 @@ func testServer() *mcp.Server {
 			}
 			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "you sent " + auth + " \x1b[2Jcleared"}}, StructuredContent: map[string]any{"auth": auth}}, nil
 		})
+	// modern fails under 2026-07-28, to provoke a divergence.
+	s.AddTool(&mcp.Tool{Name: "modern", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if req.ProtocolVersion() >= "2026" {
+				return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "new protocol"}}}, nil
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "old protocol"}}}, nil
+		})
 	// crash ends the server process mid-call (stdio only).
 	s.AddTool(&mcp.Tool{Name: "crash", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {

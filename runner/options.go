@@ -33,6 +33,10 @@ type Options struct {
 	// TerminateGrace is how long a stdio server gets after stdin is closed
 	// (and again after SIGTERM) before the next signal. Zero means 2s.
 	TerminateGrace time.Duration
+	// Protocols, when it names more than one version, runs the suite once
+	// per version and merges the results into one report with the
+	// divergences between versions; one version overrides the suite's.
+	Protocols []string
 	// OnStep, when set, is called as each step finishes (from the scenario's
 	// goroutine; calls for different scenarios may be concurrent).
 	OnStep func(scenario int, r StepResult)

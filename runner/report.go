@@ -39,6 +39,11 @@ type Report struct {
 	// TerminatedEarly names the step at which the server became unreachable
 	// and the run stopped calling it.
 	TerminatedEarly *Termination `json:"terminatedEarly,omitempty"`
+	// ProtocolRuns lists the passes of a multi-protocol run (--protocol
+	// given more than once), and Divergences the steps whose results
+	// differ between them.
+	ProtocolRuns []ProtocolRun `json:"protocolRuns,omitempty"`
+	Divergences  []Divergence  `json:"divergences,omitempty"`
 	// Warnings are observations that do not fail the suite.
 	Warnings  []string         `json:"warnings,omitempty"`
 	Scenarios []ScenarioResult `json:"scenarios"`
@@ -90,9 +95,12 @@ type Termination struct {
 
 // ScenarioResult is one scenario's steps, in fixture order.
 type ScenarioResult struct {
-	Name   string       `json:"name"`
-	Status string       `json:"status"`
-	Steps  []StepResult `json:"steps"`
+	Name string `json:"name"`
+	// ProtocolVersion is the negotiated version this scenario ran under, in
+	// a multi-protocol run.
+	ProtocolVersion string       `json:"protocolVersion,omitempty"`
+	Status          string       `json:"status"`
+	Steps           []StepResult `json:"steps"`
 	// Pos is where the scenario was written (human report only).
 	Pos string `json:"-"`
 }

@@ -36,6 +36,19 @@ const stderrLines = 20
 // once the run has begun, the server failing to start included, is in the
 // report, with every step accounted for.
 func Run(ctx context.Context, suite *config.Suite, opts Options) (*Report, error) {
+	switch len(opts.Protocols) {
+	case 0:
+		return runOne(ctx, suite, opts)
+	case 1:
+		s := *suite
+		s.ProtocolVersion = opts.Protocols[0]
+		return runOne(ctx, &s, opts)
+	}
+	return runProtocols(ctx, suite, opts, opts.Protocols)
+}
+
+// runOne runs the suite under its own protocol version.
+func runOne(ctx context.Context, suite *config.Suite, opts Options) (*Report, error) {
 	env := newEnviron(opts.Environ)
 	sec, err := resolveSecrets(suite, env)
 	if err != nil {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/config"
@@ -41,7 +43,8 @@ Flags for a run:
   --url URL           run against this Streamable HTTP endpoint instead of
                       the fixture's command or endpoint
   --protocol VERSION  protocol version to pin (default: the fixture's, else
-                      2025-11-25; also 2026-07-28)
+                      2025-11-25; also 2026-07-28); give it twice to run
+                      the suite under both and list the divergences
   --jobs N            scenarios in flight at once, 1..16 (default: the
                       fixture's concurrency)
   --timeout DURATION  time limit of each request, e.g. 5s (default: the
@@ -77,16 +80,25 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs := flag.NewFlagSet("mcpcheck", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var (
-		cfgPath  = fs.String("config", "", "")
-		jsonOut  = fs.String("json", "", "")
-		url      = fs.String("url", "", "")
-		protocol = fs.String("protocol", "", "")
-		jobs     = fs.Int("jobs", 0, "")
-		timeout  = fs.Duration("timeout", 0, "")
-		quiet    = fs.Bool("quiet", false, "")
-		noColor  = fs.Bool("no-color", false, "")
-		version  = fs.Bool("version", false, "")
+		cfgPath   = fs.String("config", "", "")
+		jsonOut   = fs.String("json", "", "")
+		url       = fs.String("url", "", "")
+		protocols []string
+		jobs      = fs.Int("jobs", 0, "")
+		timeout   = fs.Duration("timeout", 0, "")
+		quiet     = fs.Bool("quiet", false, "")
+		noColor   = fs.Bool("no-color", false, "")
+		version   = fs.Bool("version", false, "")
 	)
+	fs.Func("protocol", "", func(v string) error {
+		if !slices.Contains(config.SupportedProtocolVersions, v) {
+			return fmt.Errorf("unsupported protocol version %q (supported: %s)", v, strings.Join(config.SupportedProtocolVersions, ", "))
+		}
+		if !slices.Contains(protocols, v) {
+			protocols = append(protocols, v)
+		}
+		return nil
+	})
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usage)
@@ -119,11 +131,16 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if runOptions != nil {
 		opts = *runOptions
 	}
+	opts.Protocols = protocols
+	firstProtocol := ""
+	if len(protocols) > 0 {
+		firstProtocol = protocols[0]
+	}
 	suite, err := config.Load(*cfgPath, config.LoadOptions{
 		Environ: opts.Environ,
 		Overrides: config.Overrides{
 			Endpoint:        *url,
-			ProtocolVersion: *protocol,
+			ProtocolVersion: firstProtocol,
 			Concurrency:     *jobs,
 			TimeoutMs:       int(timeout.Milliseconds()),
 		},
@@ -181,4 +198,3 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	return exitPass
 }
-

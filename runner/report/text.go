@@ -85,6 +85,31 @@ func Text(w io.Writer, r *runner.Report, opts TextOptions) error {
 	for i := range r.Scenarios {
 		t.scenario(&r.Scenarios[i])
 	}
+	if len(r.ProtocolRuns) > 1 {
+		t.printf("\nProtocol runs:")
+		for _, pr := range r.ProtocolRuns {
+			verdict := "pass"
+			if !pr.Passed {
+				verdict = "fail"
+			}
+			t.printf(" %s→%s %s;", pr.Requested, pr.Negotiated, verdict)
+		}
+		t.printf("\n")
+		if len(r.Divergences) == 0 {
+			t.printf("No divergences between protocol versions.\n")
+		}
+		for _, d := range r.Divergences {
+			var parts []string
+			for _, o := range d.Results {
+				s := o.ProtocolVersion + ": " + o.Status
+				if o.Outcome != "" {
+					s += " (" + o.Outcome + ")"
+				}
+				parts = append(parts, s)
+			}
+			t.printf("%s %s / %s: %s\n", t.paint(yellow, "diverges"), d.Scenario, d.Step, strings.Join(parts, ", "))
+		}
+	}
 	t.printf("\n%d passed, %d failed, %d skipped", r.Summary.Passed, r.Summary.Failed, r.Summary.Skipped)
 	if !opts.NoDurations {
 		t.printf(" in %s", duration(r.Summary.DurationMs))
@@ -118,7 +143,11 @@ func (t *textWriter) scenario(sc *runner.ScenarioResult) {
 	if t.opts.Quiet && sc.Status == runner.StatusPassed {
 		return
 	}
-	t.printf("\n%s\n", t.paint(bold, sc.Name))
+	name := sc.Name
+	if sc.ProtocolVersion != "" {
+		name += " [" + sc.ProtocolVersion + "]"
+	}
+	t.printf("\n%s\n", t.paint(bold, name))
 	idw, toolw := 0, 0
 	for _, st := range sc.Steps {
 		idw, toolw = max(idw, len(st.ID)), max(toolw, len(st.Tool))
