@@ -119,8 +119,8 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "mcpcheck: --config FILE is required\n\n%s", usage)
 		return exitBadArgs
 	}
-	if *timeout < 0 || (*timeout > 0 && *timeout < time.Millisecond) {
-		fmt.Fprintf(stderr, "mcpcheck: --timeout must be at least 1ms, got %s\n", *timeout)
+	if *timeout < 0 || (*timeout > 0 && *timeout < time.Millisecond) || *timeout > config.MaxTimeoutMs*time.Millisecond {
+		fmt.Fprintf(stderr, "mcpcheck: --timeout must be between 1ms and 24h, got %s\n", *timeout)
 		return exitBadArgs
 	}
 	if *jobs != 0 && (*jobs < 1 || *jobs > config.MaxConcurrency) {
