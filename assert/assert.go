@@ -42,6 +42,9 @@ type Result struct {
 	// json.Number numbers); HasStructured tells absent from null.
 	Structured    any
 	HasStructured bool
+	// StructuredRaw is structuredContent as the server sent it, when known
+	// (path queries run on it).
+	StructuredRaw []byte
 	// Duration is the call's wall time.
 	Duration time.Duration
 }
@@ -87,6 +90,7 @@ var Kinds = []Kind{
 	{"errorCode", buildErrorCode},
 	{"structuredEquals", buildEquals},
 	{"structuredIncludes", buildIncludes},
+	{"structuredPaths", buildPaths},
 	{"maxDurationMs", buildMaxDuration},
 }
 

@@ -316,7 +316,7 @@ func checkExpect(e *Expect, n *node, path string, errs *errList) {
 		}
 	}
 	if e.Outcome != "" && !slices.Contains(resultOutcomes, e.Outcome) {
-		for _, key := range []string{"isError", "structuredEquals", "structuredIncludes"} {
+		for _, key := range []string{"isError", "structuredEquals", "structuredIncludes", "structuredPaths"} {
 			if n.get(key) != nil {
 				errs.add(keyPos(key), "%s.%s needs a result, and outcome %s has none", path, key, e.Outcome)
 			}

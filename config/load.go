@@ -195,6 +195,12 @@ func decodeExpect(n *node, stepPos Pos) Expect {
 	if v := n.value("structuredIncludes"); v != nil {
 		e.StructuredIncludes = &Value{V: toAny(v), Pos: v.pos}
 	}
+	if v := n.value("structuredPaths"); v != nil && v.kind == objectNode {
+		e.StructuredPaths = map[string]*Value{}
+		for _, f := range v.fields {
+			e.StructuredPaths[f.key] = &Value{V: toAny(f.val), Pos: f.val.pos}
+		}
+	}
 	e.Outcome = strValue(n.value("outcome"))
 	if v := n.value("errorCode"); v != nil {
 		c, _ := intValue(v)

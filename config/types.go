@@ -148,6 +148,9 @@ type Expect struct {
 	StructuredEquals *Value
 	// StructuredIncludes demands a recursive object subset of structuredContent.
 	StructuredIncludes *Value
+	// StructuredPaths maps gjson paths into structuredContent to the value
+	// each must find (compared like StructuredEquals).
+	StructuredPaths map[string]*Value
 	// Outcome demands an outcome class (runner outcome names); "" means "ok",
 	// or "tool_error" when IsError is true.
 	Outcome string

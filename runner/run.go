@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tidwall/gjson"
 
 	"github.com/mcpcheck/mcpcheck/assert"
 	"github.com/mcpcheck/mcpcheck/config"
@@ -103,6 +104,7 @@ type plannedStep struct {
 	keep     bool // a later step of the scenario references this one
 	timeout  time.Duration
 	validate bool
+	rawPaths bool // a structuredPaths check needs structuredContent's raw bytes
 }
 
 func plan(suite *config.Suite) [][]plannedStep {
@@ -123,6 +125,7 @@ func plan(suite *config.Suite) [][]plannedStep {
 				keep:     referenced[st.ID],
 				timeout:  ms2d(suite.TimeoutMs),
 				validate: st.ValidateArguments == nil || *st.ValidateArguments,
+				rawPaths: len(st.Expect.StructuredPaths) > 0,
 			}
 			if st.TimeoutMs > 0 {
 				p.timeout = ms2d(st.TimeoutMs)
@@ -556,6 +559,11 @@ func (r *runState) runStep(ctx context.Context, sess *session, p *plannedStep, r
 			decoded = decodeResult(raw)
 			if sc, ok := decoded["structuredContent"]; ok {
 				ar.Structured, ar.HasStructured = sc, true
+			}
+		}
+		if p.rawPaths {
+			if sc := gjson.GetBytes(raw, "structuredContent"); sc.Exists() {
+				ar.StructuredRaw = []byte(sc.Raw)
 			}
 		}
 		if validateOut {

@@ -552,3 +552,45 @@ func TestHTTPRedirectNotFollowed(t *testing.T) {
 		t.Errorf("failure = %+v", rep.Failure)
 	}
 }
+
+func TestStructuredPaths(t *testing.T) {
+	s := parse(t, `
+name: paths
+command: [mcpcheck, demo]
+allowTools: [echo]
+scenarios:
+  - name: queries
+    steps:
+      - id: e
+        tool: echo
+        arguments: {tasks: [{id: a, text: one}, {id: b, text: two}], "dotted.key": {n: 9007199254740993}}
+        expect:
+          structuredPaths:
+            "tasks.#": 2
+            "tasks.#(id==\"b\").text": two
+            "tasks.0": {id: a, text: one}
+            "dotted\\.key.n": 9007199254740993
+  - name: mismatches
+    steps:
+      - id: e
+        tool: echo
+        arguments: {tasks: [{id: a, text: one}]}
+        expect:
+          structuredPaths:
+            "tasks.#": 2
+            "tasks.0": {id: a}
+            "missing.path": 1
+`)
+	rep := mustRun(t, s, inMemory(nil))
+	if got := statuses(rep); got != "queries/e=passed:ok mismatches/e=failed:ok" {
+		t.Fatalf("statuses = %s\n%+v", got, rep.Scenarios[0].Steps[0].Assertions)
+	}
+	var got []string
+	for _, a := range rep.Scenarios[1].Steps[0].Assertions {
+		got = append(got, a.Kind+" "+a.Path+": "+a.Message)
+	}
+	want := "structuredPaths missing.path: nothing at this path\nstructuredPaths tasks.#: value differs\nstructuredPaths tasks.0 /text: unexpected key"
+	if strings.Join(got, "\n") != want {
+		t.Errorf("assertions:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
+	}
+}
