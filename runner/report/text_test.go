@@ -1,0 +1,71 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/mcpcheck/mcpcheck/runner"
+)
+
+func sample() *runner.Report {
+	code := int64(-32603)
+	r := &runner.Report{
+		SchemaVersion: 1, Suite: "s", Target: runner.Target{Transport: "http", Origin: "https://mcp.example.com"},
+		ProtocolVersion: "2025-11-25", ToolsDiscovered: []string{"a"},
+		Scenarios: []runner.ScenarioResult{{Name: "sc", Steps: []runner.StepResult{
+			{ID: "one", Tool: "a", Origin: "fixture", Status: runner.StatusFailed, Outcome: "protocol_error", ErrorCode: &code,
+				Assertions: []runner.AssertionResult{{Kind: "structuredEquals", Path: "/x", Message: "value differs",
+					Expected: json.Number("1"), HasExpected: true, Actual: "\u009b31mred\x1b[0m" + strings.Repeat("y", 400), HasActual: true}}},
+			{ID: "two", Tool: "a", Origin: "fuzz", Status: runner.StatusSkipped, Reason: "an earlier step of this scenario failed (one)"},
+		}}},
+	}
+	r.Tally()
+	return r
+}
+
+func TestTextColor(t *testing.T) {
+	var plain, color bytes.Buffer
+	Text(&plain, sample(), TextOptions{NoDurations: true})
+	Text(&color, sample(), TextOptions{Color: true, NoDurations: true})
+	if strings.Contains(plain.String(), "\x1b[") {
+		t.Errorf("plain output has escape sequences:\n%q", plain.String())
+	}
+	if !strings.Contains(color.String(), "\x1b[31m") {
+		t.Errorf("colour output has no colour")
+	}
+	for _, want := range []string{"FAIL s", "Target: https://mcp.example.com", "protocol_error -32603", "[fuzz]", `expected: 1`} {
+		if !strings.Contains(plain.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, plain.String())
+		}
+	}
+}
+
+func TestShowStripsAndCuts(t *testing.T) {
+	var b bytes.Buffer
+	Text(&b, sample(), TextOptions{NoDurations: true})
+	line := ""
+	for _, l := range strings.Split(b.String(), "\n") {
+		if strings.Contains(l, "actual:") {
+			line = l
+		}
+	}
+	if strings.ContainsRune(line, '\u009b') || strings.ContainsRune(line, '\x1b') {
+		t.Errorf("control characters reached the terminal: %q", line)
+	}
+	if !strings.HasSuffix(line, "…") || len([]rune(line)) > 340 {
+		t.Errorf("long value not cut: %d runes", len([]rune(line)))
+	}
+}
+
+func TestQuiet(t *testing.T) {
+	r := sample()
+	r.Scenarios = append(r.Scenarios, runner.ScenarioResult{Name: "fine", Steps: []runner.StepResult{{ID: "ok", Tool: "a", Origin: "fixture", Status: runner.StatusPassed}}})
+	r.Tally()
+	var b bytes.Buffer
+	Text(&b, r, TextOptions{Quiet: true, NoDurations: true})
+	if strings.Contains(b.String(), "fine") {
+		t.Errorf("quiet output lists a passing scenario:\n%s", b.String())
+	}
+}
