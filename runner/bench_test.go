@@ -288,3 +288,21 @@ func BenchmarkEverythingStdio(b *testing.B) {
 			return bareSide(b, cmd, n, call)
 		}})
 }
+
+// BenchmarkParseFixture is what loading the server-everything fixture costs
+// before the first call: config.Parse (YAML, schema validation, decoding)
+// of the same text fixture.sh writes. The CLI pays it once per run.
+func BenchmarkParseFixture(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		b.Run(fmt.Sprintf("steps=%d", n), func(b *testing.B) {
+			data := []byte(everythingFixture("/peers/"+peertest.Everything, n))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := config.Parse("suite.yaml", data, config.LoadOptions{Environ: []string{}}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/step")
+		})
+	}
+}
