@@ -1,6 +1,7 @@
 #!/bin/sh
 # summary.sh OUT prints medians of the raw figures compare.sh left in OUT:
-# wall time, CPU split between client and server, per-step figures and the
+# wall time (and the median of each round's own ratio, which cancels drift
+# between rounds), CPU split between client and server, per-step figures and the
 # client's own peak RSS, plus the wall-time ratios of mcpcheck to the bare
 # go-sdk client and to the TypeScript SDK script.
 set -eu
@@ -17,7 +18,8 @@ function kv(line, arr,   n, f, i, p) {
 	for (i = 1; i <= n; i++) { p = index(f[i], "="); if (p) arr[substr(f[i], 1, p - 1)] = substr(f[i], p + 1) }
 }
 function add(key, v) { vals[key] = vals[key] " " v; keys[key] = 1 }
-FILENAME ~ /timing.txt$/ { kv($0, r); add("timing " r["label"] " wall_s", r["wall_s"]); add("timing " r["label"] " hwm_kb", r["hwm_kb"]); add("timing " r["label"] " cpu_s", r["cpu_s"]); next }
+FILENAME ~ /timing.txt$/ { kv($0, r); split(r["label"], lp, "-"); round[lp[1]] = r["wall_s"]; if (FNR % 3 == 0) { add("timing round-ratio mcpcheck/gosuite", round["mcpcheck"] / round["gosuite"]); add("timing round-ratio mcpcheck/ts", round["mcpcheck"] / round["ts"]) }
+	add("timing " r["label"] " wall_s", r["wall_s"]); add("timing " r["label"] " hwm_kb", r["hwm_kb"]); add("timing " r["label"] " cpu_s", r["cpu_s"]); next }
 FILENAME ~ /split-server.txt$/ { kv($0, r); k = r["label"]; srv[k, ++ns[k]] = r["cpu_s"] + r["self_cpu_s"]; srvonly[k, ns[k]] = r["cpu_s"]; next }
 FILENAME ~ /split-gosuite.txt$/ { # gosuite-N client cpu 0.123s, server cpu 0.456s
 	add("split " $1 " client_cpu_s", $4 + 0); add("split " $1 " server_cpu_s", $7 + 0); next }
