@@ -1,0 +1,1369 @@
+package generate
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"math/big"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// Values generates realistic arguments that satisfy a tool's inputSchema.
+//
+// A Values holds only its seed, so one value may be shared by goroutines.
+// Output depends on nothing but the seed, the tool name, the schema bytes
+// and (for [Values.Distinct]) the variant number: never on map iteration
+// order or on earlier calls.
+type Values struct {
+	seed int64
+}
+
+// NewValues returns a generator whose pseudo-random choices (numbers and
+// filler words that no hint or schema keyword decides) derive from seed and
+// the tool name.
+func NewValues(seed int64) *Values {
+	return &Values{seed: seed}
+}
+
+// Valid returns one realistic argument object for a tool, and notes on
+// whatever part of the schema it could not honour.
+//
+// Empty notes mean the arguments satisfy the schema: every value is checked
+// by an internal validator that is stricter than JSON Schema requires (see
+// the package documentation). With notes, the arguments are a best effort
+// in which placeholders stand in for what could not be generated, and every
+// required property is still present. Valid never panics, whatever the
+// bytes.
+func (v *Values) Valid(toolName string, inputSchema json.RawMessage) (args map[string]any, notes []string) {
+	return v.generate(toolName, inputSchema, 0)
+}
+
+// Distinct returns up to n pairwise different argument objects, each of
+// which Valid's guarantee covers (objects that would need a note are left
+// out). The first is Valid's. Later ones rotate enum members, hint values,
+// booleans and anyOf branches and draw new numbers, and ignore `default`
+// and `examples`. Fewer than n come back when the schema admits fewer,
+// e.g. a lone enum of two members; none when n <= 0. n is capped at 100.
+func (v *Values) Distinct(toolName string, inputSchema json.RawMessage, n int) []map[string]any {
+	if n <= 0 {
+		return nil
+	}
+	n = min(n, 100)
+	var out []map[string]any
+	seen := map[string]bool{}
+	misses := 0
+	for k := 0; len(out) < n && misses < 2*n+4; k++ {
+		args, notes := v.generate(toolName, inputSchema, k)
+		if len(notes) > 0 {
+			misses++
+			continue
+		}
+		b, err := json.Marshal(args)
+		if err != nil || seen[string(b)] {
+			misses++
+			continue
+		}
+		seen[string(b)] = true
+		out = append(out, args)
+	}
+	return out
+}
+
+func (v *Values) generate(tool string, raw json.RawMessage, variant int) (map[string]any, []string) {
+	var seed int64
+	if v != nil {
+		seed = v.seed
+	}
+	doc, err := decodeSchema(raw)
+	if err != nil {
+		return map[string]any{}, []string{err.Error() + "; no arguments generated"}
+	}
+	g := newGen(doc, seed, tool)
+	val, _ := g.node("", "", []ent{{s: doc.root}}, 0, variant)
+	args, isObj := val.(map[string]any)
+	if !isObj {
+		args = map[string]any{}
+		g.note("", "inputSchema does not describe an object; empty arguments used")
+	}
+	if vd, why := g.checkAll([]ent{{s: doc.root}}, args); vd != valid {
+		g.notes = append(g.notes, why)
+	}
+	if g.work <= 0 {
+		g.notes = append(g.notes, errBudget.Error()+"; some values are placeholders")
+	}
+	return args, dedupe(g.notes)
+}
+
+func dedupe(notes []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, n := range notes {
+		if n != "" && !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// ent is one schema that a value must satisfy. scoped marks schemas below a
+// nested $id, where "#/..." references are not followed.
+type ent struct {
+	s      any
+	scoped bool
+}
+
+type fobj struct {
+	m      map[string]any
+	scoped bool
+}
+
+// flat is a conjunction of schema objects after $ref and allOf are
+// expanded, with the anyOf/oneOf/if decisions still open.
+type flat struct {
+	objs    []fobj
+	choices [][][]ent
+	never   string
+}
+
+type gen struct {
+	doc   *document
+	chk   *checker
+	work  int
+	seed  int64
+	tool  string
+	notes []string
+}
+
+func newGen(doc *document, seed int64, tool string) *gen {
+	g := &gen{doc: doc, seed: seed, tool: tool, work: workBudget}
+	g.chk = newChecker(doc, &g.work)
+	return g
+}
+
+func (g *gen) note(path, format string, args ...any) {
+	g.notes = append(g.notes, where(path)+": "+fmt.Sprintf(format, args...))
+}
+
+// rnd derives a pseudo-random number from the seed, tool, variant, path
+// and a salt, so each value is independent of its siblings.
+func (g *gen) rnd(path string, vk int, salt string) uint64 {
+	h := fnv.New64a()
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], uint64(g.seed))
+	h.Write(b[:])
+	h.Write([]byte(g.tool))
+	h.Write([]byte{0})
+	binary.LittleEndian.PutUint64(b[:], uint64(vk))
+	h.Write(b[:])
+	h.Write([]byte(path))
+	h.Write([]byte{0})
+	h.Write([]byte(salt))
+	x := h.Sum64()
+	// splitmix64 finaliser: spreads FNV's weak low bits.
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return x
+}
+
+func (g *gen) checkAll(ents []ent, v any) (verdict, string) {
+	var a acc
+	for _, e := range ents {
+		if a.add(g.chk.check(e.s, v, "", 0, e.scoped)) {
+			break
+		}
+	}
+	return a.v, a.why
+}
+
+// checkAt is checkAll with the instance path used in reasons.
+func (g *gen) checkAt(ents []ent, v any, path string) (verdict, string) {
+	var a acc
+	for _, e := range ents {
+		if a.add(g.chk.check(e.s, v, path, 0, e.scoped)) {
+			break
+		}
+	}
+	return a.v, a.why
+}
+
+// expand adds schema e to fl, following $ref and allOf.
+func (g *gen) expand(e ent, fl *flat, hops int, path string) {
+	if g.work <= 0 {
+		return
+	}
+	g.work--
+	if hops > maxRefHops {
+		g.note(path, "more than %d nested $ref/allOf levels (a cycle?); not followed", maxRefHops)
+		return
+	}
+	m, isObj := e.s.(map[string]any)
+	if !isObj {
+		if b, isBool := e.s.(bool); isBool {
+			if !b {
+				fl.never = "the schema is false, so no value is allowed"
+			}
+			return
+		}
+		g.note(path, "a schema is not an object (%s); ignored", jsonKind(e.s))
+		return
+	}
+	scoped := e.scoped || g.doc.opensScope(m)
+	if ref, present := m["$ref"]; present {
+		s, isStr := ref.(string)
+		switch {
+		case !isStr:
+			g.note(path, "$ref is not a string; ignored")
+		case scoped:
+			g.note(path, "$ref %q sits under a nested $id; not followed", clip(s))
+		default:
+			target, err := g.doc.resolve(s)
+			if err != nil {
+				g.note(path, "%v", err)
+			} else {
+				g.expand(ent{s: target}, fl, hops+1, path)
+			}
+		}
+		if g.doc.draft < draft2019 {
+			return // siblings of $ref are ignored before 2019-09
+		}
+	}
+	for _, k := range []string{"$dynamicRef", "$recursiveRef"} {
+		if _, present := m[k]; present {
+			g.note(path, "%s is not followed", k)
+		}
+	}
+	fl.objs = append(fl.objs, fobj{m: m, scoped: scoped})
+	if raw, present := m["allOf"]; present {
+		arr, ok := raw.([]any)
+		if !ok {
+			g.note(path, "allOf is not an array; ignored")
+		}
+		for _, s := range arr {
+			g.expand(ent{s: s, scoped: scoped}, fl, hops+1, path)
+		}
+	}
+	for _, k := range []string{"anyOf", "oneOf"} {
+		raw, present := m[k]
+		if !present {
+			continue
+		}
+		arr, ok := raw.([]any)
+		if !ok || len(arr) == 0 {
+			g.note(path, "%s is not a non-empty array; ignored", k)
+			continue
+		}
+		branches := make([][]ent, len(arr))
+		for i, s := range arr {
+			branches[i] = []ent{{s: s, scoped: scoped}}
+		}
+		fl.choices = append(fl.choices, branches)
+	}
+	if cond, present := m["if"]; present && g.doc.draft >= draft7 {
+		then := []ent{{s: cond, scoped: scoped}}
+		if t, ok := m["then"]; ok {
+			then = append(then, ent{s: t, scoped: scoped})
+		}
+		var els []ent
+		if e, ok := m["else"]; ok {
+			els = append(els, ent{s: e, scoped: scoped})
+		}
+		fl.choices = append(fl.choices, [][]ent{then, els})
+	}
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	case bool:
+		return "a boolean"
+	}
+	if isNumber(v) {
+		return "a number"
+	}
+	return "unknown"
+}
+
+// node generates a value for the conjunction of schemas ents. ok reports the
+// value was verified; otherwise a placeholder is returned and notes say why.
+func (g *gen) node(path, name string, ents []ent, depth, vk int) (any, bool) {
+	if depth > maxGenDepth {
+		g.note(path, "nested deeper than %d levels; placeholder used", maxGenDepth)
+		return nil, false
+	}
+	var fl flat
+	for _, e := range ents {
+		g.expand(e, &fl, 0, path)
+	}
+	if fl.never != "" {
+		g.note(path, "%s; placeholder used", fl.never)
+		return nil, false
+	}
+	attempts := 32
+	return g.solve(path, name, ents, fl, depth, vk, &attempts)
+}
+
+// solve decides the open anyOf/oneOf/if choices one at a time, first branch
+// first (rotated by the variant), until a value verifies.
+func (g *gen) solve(path, name string, ents []ent, fl flat, depth, vk int, attempts *int) (any, bool) {
+	if len(fl.choices) == 0 {
+		return g.produce(path, name, ents, fl.objs, depth, vk)
+	}
+	first, rest := fl.choices[0], fl.choices[1:]
+	mark := len(g.notes)
+	var failVal any
+	var failNotes []string
+	tried := false
+	for i := range first {
+		if *attempts <= 0 || g.work <= 0 {
+			break
+		}
+		*attempts--
+		branch := first[(i+vk)%len(first)]
+		next := flat{objs: slices.Clone(fl.objs), choices: slices.Clone(rest)}
+		for _, e := range branch {
+			g.expand(e, &next, 0, path)
+		}
+		if next.never != "" {
+			g.notes = g.notes[:mark]
+			continue
+		}
+		val, ok := g.solve(path, name, ents, next, depth, vk, attempts)
+		if ok {
+			return val, true
+		}
+		if !tried {
+			tried, failVal, failNotes = true, val, slices.Clone(g.notes[mark:])
+		}
+		g.notes = g.notes[:mark]
+	}
+	g.notes = append(g.notes, failNotes...)
+	if !tried {
+		g.note(path, "no anyOf/oneOf/if branch can hold a value; placeholder used")
+	}
+	return failVal, false
+}
+
+// produce tries candidate values for a conjunction with no open choices,
+// in order of preference, and returns the first that verifies: const;
+// default and examples (first variant only); enum members (null and ""
+// last); then values built for each allowed type.
+func (g *gen) produce(path, name string, ents []ent, objs []fobj, depth, vk int) (any, bool) {
+	types := g.typeChoices(path, name, objs, depth)
+	mark := len(g.notes)
+	var (
+		failed    bool
+		failVal   any
+		failWhy   string
+		failNotes []string
+	)
+	// try verifies one candidate. Notes written while building a rejected
+	// candidate are withdrawn; those of the first rejection are kept for
+	// the final report.
+	try := func(v any) bool {
+		vd, why := g.checkAt(ents, v, path)
+		if vd == valid {
+			return true
+		}
+		if !failed {
+			failed, failVal, failWhy = true, v, why
+			failNotes = slices.Clone(g.notes[mark:])
+		}
+		g.notes = g.notes[:mark]
+		return false
+	}
+	fail := func(msg string) (any, bool) {
+		g.notes = append(g.notes[:mark], failNotes...)
+		if failWhy != "" {
+			g.notes = append(g.notes, failWhy)
+		}
+		g.note(path, "%s; placeholder used", msg)
+		return failVal, false
+	}
+	reason := func(why string) {
+		if why != "" && failWhy == "" {
+			failWhy = where(path) + ": " + why
+		}
+	}
+
+	for _, o := range objs {
+		if k, present := o.m["const"]; present {
+			if try(k) {
+				return k, true
+			}
+			return fail("const conflicts with the other keywords")
+		}
+	}
+	defaults := preferred(objs)
+	if vk == 0 {
+		for _, d := range defaults {
+			if try(d) {
+				return d, true
+			}
+		}
+	}
+	for _, o := range objs {
+		members, ok := o.m["enum"].([]any)
+		if !ok {
+			continue
+		}
+		if len(members) == 0 {
+			return fail("enum is empty")
+		}
+		if len(members) > maxEnum {
+			members = members[:maxEnum]
+		}
+		ordered := sensibleFirst(members)
+		for i := range ordered {
+			if m := ordered[(i+vk)%len(ordered)]; try(m) {
+				return m, true
+			}
+			if g.work <= 0 {
+				break
+			}
+		}
+		return fail("no enum member satisfies the other keywords")
+	}
+
+	for _, t := range types {
+		if g.work <= 0 {
+			break
+		}
+		switch t {
+		case tObject:
+			if v := g.object(path, name, objs, depth, vk, true); try(v) {
+				return v, true
+			}
+			if v := g.object(path, name, objs, depth, vk, false); try(v) {
+				return v, true
+			}
+		case tArray:
+			v, why := g.array(path, name, objs, depth, vk)
+			reason(why)
+			if why == "" && try(v) {
+				return v, true
+			}
+			if !failed {
+				failed, failVal = true, v
+			}
+		case tString:
+			cands, why := g.strings(path, name, objs, vk)
+			for _, s := range cands {
+				if try(s) {
+					return s, true
+				}
+			}
+			reason(why)
+		case tNumber, tInteger:
+			cands, why := g.numbers(path, name, objs, t == tInteger, vk)
+			for _, n := range cands {
+				if try(n) {
+					return n, true
+				}
+			}
+			reason(why)
+		case tBoolean:
+			b := vk%2 == 1
+			if h := lookupHint(name); h != nil && h.bool != nil {
+				b = *h.bool != (vk%2 == 1)
+			}
+			for _, c := range []bool{b, !b} {
+				if try(c) {
+					return c, true
+				}
+			}
+		case tNull:
+			if try(nil) {
+				return nil, true
+			}
+		}
+	}
+	if vk != 0 {
+		for _, d := range defaults {
+			if try(d) {
+				return d, true
+			}
+		}
+	}
+	return fail("no value satisfies every keyword")
+}
+
+// preferred returns `default` values, then `examples`, from every schema of
+// the conjunction; null values go last.
+func preferred(objs []fobj) []any {
+	var out, nulls []any
+	add := func(v any) {
+		if v == nil {
+			nulls = append(nulls, v)
+		} else {
+			out = append(out, v)
+		}
+	}
+	for _, o := range objs {
+		if d, present := o.m["default"]; present {
+			add(d)
+		}
+	}
+	for _, o := range objs {
+		if ex, ok := o.m["examples"].([]any); ok {
+			for i, e := range ex {
+				if i >= 8 {
+					break
+				}
+				add(e)
+			}
+		}
+	}
+	return append(out, nulls...)
+}
+
+// sensibleFirst orders enum members so that null and "" come last.
+func sensibleFirst(members []any) []any {
+	out := make([]any, 0, len(members))
+	var later []any
+	for _, m := range members {
+		if s, isStr := m.(string); m == nil || (isStr && strings.TrimSpace(s) == "") {
+			later = append(later, m)
+			continue
+		}
+		out = append(out, m)
+	}
+	return append(out, later...)
+}
+
+var (
+	objectKeywords = []string{"properties", "required", "additionalProperties", "patternProperties", "minProperties", "maxProperties", "propertyNames", "dependentRequired", "dependentSchemas", "dependencies", "unevaluatedProperties"}
+	arrayKeywords  = []string{"items", "prefixItems", "additionalItems", "minItems", "maxItems", "contains", "uniqueItems", "unevaluatedItems"}
+	stringKeywords = []string{"minLength", "maxLength", "pattern", "format"}
+	numberKeywords = []string{"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"}
+)
+
+func hasAny(objs []fobj, keys []string) bool {
+	for _, o := range objs {
+		for _, k := range keys {
+			if _, present := o.m[k]; present {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// typeChoices lists the types to try, in order: the declared order of the
+// first `type`, restricted to what every `type` allows, null last. With no
+// `type`, the keywords present decide; with none of those either, the
+// property-name hint does, then string. The root prefers object.
+func (g *gen) typeChoices(path, name string, objs []fobj, depth int) []typeSet {
+	allowed := tAll
+	var declared []typeSet
+	seenType := false
+	for _, o := range objs {
+		raw, present := o.m["type"]
+		if !present {
+			continue
+		}
+		order, ok := typeOrder(raw)
+		if !ok {
+			g.note(path, "type %s is not a JSON Schema type; ignored", clip(compact(raw)))
+			continue
+		}
+		if !seenType {
+			declared = order
+		}
+		seenType = true
+		allowed &= setOf(order)
+	}
+	var out []typeSet
+	add := func(t typeSet) {
+		if t == tNumber && allowed&tNumber == 0 && allowed&tInteger != 0 {
+			t = tInteger
+		}
+		if allowed&t != 0 && !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	if seenType {
+		if depth == 0 {
+			add(tObject)
+		}
+		for _, t := range declared {
+			if t != tNull {
+				add(t)
+			}
+		}
+		add(tNull)
+		return out
+	}
+	if depth == 0 {
+		add(tObject)
+	}
+	if hasAny(objs, objectKeywords) {
+		add(tObject)
+	}
+	if hasAny(objs, arrayKeywords) {
+		add(tArray)
+	}
+	if hasAny(objs, stringKeywords) {
+		add(tString)
+	}
+	if hasAny(objs, numberKeywords) {
+		add(tNumber)
+	}
+	if h := lookupHint(name); h != nil {
+		switch {
+		case len(h.strs) > 0:
+			add(tString)
+		case h.bool != nil:
+			add(tBoolean)
+		case len(h.ints) > 0:
+			add(tInteger)
+		}
+	}
+	add(tString)
+	add(tInteger)
+	add(tBoolean)
+	add(tNull)
+	return out
+}
+
+func compact(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "?"
+	}
+	return string(b)
+}
+
+// fillers are the words an unhinted string is drawn from (by seed).
+var fillers = []string{"example", "sample", "demo", "alpha", "bravo", "harbor", "meadow", "orbit"}
+
+// strings proposes string candidates: the format's values (if the format
+// is known) or the name hint's, strings written from each pattern, a
+// filler word, and each of those stretched or cut to fit minLength and
+// maxLength.
+func (g *gen) strings(path, name string, objs []fobj, vk int) ([]string, string) {
+	minL, maxL := 0, -1
+	var patterns, formats []string
+	for _, o := range objs {
+		if n, present, ok := keywordCount(o.m, "minLength"); present && ok {
+			minL = max(minL, n)
+		}
+		if n, present, ok := keywordCount(o.m, "maxLength"); present && ok {
+			if maxL < 0 || n < maxL {
+				maxL = n
+			}
+		}
+		if p, ok := o.m["pattern"].(string); ok && !slices.Contains(patterns, p) {
+			patterns = append(patterns, p)
+		}
+		if f, ok := o.m["format"].(string); ok && !slices.Contains(formats, f) {
+			formats = append(formats, f)
+		}
+	}
+	if maxL >= 0 && minL > maxL {
+		return nil, fmt.Sprintf("minLength %d is above maxLength %d, so no string fits", minL, maxL)
+	}
+	if minL > 1<<16 {
+		return nil, fmt.Sprintf("minLength %d is too large to generate", minL)
+	}
+	var base []string
+	add := func(list []string) {
+		for i := range list {
+			base = append(base, list[(i+vk)%len(list)])
+		}
+	}
+	knownFormat := false
+	for _, f := range formats {
+		if vals, ok := formatValues[f]; ok {
+			add(vals)
+			knownFormat = true
+			break
+		}
+	}
+	h := lookupHint(name)
+	if h == nil || len(h.strs) == 0 {
+		h = descriptionHint(objs)
+	}
+	if h != nil && len(h.strs) > 0 && !knownFormat {
+		if vk >= len(h.strs) {
+			// Past the end of the list: numbered values keep variants apart.
+			base = append(base, fmt.Sprintf("%s %d", h.strs[vk%len(h.strs)], vk/len(h.strs)+1))
+		}
+		add(h.strs)
+	}
+	filler := fillers[g.rnd(path, vk, "filler")%uint64(len(fillers))]
+	word := filler
+	if len(base) > 0 {
+		word = letters(base[0], filler)
+	}
+	for _, p := range patterns {
+		reps := []int{7, 1, 0, 3, 12, 30}
+		if minL > 0 {
+			reps = append(reps, minL)
+		}
+		for _, r := range reps {
+			if s, ok := fromPattern(p, r, vk, word); ok {
+				base = append(base, s)
+			}
+		}
+	}
+	if !knownFormat || len(base) == 0 {
+		base = append(base, filler)
+	}
+	var out []string
+	for _, s := range base {
+		n := utf8.RuneCountInString(s)
+		if n >= minL && (maxL < 0 || n <= maxL) {
+			out = append(out, s)
+		}
+	}
+	for _, s := range base {
+		if fit, ok := fitLength(s, minL, maxL); ok {
+			out = append(out, fit)
+		}
+	}
+	if len(patterns) > 0 || knownFormat {
+		return out, "no generated string satisfies the pattern, format and length keywords together"
+	}
+	return out, ""
+}
+
+// letters keeps the lower-case ASCII letters of s, for pattern writing.
+func letters(s, fallback string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		if r >= 'a' && r <= 'z' {
+			b.WriteRune(r)
+		}
+	}
+	if b.Len() < 3 {
+		return fallback
+	}
+	return b.String()
+}
+
+// fitLength pads s (by repeating it) or cuts it to fit [minL, maxL].
+func fitLength(s string, minL, maxL int) (string, bool) {
+	r := []rune(s)
+	if len(r) == 0 {
+		r = []rune("x")
+	}
+	if len(r) < minL {
+		out := make([]rune, 0, minL)
+		for len(out) < minL {
+			if len(out) > 0 {
+				out = append(out, ' ')
+			}
+			out = append(out, r...)
+		}
+		r = out[:minL]
+	}
+	if maxL >= 0 && len(r) > maxL {
+		r = r[:maxL]
+	}
+	return string(r), len(r) >= minL
+}
+
+// bounds of a number after reading every schema of a conjunction.
+type bounds struct {
+	lo, hi      *big.Rat
+	loEx, hiEx  bool
+	step        *big.Rat // lcm of multipleOf (and 1 for integers); nil = any
+	problem     string
+	unsatisfied bool
+}
+
+func (b *bounds) raise(v *big.Rat, ex bool) {
+	if b.lo == nil || v.Cmp(b.lo) > 0 {
+		b.lo, b.loEx = v, ex
+	} else if v.Cmp(b.lo) == 0 {
+		b.loEx = b.loEx || ex
+	}
+}
+
+func (b *bounds) lower(v *big.Rat, ex bool) {
+	if b.hi == nil || v.Cmp(b.hi) < 0 {
+		b.hi, b.hiEx = v, ex
+	} else if v.Cmp(b.hi) == 0 {
+		b.hiEx = b.hiEx || ex
+	}
+}
+
+func readBounds(objs []fobj, integer bool) bounds {
+	var b bounds
+	for _, o := range objs {
+		exMin, _ := o.m["exclusiveMinimum"].(bool)
+		exMax, _ := o.m["exclusiveMaximum"].(bool)
+		for _, k := range []string{"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"} {
+			raw, present := o.m[k]
+			if !present {
+				continue
+			}
+			if _, isBool := raw.(bool); isBool && (k == "exclusiveMinimum" || k == "exclusiveMaximum") {
+				continue
+			}
+			v, ok := numberOf(raw)
+			if !ok {
+				b.problem = k + " is not a usable number"
+				continue
+			}
+			switch k {
+			case "minimum":
+				b.raise(v, exMin)
+			case "maximum":
+				b.lower(v, exMax)
+			case "exclusiveMinimum":
+				b.raise(v, true)
+			case "exclusiveMaximum":
+				b.lower(v, true)
+			case "multipleOf":
+				if v.Sign() <= 0 {
+					b.problem = "multipleOf is not positive"
+					continue
+				}
+				b.step = lcmRat(b.step, v)
+			}
+		}
+	}
+	if integer {
+		b.step = lcmRat(b.step, big.NewRat(1, 1))
+	}
+	if b.lo != nil && b.hi != nil {
+		c := b.lo.Cmp(b.hi)
+		if c > 0 || (c == 0 && (b.loEx || b.hiEx)) {
+			b.unsatisfied = true
+		}
+	}
+	return b
+}
+
+// lcmRat is the least common multiple of two positive rationals in lowest
+// terms: lcm(a/b, c/d) = lcm(a, c) / gcd(b, d).
+func lcmRat(x, y *big.Rat) *big.Rat {
+	if x == nil {
+		return new(big.Rat).Set(y)
+	}
+	a, b := x.Num(), x.Denom()
+	c, d := y.Num(), y.Denom()
+	g := new(big.Int).GCD(nil, nil, a, c)
+	l := new(big.Int).Mul(a, c)
+	l.Quo(l, g)
+	den := new(big.Int).GCD(nil, nil, b, d)
+	return new(big.Rat).SetFrac(l, den)
+}
+
+// numbers proposes numeric candidates: the name hint's values, a seeded
+// number in 1..100, then values derived from the bounds, each snapped to
+// the bounds and to multipleOf.
+func (g *gen) numbers(path, name string, objs []fobj, integer bool, vk int) ([]json.Number, string) {
+	b := readBounds(objs, integer)
+	if b.unsatisfied {
+		return nil, fmt.Sprintf("minimum %s and maximum %s leave no number", ratNumber(b.lo), ratNumber(b.hi))
+	}
+	if b.step != nil && len(b.step.Num().String()) > 200 {
+		return nil, "multipleOf values have no usable common multiple"
+	}
+	var targets []*big.Rat
+	if h := lookupHint(name); h != nil {
+		list := h.nums
+		if integer && len(h.ints) > 0 {
+			list = h.ints
+		}
+		for i := range list {
+			if r, ok := parseRat(list[(i+vk)%len(list)]); ok {
+				targets = append(targets, r)
+			}
+		}
+	}
+	targets = append(targets, big.NewRat(int64(g.rnd(path, vk, "number")%100)+1, 1))
+	one := big.NewRat(1, 1)
+	if b.lo != nil {
+		targets = append(targets, b.lo, new(big.Rat).Add(b.lo, one))
+	}
+	if b.hi != nil {
+		targets = append(targets, b.hi, new(big.Rat).Sub(b.hi, one))
+	}
+	if b.lo != nil && b.hi != nil {
+		mid := new(big.Rat).Add(b.lo, b.hi)
+		targets = append(targets, mid.Quo(mid, big.NewRat(2, 1)))
+	}
+	targets = append(targets, new(big.Rat), one)
+	if !integer {
+		// A fraction, for schemas that admit only non-integers (e.g. a
+		// number that must not match an integer branch of a oneOf).
+		targets = append(targets, big.NewRat(int64(g.rnd(path, vk, "number")%100)*2+3, 2))
+		if b.lo != nil {
+			targets = append(targets, new(big.Rat).Add(b.lo, big.NewRat(1, 2)))
+		}
+	}
+	var out []json.Number
+	for _, t := range targets {
+		if v := snap(t, b); v != nil {
+			n := ratNumber(v)
+			if !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+	}
+	why := ""
+	if b.problem != "" {
+		why = b.problem
+	} else if b.step != nil && len(out) == 0 {
+		why = "no multiple of " + string(ratNumber(b.step)) + " lies within the bounds"
+	}
+	return out, why
+}
+
+// snap moves t into the bounds and onto the step grid; nil if impossible.
+func snap(t *big.Rat, b bounds) *big.Rat {
+	v := new(big.Rat).Set(t)
+	inLo := func(x *big.Rat) bool {
+		if b.lo == nil {
+			return true
+		}
+		c := x.Cmp(b.lo)
+		return c > 0 || (c == 0 && !b.loEx)
+	}
+	inHi := func(x *big.Rat) bool {
+		if b.hi == nil {
+			return true
+		}
+		c := x.Cmp(b.hi)
+		return c < 0 || (c == 0 && !b.hiEx)
+	}
+	if b.step == nil {
+		if !inLo(v) {
+			switch {
+			case !b.loEx:
+				v.Set(b.lo)
+			case b.hi != nil:
+				v.Add(b.lo, b.hi).Quo(v, big.NewRat(2, 1))
+			default:
+				v.Add(b.lo, big.NewRat(1, 1))
+			}
+		}
+		if !inHi(v) {
+			switch {
+			case !b.hiEx:
+				v.Set(b.hi)
+			case b.lo != nil:
+				v.Add(b.lo, b.hi).Quo(v, big.NewRat(2, 1))
+			default:
+				v.Sub(b.hi, big.NewRat(1, 1))
+			}
+		}
+		if inLo(v) && inHi(v) {
+			return v
+		}
+		return nil
+	}
+	k := roundRat(new(big.Rat).Quo(v, b.step))
+	v.Mul(new(big.Rat).SetInt(k), b.step)
+	if !inLo(v) {
+		k = ceilRat(new(big.Rat).Quo(b.lo, b.step))
+		v.Mul(new(big.Rat).SetInt(k), b.step)
+		if !inLo(v) {
+			v.Add(v, b.step)
+		}
+	}
+	if !inHi(v) {
+		k = floorRat(new(big.Rat).Quo(b.hi, b.step))
+		v.Mul(new(big.Rat).SetInt(k), b.step)
+		if !inHi(v) {
+			v.Sub(v, b.step)
+		}
+	}
+	if inLo(v) && inHi(v) {
+		return v
+	}
+	return nil
+}
+
+func floorRat(r *big.Rat) *big.Int {
+	q, _ := new(big.Int).DivMod(r.Num(), r.Denom(), new(big.Int))
+	return q // Euclidean division: the floor, since the denominator is positive
+}
+
+func ceilRat(r *big.Rat) *big.Int {
+	q := floorRat(r)
+	if !r.IsInt() {
+		q.Add(q, big.NewInt(1))
+	}
+	return q
+}
+
+func roundRat(r *big.Rat) *big.Int {
+	return floorRat(new(big.Rat).Add(r, big.NewRat(1, 2)))
+}
+
+// object builds an object: every required property (sorted), and — when
+// withOptional and the object is at most two levels deep — each optional
+// property whose value verifies on its own (not deprecated or readOnly,
+// at most 64 of them), then enough extra properties for minProperties.
+func (g *gen) object(path, name string, objs []fobj, depth, vk int, withOptional bool) map[string]any {
+	objs = slices.Clone(objs)
+	required := map[string]bool{}
+	for round := 0; round < 8; round++ {
+		before := len(required) + len(objs)
+		for _, o := range objs {
+			req, ok := requiredOf(o.m)
+			if !ok && round == 0 {
+				g.note(path, "required is not an array of strings; its malformed part is ignored")
+			}
+			for _, r := range req {
+				required[r] = true
+			}
+		}
+		for _, o := range slices.Clone(objs) {
+			for _, key := range []string{"dependentRequired", "dependencies", "dependentSchemas"} {
+				dm, ok := o.m[key].(map[string]any)
+				if !ok {
+					continue
+				}
+				for _, p := range sortedKeys(dm) {
+					if !required[p] {
+						continue
+					}
+					switch d := dm[p].(type) {
+					case []any:
+						for _, e := range d {
+							if s, ok := e.(string); ok {
+								required[s] = true
+							}
+						}
+					default:
+						if key != "dependentRequired" && !seenSchema(objs, d) {
+							var fl flat
+							g.expand(ent{s: d, scoped: o.scoped}, &fl, 0, path)
+							objs = append(objs, fl.objs...)
+						}
+					}
+				}
+			}
+		}
+		if len(required)+len(objs) == before {
+			break
+		}
+	}
+	out := map[string]any{}
+	for _, p := range sortedKeys(required) {
+		val, _ := g.node(pointerJoin(path, p), p, g.propertyEnts(objs, p, path), depth+1, vk)
+		out[p] = val
+	}
+	declared := map[string]bool{}
+	for _, o := range objs {
+		if props, ok := o.m["properties"].(map[string]any); ok {
+			for k := range props {
+				declared[k] = true
+			}
+		} else if _, present := o.m["properties"]; present {
+			g.note(path, "properties is not an object; ignored")
+		}
+	}
+	optional := []string{}
+	for _, p := range sortedKeys(declared) {
+		if !required[p] && !hasDependents(objs, p) {
+			optional = append(optional, p)
+		}
+	}
+	if len(optional) > maxProps {
+		optional = optional[:maxProps]
+	}
+	minP, maxP := 0, -1
+	for _, o := range objs {
+		if n, present, ok := keywordCount(o.m, "minProperties"); present && ok {
+			minP = max(minP, n)
+		}
+		if n, present, ok := keywordCount(o.m, "maxProperties"); present && ok && (maxP < 0 || n < maxP) {
+			maxP = n
+		}
+	}
+	addOptional := func(p string) {
+		if _, have := out[p]; have || (maxP >= 0 && len(out) >= maxP) {
+			return
+		}
+		mark := len(g.notes)
+		val, ok := g.node(pointerJoin(path, p), p, g.propertyEnts(objs, p, path), depth+1, vk)
+		if ok {
+			out[p] = val
+		} else {
+			g.notes = g.notes[:mark]
+		}
+	}
+	if withOptional && depth < 2 {
+		for _, p := range optional {
+			if !skipOptional(objs, p) {
+				addOptional(p)
+			}
+		}
+	}
+	for _, p := range optional {
+		if len(out) >= minP || g.work <= 0 {
+			break
+		}
+		addOptional(p)
+	}
+	for i := 1; len(out) < minP && i <= minP+8 && i <= 72 && g.work > 0; i++ {
+		for _, n := range g.extraNames(path, objs, depth, vk+i, i) {
+			if _, have := out[n]; !have && g.nameAllowed(objs, n) {
+				addOptional(n)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// extraNames proposes names for properties added only to reach
+// minProperties: one written for propertyNames, one per patternProperties
+// key, then "extraN".
+func (g *gen) extraNames(path string, objs []fobj, depth, vk, i int) []string {
+	var out []string
+	for _, o := range objs {
+		if pn, present := o.m["propertyNames"]; present {
+			mark := len(g.notes)
+			if v, ok := g.node(path, "key", []ent{{s: pn, scoped: o.scoped}}, depth+1, vk); ok {
+				if s, isStr := v.(string); isStr {
+					out = append(out, s)
+				}
+			}
+			g.notes = g.notes[:mark]
+		}
+		if pp, ok := o.m["patternProperties"].(map[string]any); ok {
+			for _, p := range sortedKeys(pp) {
+				if s, ok := fromPattern(p, 3, i, "key"); ok {
+					out = append(out, s)
+				}
+			}
+		}
+	}
+	return append(out, fmt.Sprintf("extra%d", i))
+}
+
+// nameAllowed checks a property name against every propertyNames.
+func (g *gen) nameAllowed(objs []fobj, name string) bool {
+	for _, o := range objs {
+		if pn, present := o.m["propertyNames"]; present {
+			if vd, _ := g.chk.check(pn, name, "", 0, o.scoped); vd != valid {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func seenSchema(objs []fobj, s any) bool {
+	m, ok := s.(map[string]any)
+	if !ok {
+		return false
+	}
+	for _, o := range objs {
+		if mapPtr(o.m) == mapPtr(m) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasDependents reports whether including p would drag in more
+// requirements; such optional properties are left out.
+func hasDependents(objs []fobj, p string) bool {
+	for _, o := range objs {
+		for _, key := range []string{"dependentRequired", "dependencies", "dependentSchemas"} {
+			if dm, ok := o.m[key].(map[string]any); ok {
+				if _, has := dm[p]; has {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// skipOptional leaves out optional properties marked deprecated or
+// readOnly: a realistic caller would not send them.
+func skipOptional(objs []fobj, p string) bool {
+	for _, o := range objs {
+		props, _ := o.m["properties"].(map[string]any)
+		if s, ok := props[p].(map[string]any); ok {
+			if d, _ := s["deprecated"].(bool); d {
+				return true
+			}
+			if r, _ := s["readOnly"].(bool); r {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// propertyEnts collects the schemas that apply to property p: its
+// `properties` entry, matching `patternProperties`, else
+// `additionalProperties`, from every schema of the conjunction.
+func (g *gen) propertyEnts(objs []fobj, p, path string) []ent {
+	var out []ent
+	for _, o := range objs {
+		matched := false
+		if props, ok := o.m["properties"].(map[string]any); ok {
+			if s, has := props[p]; has {
+				out = append(out, ent{s: s, scoped: o.scoped})
+				matched = true
+			}
+		}
+		if pp, ok := o.m["patternProperties"].(map[string]any); ok {
+			for _, pat := range sortedKeys(pp) {
+				re, ok := g.chk.regexp(pat)
+				if !ok {
+					g.note(path, "patternProperties key %q does not compile; ignored", clip(pat))
+					continue
+				}
+				if re.MatchString(p) {
+					out = append(out, ent{s: pp[pat], scoped: o.scoped})
+					matched = true
+				}
+			}
+		}
+		if !matched {
+			if addl, present := o.m["additionalProperties"]; present {
+				out = append(out, ent{s: addl, scoped: o.scoped})
+			}
+		}
+	}
+	return out
+}
+
+// array builds an array of max(minItems, 1) items (minItems only below
+// eight levels of nesting), capped by maxItems, with `contains` honoured
+// by the first minContains items.
+func (g *gen) array(path, name string, objs []fobj, depth, vk int) ([]any, string) {
+	minI, maxI := 0, -1
+	var contains []ent
+	minC := 0
+	for _, o := range objs {
+		if n, present, ok := keywordCount(o.m, "minItems"); present && ok {
+			minI = max(minI, n)
+		}
+		if n, present, ok := keywordCount(o.m, "maxItems"); present && ok && (maxI < 0 || n < maxI) {
+			maxI = n
+		}
+		if c, present := o.m["contains"]; present {
+			contains = append(contains, ent{s: c, scoped: o.scoped})
+			need := 1
+			if g.doc.draft >= draft2019 {
+				if n, present, ok := keywordCount(o.m, "minContains"); present && ok {
+					need = n
+				}
+			}
+			minC = max(minC, need)
+		}
+	}
+	n := minI
+	if n == 0 && depth < 8 {
+		n = 1
+	}
+	n = max(n, minC)
+	if maxI >= 0 && n > maxI {
+		if minI > maxI || minC > maxI {
+			return []any{}, fmt.Sprintf("minItems/minContains above maxItems %d, so no array fits", maxI)
+		}
+		n = maxI
+	}
+	if n > maxItemsGen {
+		return []any{}, fmt.Sprintf("minItems %d is too large to generate", n)
+	}
+	unique := false
+	for _, o := range objs {
+		if u, _ := o.m["uniqueItems"].(bool); u {
+			unique = true
+		}
+	}
+	item := singularName(name)
+	out := make([]any, 0, n)
+	for i := 0; i < n; i++ {
+		ents := g.itemEnts(objs, i)
+		if i < minC {
+			ents = append(ents, contains...)
+		}
+		ip := pointerJoin(path, fmt.Sprint(i))
+		val, _ := g.node(ip, item, ents, depth+1, vk+i)
+		// Items must differ: try later variants while this one repeats.
+		for k := 1; unique && k <= 8 && repeats(out, val) && g.work > 0; k++ {
+			mark := len(g.notes)
+			if next, ok := g.node(ip, item, ents, depth+1, vk+i+k*n); ok && !repeats(out, next) {
+				val = next
+			}
+			g.notes = g.notes[:mark]
+		}
+		out = append(out, val)
+		if g.work <= 0 {
+			break
+		}
+	}
+	return out, ""
+}
+
+func repeats(list []any, v any) bool {
+	for _, e := range list {
+		if equal(e, v) {
+			return true
+		}
+	}
+	return false
+}
+
+// singularName is the hint name for an array's items: "entityNames" → "entityName".
+func singularName(name string) string {
+	words := splitWords(name)
+	if len(words) == 0 {
+		return name
+	}
+	words[len(words)-1] = singular(words[len(words)-1])
+	return strings.Join(words, "_")
+}
+
+// itemEnts collects the schemas that apply to position i of an array.
+func (g *gen) itemEnts(objs []fobj, i int) []ent {
+	var out []ent
+	for _, o := range objs {
+		items, hasItems := o.m["items"]
+		if g.doc.draft >= draft2020 {
+			covered := 0
+			if pre, ok := o.m["prefixItems"].([]any); ok {
+				covered = len(pre)
+				if i < len(pre) {
+					out = append(out, ent{s: pre[i], scoped: o.scoped})
+				}
+			}
+			if hasItems && i >= covered {
+				if _, isArr := items.([]any); !isArr {
+					out = append(out, ent{s: items, scoped: o.scoped})
+				}
+			}
+			continue
+		}
+		if !hasItems {
+			continue
+		}
+		if tuple, isArr := items.([]any); isArr {
+			if i < len(tuple) {
+				out = append(out, ent{s: tuple[i], scoped: o.scoped})
+			} else if addl, present := o.m["additionalItems"]; present {
+				out = append(out, ent{s: addl, scoped: o.scoped})
+			}
+			continue
+		}
+		out = append(out, ent{s: items, scoped: o.scoped})
+	}
+	return out
+}
