@@ -168,6 +168,7 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		machine = jsonFile
 	}
 
+	tuneGC()
 	rep, err := runner.Run(ctx, suite, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpcheck: %v\n", err)
