@@ -72,7 +72,7 @@ func TestHTTPSessionIsolation(t *testing.T) {
 // session on the server (its id is then unknown) and drops its household.
 func TestHTTPSessionDeletedOnClose(t *testing.T) {
 	s, reg := newServer(Options{})
-	srv := httptest.NewServer(handlerFor(s, Options{}))
+	srv := httptest.NewServer(handlerFor(s, nil, Options{}))
 	defer srv.Close()
 	ctx := testContext(t)
 	cs := connectHTTP(t, srv.URL+"/mcp", "2025-11-25")

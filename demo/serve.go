@@ -2,8 +2,10 @@ package demo
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
+	"os"
 	"sync"
 	"time"
 
@@ -24,13 +26,35 @@ const sessionIdleTimeout = 30 * time.Minute
 // when ctx ends first, and otherwise the error that ended the session, such
 // as input that is not JSON-RPC. It closes neither in nor out.
 //
+// With opts.Faults it serves the stdio fault profile. Its disconnect tool
+// makes ServeStdio return nil at once, and its crash tool ends the whole
+// process (os.Exit(3)) after a line on os.Stderr.
+//
 // If ctx ends while a read from in is blocked, that read is abandoned rather
 // than interrupted (the SDK cannot unblock it), so in should not be reused.
 func ServeStdio(ctx context.Context, opts Options, in io.Reader, out io.Writer) error {
-	t := answerBeforeEOF{&mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}}}
+	return serveStdio(ctx, opts, in, out, os.Stderr)
+}
+
+// serveStdio is ServeStdio with the crash tool writing to stderr.
+func serveStdio(ctx context.Context, opts Options, in io.Reader, out io.Writer, stderr io.Writer) error {
+	s, _, f := buildServer(opts, stdioTransport)
+	if f != nil {
+		f.stderr = stderr
+	}
+	return runStdio(ctx, s, f, in, out)
+}
+
+// runStdio serves s over stdio, with the stdio fault layer when f is not nil.
+func runStdio(ctx context.Context, s *mcp.Server, f *faults, in io.Reader, out io.Writer) error {
+	var t mcp.Transport = &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}}
+	if f != nil {
+		t = &rawStdioTransport{in: in, out: out, acts: f.acts}
+	}
+	conn := &answerBeforeEOF{Transport: t}
 	// This is mcp.Server.Run without its logging, which reports a cancelled
 	// ctx, the normal way to stop, at level ERROR.
-	ss, err := NewServer(opts).Connect(ctx, t, nil)
+	ss, err := s.Connect(ctx, conn, nil)
 	if err != nil {
 		return err
 	}
@@ -38,8 +62,14 @@ func ServeStdio(ctx context.Context, opts Options, in io.Reader, out io.Writer) 
 	go func() { ended <- ss.Wait() }()
 	select {
 	case err := <-ended:
+		if errors.Is(err, errDisconnected) {
+			return nil
+		}
 		return err
 	case <-ctx.Done():
+		// Ending the input first makes the SDK cancel the calls in flight;
+		// the session's Close would otherwise wait for them, hangs included.
+		conn.close()
 		ss.Close()
 		<-ended
 		return ctx.Err()
@@ -66,19 +96,34 @@ const eofGrace = 5 * time.Second
 // connection is hidden, and that hook only serves to refuse JSON-RPC batches
 // once 2025-06-18 or later is negotiated. Through the wrapper such a batch is
 // answered instead of ending the session.
-type answerBeforeEOF struct{ mcp.Transport }
+//
+// Calls that are never answered unless cancelled (subscriptions/listen, and
+// the hang and response_after_cancellation fault tools) are not waited for,
+// and neither is anything after the disconnect fault tool.
+type answerBeforeEOF struct {
+	mcp.Transport
+	conn *drainingConn // set by Connect
+}
 
-func (t answerBeforeEOF) Connect(ctx context.Context) (mcp.Connection, error) {
+func (t *answerBeforeEOF) Connect(ctx context.Context) (mcp.Connection, error) {
 	c, err := t.Transport.Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &drainingConn{
+	t.conn = &drainingConn{
 		Connection: c,
 		pending:    make(map[jsonrpc.ID]bool),
 		answered:   make(chan struct{}, 1),
 		closed:     make(chan struct{}),
-	}, nil
+	}
+	return t.conn, nil
+}
+
+// close closes the connection, if Connect made one.
+func (t *answerBeforeEOF) close() {
+	if t.conn != nil {
+		t.conn.Close()
+	}
 }
 
 type drainingConn struct {
@@ -95,12 +140,15 @@ func (c *drainingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	if err == nil {
 		// subscriptions/listen (2026-07-28) stays open until cancelled, so it
 		// is never waited for.
-		if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() && req.Method != "subscriptions/listen" {
+		if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() && req.Method != "subscriptions/listen" && !neverAnswered(toolCallName(req)) {
 			c.mu.Lock()
 			c.pending[req.ID] = true
 			c.mu.Unlock()
 		}
 		return msg, nil
+	}
+	if errors.Is(err, errDisconnected) {
+		return nil, err
 	}
 	grace := time.NewTimer(eofGrace)
 	defer grace.Stop()
@@ -150,19 +198,47 @@ func (c *drainingConn) Close() error {
 // loopback address with a non-loopback Host header are refused (the SDK's
 // DNS rebinding protection).
 //
+// With opts.Faults it serves the Streamable HTTP fault profile.
+//
 // A client asking for protocol 2026-07-28 negotiates 2025-11-25 here; see
 // the package documentation.
 func Handler(opts Options) http.Handler {
-	s, _ := newServer(opts)
-	return handlerFor(s, opts)
+	return newHTTPHandler(opts)
 }
 
-func handlerFor(s *mcp.Server, opts Options) http.Handler {
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{
+// httpHandler is Handler's http.Handler, with what serveHTTP needs to shut
+// it down promptly.
+type httpHandler struct {
+	http.Handler
+	faults *faultHandler // nil without the fault profile
+}
+
+// shutdown stops the fault calls in flight (hangs, delays), whose POSTs
+// would otherwise hold a graceful shutdown until its deadline.
+func (h *httpHandler) shutdown() {
+	if h.faults != nil {
+		h.faults.shutdown()
+	}
+}
+
+func newHTTPHandler(opts Options) *httpHandler {
+	s, _, f := buildServer(opts, httpTransport)
+	return handlerFor(s, f, opts)
+}
+
+// handlerFor serves s at /mcp, with the fault layer in front of the SDK's
+// handler when f is not nil.
+func handlerFor(s *mcp.Server, f *faults, opts Options) *httpHandler {
+	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{
 		SessionTimeout: sessionIdleTimeout,
 		Logger:         opts.Logger,
 	})
+	var fh *faultHandler
+	if f != nil {
+		fh = newFaultHandler(h, f.acts)
+		h = fh
+	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
-	return mux
+	return &httpHandler{Handler: mux, faults: fh}
 }

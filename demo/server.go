@@ -19,17 +19,32 @@ const instructions = "Household task list for testing MCP clients: read it with 
 	"then propose_task and commit_task with the current revision and an idempotency key; " +
 	"every session starts with an empty list."
 
-// Options configures the demo server. The zero value is ready to use; fields
-// will be added as the demo grows.
+// Options configures the demo server. The zero value is ready to use.
 type Options struct {
 	// Logger receives the go-sdk's diagnostics. Nil discards them. In stdio
 	// mode it must not write to the stdout that carries JSON-RPC.
 	Logger *slog.Logger
+
+	// Faults adds the fault tools to the household's (see "Fault profile"
+	// in the package documentation). Without it the server lists exactly
+	// get_household, propose_task and commit_task.
+	Faults bool
+
+	// RemoteRefURL is the URL that the remote_ref fault tool's inputSchema
+	// refers to with $ref, for tests that check that a client never fetches
+	// it. Empty means http://127.0.0.1:9/schema.json.
+	RemoteRefURL string
 }
 
 // NewServer returns the household demo server. Every session connected to it
 // starts with an empty household (revision 0, no tasks) that no other session
 // can see; a session's state is dropped when the session ends.
+//
+// With opts.Faults it also has the fault tools that need nothing from the
+// transport. The ones that do (disconnect, malformed_message,
+// duplicate_response, response_after_cancellation, session_loss and crash)
+// come only with the transports that carry them: [ServeStdio] and
+// [Handler].
 func NewServer(opts Options) *mcp.Server {
 	s, _ := newServer(opts)
 	return s
@@ -38,13 +53,25 @@ func NewServer(opts Options) *mcp.Server {
 // newServer is NewServer, also returning the per-session state so that tests
 // can see it being dropped.
 func newServer(opts Options) (*mcp.Server, *registry) {
+	s, reg, _ := buildServer(opts, anyTransport)
+	return s, reg
+}
+
+// buildServer returns a demo server for the given transport, its households
+// and, with opts.Faults, its fault profile (else nil).
+func buildServer(opts Options, kind transportKind) (*mcp.Server, *registry, *faults) {
 	s := mcp.NewServer(
 		&mcp.Implementation{Name: serverName, Version: serverVersion},
 		&mcp.ServerOptions{Instructions: instructions, Logger: opts.Logger},
 	)
 	reg := &registry{households: make(map[*mcp.ServerSession]*household)}
 	addTools(s, reg)
-	return s, reg
+	var f *faults
+	if opts.Faults {
+		f = newFaults(kind, opts)
+		f.add(s)
+	}
+	return s, reg, f
 }
 
 // registry holds the household of every live session of one server.
