@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-const usage = `Usage: mcpcheck demo [--http ADDR [--allow-remote]]
+const usage = `Usage: mcpcheck demo [--faults] [--http ADDR [--allow-remote]]
 
 Serves the built-in demo MCP server: a household task list with the tools
 get_household, propose_task and commit_task. Every MCP session starts with an
@@ -24,13 +24,17 @@ By default the server speaks newline-delimited JSON-RPC on stdin and stdout
 and exits when stdin is closed. Diagnostics go to stderr.
 
 Flags:
+  --faults         also serve the fault tools (ping, delay, hang, disconnect,
+                   malformed_message, ...), which make the server misbehave
+                   on request; see "go doc github.com/mcpcheck/mcpcheck/demo"
   --http ADDR      serve Streamable HTTP at http://ADDR/mcp instead of stdio;
                    ADDR is host:port, and port 0 picks a free port
   --allow-remote   allow an ADDR host other than 127.0.0.1, [::1] or localhost
   -h, --help       show this help
 
-Example:
+Examples:
   mcpcheck demo --http 127.0.0.1:5191
+  mcpcheck demo --faults
 `
 
 // shutdownGrace bounds how long Run waits for in-flight HTTP requests after
@@ -49,6 +53,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.SetOutput(io.Discard) // usage and errors are printed below, to the right stream
 	httpAddr := fs.String("http", "", "")
 	allowRemote := fs.Bool("allow-remote", false, "")
+	faults := fs.Bool("faults", false, "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usage)
@@ -67,9 +72,10 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 	opts := Options{
 		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Faults: *faults,
 	}
 	if !httpSet {
-		if err := ServeStdio(ctx, opts, stdin, stdout); err != nil && ctx.Err() == nil {
+		if err := serveStdio(ctx, opts, stdin, stdout, stderr); err != nil && ctx.Err() == nil {
 			fmt.Fprintf(stderr, "mcpcheck demo: %v\n", err)
 			return 1
 		}
@@ -125,7 +131,7 @@ func serveHTTP(ctx context.Context, opts Options, addr string, stderr io.Writer)
 	// left to finish.
 	streams, stopStreams := context.WithCancel(context.Background())
 	defer stopStreams()
-	h := Handler(opts)
+	h := newHTTPHandler(opts)
 	srv := &http.Server{
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Method == http.MethodGet {
@@ -141,6 +147,7 @@ func serveHTTP(ctx context.Context, opts Options, addr string, stderr io.Writer)
 		ErrorLog:          log.New(stderr, "mcpcheck demo: http: ", 0),
 	}
 	srv.RegisterOnShutdown(stopStreams)
+	srv.RegisterOnShutdown(h.shutdown)
 
 	fmt.Fprintf(stderr, "mcpcheck demo: serving Streamable HTTP at http://%s/mcp\n", ln.Addr())
 	served := make(chan error, 1)

@@ -20,6 +20,9 @@ func TestRunCommandLine(t *testing.T) {
 	}{
 		{name: "--help", args: []string{"--help"}, code: 0, stdoutHas: "Usage: mcpcheck demo"},
 		{name: "-h", args: []string{"-h"}, code: 0, stdoutHas: "--allow-remote"},
+		{name: "--help shows --faults", args: []string{"--help"}, code: 0, stdoutHas: "--faults"},
+		{name: "--faults with an argument", args: []string{"--faults", "serve"}, code: 2,
+			stderrHas: []string{`unexpected argument "serve"`}},
 		{name: "unknown flag", args: []string{"--nope"}, code: 2,
 			stderrHas: []string{"flag provided but not defined: -nope", "Usage: mcpcheck demo"}},
 		{name: "flag without value", args: []string{"--http"}, code: 2,

@@ -18,13 +18,17 @@ import (
 )
 
 // childEnv makes the test binary run as the demo server over stdio, so that
-// the stdio tests talk to a real process through real pipes.
-const childEnv = "MCPCHECK_DEMO_TEST_CHILD"
+// the stdio tests talk to a real process through real pipes. childArgsEnv
+// holds the child's arguments to "mcpcheck demo", separated by spaces.
+const (
+	childEnv     = "MCPCHECK_DEMO_TEST_CHILD"
+	childArgsEnv = "MCPCHECK_DEMO_TEST_ARGS"
+)
 
 func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) == "1" {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		code := Run(ctx, []string{}, os.Stdin, os.Stdout, os.Stderr)
+		code := Run(ctx, strings.Fields(os.Getenv(childArgsEnv)), os.Stdin, os.Stdout, os.Stderr)
 		stop()
 		os.Exit(code)
 	}
@@ -32,16 +36,17 @@ func TestMain(m *testing.M) {
 }
 
 // childCommand returns a command that runs this test binary as the demo
-// server, with an explicit environment and stderr captured in the returned
-// buffer (read it only after the command has been waited for).
-func childCommand(t *testing.T) (*exec.Cmd, *bytes.Buffer) {
+// server with the given arguments, with an explicit environment and stderr
+// captured in the returned buffer (read it only after the command has been
+// waited for).
+func childCommand(t *testing.T, args ...string) (*exec.Cmd, *bytes.Buffer) {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(exe)
-	cmd.Env = []string{childEnv + "=1"}
+	cmd.Env = []string{childEnv + "=1", childArgsEnv + "=" + strings.Join(args, " ")}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	cmd.WaitDelay = 5 * time.Second
