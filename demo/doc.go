@@ -56,7 +56,9 @@
 // can be piped in (go-sdk alone would drop those answers). With
 // --http ADDR it serves [Handler] at http://ADDR/mcp until the context is
 // cancelled (the caller wires SIGINT and SIGTERM to it). ADDR must be
-// 127.0.0.1, [::1] or localhost unless --allow-remote is given.
+// 127.0.0.1, [::1] or localhost unless --allow-remote is given. With
+// --faults, either transport also serves the fault tools (see "Fault
+// profile" below).
 //
 // Library users can call [NewServer], [ServeStdio] or [Handler] directly.
 //
@@ -82,6 +84,170 @@
 // 2026-07-28 without that fallback is refused by the SDK with a JSON-RPC
 // error of code [mcp.CodeUnsupportedProtocolVersion] that lists the
 // supported versions.
+//
+// # Fault profile
+//
+// With --faults ([Options].Faults) the server also lists tools that
+// misbehave on request, one failure class per tool, so that a fixture can
+// pin down how a client handles each. Without it the tool list is exactly
+// the household's three tools.
+//
+// Every fault tool declares an inputSchema (additionalProperties false, with
+// bounds), and an outputSchema exactly when it returns structuredContent;
+// arguments outside the inputSchema are a tool error. ping, delay, hang,
+// local_ref and remote_ref are annotated read-only; all are openWorldHint
+// false. Results carry their structuredContent as text too.
+//
+// Tools on every transport ([NewServer], stdio and Streamable HTTP):
+//
+//   - ping {} → {status: "ok", timestamp}, the time in RFC 3339, UTC. The
+//     observer: call it after a fault to see whether the session still works.
+//   - protocol_ping_liveness {pingAfterMs 0..30000, livenessTimeoutMs
+//     1..30000, completionDelayMs 0..30000 = 0, closeOnFailure = false} →
+//     {status, protocolPing: {outcome}, transport: {outcome}}. It waits
+//     pingAfterMs, sends the client a protocol ping request and waits at
+//     most livenessTimeoutMs for the answer. The ping outcome is success;
+//     unsupported (the client answered -32601, or the call is under
+//     2026-07-28, which has no server-to-client requests: then no ping is
+//     sent); invalid_response (any other error); or timeout. On success it
+//     waits completionDelayMs and answers status protocol_ping_succeeded,
+//     transport retained. Otherwise the result is protocol_ping_failed with
+//     isError true; with closeOnFailure, over Streamable HTTP it closes this
+//     request's stream instead (transport closed, as for disconnect, so
+//     the result is never seen), and elsewhere it reports transport
+//     closure_unavailable, since a stdio connection is shared with every
+//     other call. Cancelling the call is not a failure: it just ends it.
+//   - delay {delayMs 0..30000} → {delayedMs} after that long.
+//   - hang {} never answers. Cancelling the call stops its handler at once;
+//     over stdio and Streamable HTTP no response is sent then either.
+//   - tool_error {} → a result with isError true and a text message.
+//   - protocol_error {} → a JSON-RPC error, code -32603, instead of a result.
+//   - bad_output {} → structuredContent {"id": "not-an-int"}, which breaks
+//     its own outputSchema ({id: integer}).
+//   - local_ref {item: {name}} → {name}. Its inputSchema refers to
+//     #/$defs/item, a local $ref.
+//   - remote_ref {item?} → {ok: true}. The schema of item is
+//     {"$ref": "http://127.0.0.1:9/schema.json"} ([Options].RemoteRefURL), a
+//     remote $ref that a client must refuse to fetch; the server ignores
+//     item.
+//
+// Tools that need the transport's help, and come only with it:
+//
+//   - disconnect {} (stdio, HTTP) closes the transport while its own call
+//     is in flight. Over stdio the connection ends: nothing more is written,
+//     the other calls are cancelled, [ServeStdio] returns nil and
+//     "mcpcheck demo" exits 0, which closes stdout. Over Streamable HTTP only
+//     this POST's connection is dropped, after the status line and SSE
+//     headers; the listener, the session and other sessions stay up.
+//   - malformed_message {variant} (stdio, HTTP) answers with exactly one
+//     response that breaks JSON-RPC, with this call's id: missing-jsonrpc
+//     {"id", "result"}; invalid-jsonrpc-version {"jsonrpc": "1.0", ...};
+//     result-with-error {"jsonrpc": "2.0", "id", "result", "error": {code
+//     -32603}}. The result is {variant}. Later responses are normal.
+//   - duplicate_response {} (stdio, HTTP) → {status: "duplicated"}, sent
+//     twice with the same id (two lines, or two SSE message events).
+//   - response_after_cancellation {} (stdio) waits up to 5s for the client
+//     to cancel the call, then sends one late result for it, {status:
+//     "late_result_after_cancellation"}; without a cancellation in time it
+//     answers with a tool error instead.
+//   - session_loss {activation: during_request | after_response} (HTTP)
+//     invalidates the calling session: from then on every request with its
+//     Mcp-Session-Id gets 404 "session not found"; its other fault calls
+//     stop, the session is closed and its household dropped. during_request
+//     ends this call's stream without a result; after_response first answers
+//     {status: "session_lost_after_response"}. Other sessions are untouched.
+//   - crash {} (stdio) writes "mcpcheck demo: crash tool called; exiting with
+//     status 3" to stderr and ends the process with exit status 3 while the
+//     call is in flight. It ends the process of any caller of [ServeStdio].
+//
+// Served by [NewServer] over another transport, the tools of the second
+// list are not listed; on a server whose transport layer cannot reach a call
+// (a JSON-RPC batch, say) they answer with a tool error.
+//
+// The tools that wait or act on their own request (protocol_ping_liveness,
+// delay, hang and the transport ones) are activations: at most 128 may be in
+// flight on one server (one stdio connection, or one [Handler] for all its
+// sessions), and the next is a tool error. Their waits end when the client
+// cancels the call, and when the call's transport goes away: its HTTP
+// request ends, its session is deleted or lost, the stdio connection closes,
+// or "mcpcheck demo --http" shuts down. (The SDK's session Close waits for
+// the calls in flight, so a hang would otherwise hold a DELETE forever.)
+// Over stdio, hang and response_after_cancellation are not among the
+// requests answered before the end of input; other calls get up to 5s.
+//
+// The transport ones are implemented under the SDK: over stdio by a
+// Connection around the SDK's IOTransport that shares one locked writer
+// with it, over Streamable HTTP by middleware in front of the SDK's handler
+// that passes each POST carrying such a call through with a ResponseWriter
+// of its own, rewriting the SSE event of that call's response. The layer
+// hands the call to its handler in RequestExtra.Header
+// (Mcpcheck-Demo-Activation; a client-supplied value is removed).
+//
+// # What a go-sdk v1.8.0 client observes
+//
+// Checked by this package's tests, for ClientSession.CallTool and then a
+// call of ping on the same session (observer). "jsonrpc.Error N" means
+// errors.As finds a *jsonrpc.Error with code N; errors that name no class
+// match none of io.EOF, mcp.ErrConnectionClosed, mcp.ErrSessionMissing,
+// context.DeadlineExceeded and *jsonrpc.Error.
+//
+//   - ping, delay, local_ref, remote_ref, protocol_ping_liveness: a result;
+//     observer works. bad_output: a result too, since the client does not
+//     validate structuredContent.
+//   - tool_error: a result with IsError true; observer works.
+//   - protocol_error: jsonrpc.Error -32603, `calling "tools/call":
+//     protocol_error: ...`; observer works.
+//   - hang, response_after_cancellation: the caller's context error, bare
+//     (context.DeadlineExceeded); observer works. The late result is read
+//     and silently dropped by the client.
+//   - disconnect over stdio: io.EOF, `calling "tools/call": EOF`; observer:
+//     mcp.ErrConnectionClosed; Close returns nil (exit status 0).
+//   - disconnect over HTTP: `calling "tools/call": request terminated without
+//     response`, no class; observer works.
+//   - malformed_message missing-jsonrpc and invalid-jsonrpc-version over
+//     stdio: `calling "tools/call": invalid message version tag ""; expected
+//     "2.0"` (or "1.0"), no class; the client's connection is dead, observer:
+//     mcp.ErrConnectionClosed. Over HTTP the same but `calling "tools/call":
+//     sending "tools/call": failed to decode event: invalid message version
+//     tag ...`.
+//   - malformed_message result-with-error: the error wins, jsonrpc.Error
+//     -32603; observer works. duplicate_response: the first copy is the
+//     result, the second is dropped silently; observer works.
+//   - session_loss during_request: `calling "tools/call": request terminated
+//     without response`, no class; after_response: the result. Then the
+//     first call on the session gets mcp.ErrSessionMissing (`... failed to
+//     connect (session ID: X): session not found`); every later one, or the
+//     first once the client's standalone SSE stream has failed to reconnect
+//     (1 to 2 s later), gets mcp.ErrConnectionClosed, whose message ends in
+//     "session not found" but which does not match ErrSessionMissing. Close
+//     then sends no DELETE.
+//   - crash: io.EOF, `calling "tools/call": EOF`; observer:
+//     mcp.ErrConnectionClosed; Close returns an *exec.ExitError, exit status
+//     3.
+//   - A tool this transport does not list: jsonrpc.Error -32602, `unknown
+//     tool "x"`.
+//
+// Other go-sdk v1.8.0 facts found on the way:
+//
+//   - The server writes a handler's result even after the call was
+//     cancelled, and a call cancelled before its handler runs gets an error
+//     response from the SDK itself.
+//   - jsonrpc.Request.Extra, when it holds a *mcp.RequestExtra, is the one
+//     value a Connection can pass to a tool handler with a request; over
+//     Streamable HTTP its Header is the POST's header.
+//   - ServerSession.Close waits for the handlers in flight; a failed read on
+//     the session's connection cancels their contexts instead.
+//   - ClientSession.Close waits until the client's own calls in flight have
+//     ended (by their contexts, if never answered) before it closes the
+//     transport; over HTTP, only then is the DELETE sent.
+//   - Over Streamable HTTP the server's notifications/cancelled for a
+//     server-to-client request that timed out inside a tool call is routed
+//     to that call's stream and is lost if the call has been answered, so
+//     the client never hears of it.
+//   - The SDK's Streamable HTTP handler sends a call's status line and SSE
+//     headers only with the stream's first event; a POST stream that ends,
+//     or whose connection drops, without the response makes the client
+//     report "request terminated without response" and keep the session.
 //
 // # Example
 //
