@@ -2,6 +2,8 @@ package runner
 
 import (
 	"time"
+
+	"github.com/mcpcheck/mcpcheck/config"
 )
 
 // SchemaVersion is the version of the JSON report format
@@ -102,7 +104,7 @@ type ScenarioResult struct {
 	Status          string       `json:"status"`
 	Steps           []StepResult `json:"steps"`
 	// Pos is where the scenario was written (human report only).
-	Pos string `json:"-"`
+	Pos config.Pos `json:"-"`
 }
 
 // StepResult is one step's result.
@@ -125,7 +127,7 @@ type StepResult struct {
 	Reason string `json:"reason,omitempty"`
 
 	// Pos is where the step was written (human report only).
-	Pos string `json:"-"`
+	Pos config.Pos `json:"-"`
 	// Detail is server-provided text for the human report (a tool error's
 	// text, a JSON-RPC error message), redacted and stripped.
 	Detail string `json:"-"`

@@ -193,10 +193,10 @@ func (r *runState) run(ctx context.Context) *Report {
 	r.rep = rep
 	for i := range r.suite.Scenarios {
 		sc := &r.suite.Scenarios[i]
-		res := ScenarioResult{Name: sc.Name, Pos: sc.Pos.String(), Steps: make([]StepResult, len(sc.Steps))}
+		res := ScenarioResult{Name: sc.Name, Pos: sc.Pos, Steps: make([]StepResult, len(sc.Steps))}
 		for j := range sc.Steps {
 			st := &sc.Steps[j]
-			res.Steps[j] = StepResult{ID: st.ID, Tool: st.Tool, Origin: originOf(st), Status: StatusSkipped, Reason: reasonNotRun, Pos: st.Pos.String()}
+			res.Steps[j] = StepResult{ID: st.ID, Tool: st.Tool, Origin: originOf(st), Status: StatusSkipped, Reason: reasonNotRun, Pos: st.Pos}
 		}
 		rep.Scenarios[i] = res
 	}
@@ -489,7 +489,7 @@ func (r *runState) protocolReason(what string, tags []string) string {
 // runStep makes one call and checks it.
 func (r *runState) runStep(ctx context.Context, sess *session, p *plannedStep, results map[string]any) StepResult {
 	st := p.step
-	out := StepResult{ID: st.ID, Tool: st.Tool, Origin: originOf(st), Status: StatusFailed, Pos: st.Pos.String()}
+	out := StepResult{ID: st.ID, Tool: st.Tool, Origin: originOf(st), Status: StatusFailed, Pos: st.Pos}
 
 	args, argv := p.args, st.Arguments
 	if p.hasRef {

@@ -197,7 +197,7 @@ func outcomeText(st *runner.StepResult) string {
 
 func (t *textWriter) failure(st *runner.StepResult) {
 	const ind = "       "
-	if st.Pos != "" {
+	if st.Pos.File != "" {
 		t.printf("%sat %s\n", ind, st.Pos)
 	}
 	if st.Reason != "" {
