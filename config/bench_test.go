@@ -100,7 +100,9 @@ func parseMemory(tb testing.TB, data []byte) (peak, live uint64) {
 	runtime.GC()
 	runtime.GC()
 	runtime.ReadMemStats(&ms)
+	// Both were counted before: neither may be collected before the count.
 	runtime.KeepAlive(s)
+	runtime.KeepAlive(data)
 	return max.Load(), ms.HeapAlloc - before
 }
 

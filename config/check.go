@@ -165,39 +165,42 @@ func checkScenario(s *Suite, root *node, i int, errs *errList) {
 	}
 
 	// Step ids are unique within their scenario, defaults included.
-	ids := map[string]int{}
+	ids := make(map[string]int, len(sc.Steps))
 	stepNodes := scNode.value("steps").items
+	// Paths are formatted only for a message: a scenario may have thousands
+	// of steps, nearly always without a problem.
+	stepPath := func(j int) string { return indexPath(path+".steps", j) }
 	for j := range sc.Steps {
 		st := &sc.Steps[j]
-		spath := indexPath(path+".steps", j)
 		if first, dup := ids[st.ID]; dup {
 			firstPos := stepIDPos(stepNodes[first])
 			if idn := stepNodes[j].value("id"); idn != nil {
-				errs.add(idn.pos, "%s.id: duplicate step id %s (steps[%d] at %s has it)", spath, quote(st.ID), first, at(firstPos))
+				errs.add(idn.pos, "%s.id: duplicate step id %s (steps[%d] at %s has it)", stepPath(j), quote(st.ID), first, at(firstPos))
 			} else {
-				errs.add(stepNodes[j].pos, "%s: its default id %s is already used by steps[%d] (at %s); give this step an id", spath, quote(st.ID), first, at(firstPos))
+				errs.add(stepNodes[j].pos, "%s: its default id %s is already used by steps[%d] (at %s); give this step an id", stepPath(j), quote(st.ID), first, at(firstPos))
 			}
 			continue
 		}
 		ids[st.ID] = j
 	}
 
+	rc := &refCheck{s: s, sc: i, ids: ids, errs: errs, segs: make([]pathSeg, 0, 16)}
 	for j := range sc.Steps {
 		st := &sc.Steps[j]
 		n := stepNodes[j]
-		spath := indexPath(path+".steps", j)
 		if !slices.Contains(s.AllowTools, st.Tool) {
-			msg := fmt.Sprintf("%s.tool: %s is not in allowTools", spath, quote(st.Tool))
+			msg := fmt.Sprintf("%s.tool: %s is not in allowTools", stepPath(j), quote(st.Tool))
 			if sug := suggest(st.Tool, s.AllowTools); sug != "" {
 				msg += "; did you mean " + quote(sug) + "?"
 			}
 			errs.add(n.value("tool").pos, "%s", msg)
 		}
 		if a := n.value("arguments"); a != nil {
-			checkRefs(s, i, j, ids, a, spath+".arguments", errs)
+			rc.step = j
+			rc.walk(a, rc.segs[:0])
 		}
 		if e := n.value("expect"); e != nil {
-			checkExpect(&st.Expect, e, spath+".expect", errs)
+			checkExpect(&st.Expect, e, stepPath(j)+".expect", errs)
 		}
 	}
 }
@@ -230,20 +233,14 @@ func formatPath(base string, segs []pathSeg) string {
 	return base
 }
 
-// refCheck checks the $ref markers of one step's arguments.
+// refCheck checks the $ref markers in the arguments of the steps of one
+// scenario: each must parse and name an earlier step of the same scenario.
 type refCheck struct {
 	s        *Suite
 	sc, step int
 	ids      map[string]int
-	base     string
 	errs     *errList
-}
-
-// checkRefs checks every $ref marker in a step's arguments: it must parse
-// and name an earlier step of the same scenario.
-func checkRefs(s *Suite, sc, step int, ids map[string]int, n *node, path string, errs *errList) {
-	rc := &refCheck{s: s, sc: sc, step: step, ids: ids, base: path, errs: errs}
-	rc.walk(n, make([]pathSeg, 0, 16))
+	segs     []pathSeg // reused from step to step
 }
 
 func (rc *refCheck) walk(n *node, segs []pathSeg) {
@@ -264,7 +261,7 @@ func (rc *refCheck) walk(n *node, segs []pathSeg) {
 		return
 	}
 	val := n.fields[0].val
-	path := formatPath(rc.base, segs)
+	path := formatPath(indexPath(indexPath("scenarios", rc.sc)+".steps", rc.step)+".arguments", segs)
 	ref, err := ParseRef(val.str)
 	if err != nil {
 		rc.errs.add(val.pos, "%s: %v", path, err)

@@ -77,11 +77,13 @@
 // which the document stops parsing and points at its first non-blank
 // character (or at a tab in its indentation).
 //
-// [Suite.Pos], [Scenario.Pos], [Step.Pos] and [Expect.Pos] are where those
-// objects are written; [Suite.FieldPos] and [Expect.KeyPos] hold the position
-// of each key written at the top level and in expect. A step without expect
-// gets the step's position as its Expect.Pos, so that the implicit "result
-// with isError false" can still be pointed at.
+// [Suite.Pos], [Scenario.Pos], [Step.Pos], [Expect.Pos] and [Value.Pos] are
+// where those objects and values are written; [Suite.FieldPos] holds the
+// position of each key written at the top level. A step without expect gets
+// the step's position as its Expect.Pos, so that the implicit "result with
+// isError false" can still be pointed at. Steps keep no per-key positions:
+// a Suite holds thousands of steps for the whole run, and the checks that
+// need a key's place run while the document is still at hand.
 //
 // # Checks
 //

@@ -121,8 +121,11 @@ func decodeSuite(file string, root *node) (*Suite, map[string]any) {
 			layer[st.key] = strValue(v)
 		}
 	}
-	for _, sc := range root.value("scenarios").itemsOrNil() {
-		s.Scenarios = append(s.Scenarios, decodeScenario(sc))
+	if scs := root.value("scenarios").itemsOrNil(); len(scs) > 0 {
+		s.Scenarios = make([]Scenario, len(scs))
+		for i, sc := range scs {
+			s.Scenarios[i] = decodeScenario(sc)
+		}
 	}
 	return s, layer
 }
@@ -136,8 +139,13 @@ func decodeScenario(n *node) Scenario {
 	if r := n.value("reconnect"); r != nil {
 		sc.Reconnect = r.b
 	}
-	for j, st := range n.value("steps").itemsOrNil() {
-		sc.Steps = append(sc.Steps, decodeStep(st, j))
+	// Sized once: a fixture may have thousands of steps, and growing the
+	// slice step by step would allocate it twice over.
+	if steps := n.value("steps").itemsOrNil(); len(steps) > 0 {
+		sc.Steps = make([]Step, len(steps))
+		for j, st := range steps {
+			sc.Steps[j] = decodeStep(st, j)
+		}
 	}
 	return sc
 }
@@ -181,10 +189,7 @@ func decodeExpect(n *node, stepPos Pos) Expect {
 	if n == nil {
 		return Expect{Pos: stepPos}
 	}
-	e := Expect{Pos: n.pos, KeyPos: map[string]Pos{}}
-	for _, f := range n.fields {
-		e.KeyPos[f.key] = f.keyPos
-	}
+	e := Expect{Pos: n.pos}
 	if v := n.value("isError"); v != nil {
 		b := v.b
 		e.IsError = &b

@@ -158,9 +158,8 @@ type Expect struct {
 	ErrorCode *int64
 	// MaxDurationMs fails the step when the call took longer.
 	MaxDurationMs int
-	// Pos of the expect block and of each key in it.
-	Pos    Pos
-	KeyPos map[string]Pos
+	// Pos of the expect block (of the step when it has none).
+	Pos Pos
 }
 
 // Value is a decoded JSON value from a fixture (see [Step.Arguments] for the
