@@ -44,6 +44,12 @@ func classify(callCtx context.Context, res *mcp.CallToolResult, err error) class
 		return classification{Outcome: assert.OutcomeSessionLost, Detail: err.Error()}
 	}
 	if errors.Is(err, mcp.ErrConnectionClosed) {
+		// Once the SDK has seen a 404 on any stream of an HTTP session it
+		// fails the connection, and later calls no longer wrap
+		// ErrSessionMissing; only the words remain.
+		if strings.Contains(err.Error(), "session not found") {
+			return classification{Outcome: assert.OutcomeSessionLost, Detail: err.Error()}
+		}
 		return classification{Outcome: assert.OutcomeTransportClosed, Detail: err.Error()}
 	}
 	var we *jsonrpc.Error

@@ -36,8 +36,14 @@ func httpTransport(endpoint string, headers map[string]string, timeout time.Dura
 	return &mcp.StreamableClientTransport{
 		Endpoint:   endpoint,
 		HTTPClient: client,
-		// Calls are never retried by mcpcheck; a broken stream is an outcome.
-		MaxRetries: -1,
+		// No standalone GET stream: a test client needs no server-initiated
+		// messages outside its calls, and without a background stream the
+		// only requests are the steps' own, so a lost session is always
+		// noticed by the next step (never by a race with a background
+		// reconnect). MaxRetries stays at the SDK default: it governs
+		// resuming a broken response stream, not retrying calls, which
+		// mcpcheck never does.
+		DisableStandaloneSSE: true,
 	}
 }
 

@@ -73,7 +73,7 @@ func (r *runState) session(ctx context.Context, l *link, replace bool) (*session
 	}
 	replacing := l.sess != nil
 	if replacing {
-		l.sess.Close()
+		r.retire(l.sess)
 	}
 	s, err := r.open(ctx)
 	if err != nil {
@@ -95,11 +95,11 @@ func (r *runState) session(ctx context.Context, l *link, replace bool) (*session
 }
 
 // close ends the link's session, if any.
-func (l *link) close() {
+func (l *link) close(r *runState) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.sess != nil {
-		l.sess.Close()
+		r.retire(l.sess)
 		l.sess = nil
 	}
 }

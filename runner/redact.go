@@ -15,10 +15,13 @@ const Redacted = "[REDACTED]"
 // terminal.
 type redactor struct {
 	secrets []string // longest first, so a secret containing another is replaced whole
+	// endpoint and origin: error messages from the HTTP stack quote the
+	// whole endpoint URL; reports show only its origin.
+	endpoint, origin string
 }
 
-func newRedactor(values []string) *redactor {
-	r := &redactor{}
+func newRedactor(values []string, endpoint string) *redactor {
+	r := &redactor{endpoint: endpoint, origin: endpointOrigin(endpoint)}
 	seen := map[string]bool{}
 	add := func(s string) {
 		// Very short values would turn ordinary text into noise; they are
@@ -49,6 +52,9 @@ func (r *redactor) String(s string) string {
 		if strings.Contains(s, sec) {
 			s = strings.ReplaceAll(s, sec, Redacted)
 		}
+	}
+	if r.endpoint != "" && r.endpoint != r.origin && strings.Contains(s, r.endpoint) {
+		s = strings.ReplaceAll(s, r.endpoint, r.origin)
 	}
 	return s
 }

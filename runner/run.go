@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -71,7 +72,7 @@ func runOne(ctx context.Context, suite *config.Suite, opts Options) (*Report, er
 	r := &runState{
 		suite: suite,
 		opts:  &opts,
-		red:   newRedactor(sec.values),
+		red:   newRedactor(sec.values, suite.Endpoint),
 		d:     d,
 		plans: plan(suite),
 	}
@@ -104,7 +105,8 @@ type plannedStep struct {
 	keep     bool // a later step of the scenario references this one
 	timeout  time.Duration
 	validate bool
-	rawPaths bool // a structuredPaths check needs structuredContent's raw bytes
+	rawPaths bool   // a structuredPaths check needs structuredContent's raw bytes
+	label    string // "scenario / step", for anomalies noticed after the call
 }
 
 func plan(suite *config.Suite) [][]plannedStep {
@@ -126,6 +128,7 @@ func plan(suite *config.Suite) [][]plannedStep {
 				timeout:  ms2d(suite.TimeoutMs),
 				validate: st.ValidateArguments == nil || *st.ValidateArguments,
 				rawPaths: len(st.Expect.StructuredPaths) > 0,
+				label:    "step " + st.ID + " of " + strconv.Quote(sc.Name),
 			}
 			if st.TimeoutMs > 0 {
 				p.timeout = ms2d(st.TimeoutMs)
@@ -202,6 +205,7 @@ func (r *runState) run(ctx context.Context) *Report {
 	}
 	defer func() {
 		rep.Summary.DurationMs = ms(time.Since(start))
+		sort.Strings(rep.Warnings)
 		rep.Tally()
 	}()
 
@@ -211,7 +215,7 @@ func (r *runState) run(ctx context.Context) *Report {
 		return rep
 	}
 	shared := &link{sess: sess}
-	defer shared.close()
+	defer shared.close(r)
 	if ir := sess.init; ir != nil {
 		rep.ProtocolVersion = ir.ProtocolVersion
 		if ir.ServerInfo != nil {
@@ -335,6 +339,25 @@ func (r *runState) compileContracts() {
 	}
 }
 
+// warn adds a warning (safe from any goroutine). Warnings are sorted when
+// the run ends, so their order never depends on scheduling.
+func (r *runState) warn(w string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	w = r.clean(w, 500)
+	if !slices.Contains(r.rep.Warnings, w) {
+		r.rep.Warnings = append(r.rep.Warnings, w)
+	}
+}
+
+// retire closes a session, keeping what its connection noticed.
+func (r *runState) retire(s *session) {
+	s.Close()
+	for _, a := range s.anomalies() {
+		r.warn(a)
+	}
+}
+
 // keepStderr stores the tail of a stdio server's stderr in the report.
 func (r *runState) keepStderr(s *session) {
 	if s == nil || s.proc == nil {
@@ -409,7 +432,7 @@ func (r *runState) runScenario(ctx context.Context, i int, shared *link) {
 	l := shared
 	if r.suite.Isolation == config.IsolationScenario {
 		l = &link{}
-		defer l.close()
+		defer l.close(r)
 	}
 	sess, err := r.session(ctx, l, true)
 	if err != nil {
@@ -515,11 +538,12 @@ func (r *runState) runStep(ctx context.Context, sess *session, p *plannedStep, r
 	}
 
 	callCtx, cancel := context.WithTimeout(ctx, p.timeout)
-	tp := &tap{}
+	tp := &tap{label: p.label}
 	began := time.Now()
 	res, err := sess.cs.CallTool(withTap(callCtx, tp), &mcp.CallToolParams{Name: st.Tool, Arguments: args})
 	elapsed := time.Since(began)
 	cancel()
+	sess.finish(tp)
 	out.DurationMs = ms(elapsed)
 
 	if err != nil && ctx.Err() != nil {
@@ -527,11 +551,24 @@ func (r *runState) runStep(ctx context.Context, sess *session, p *plannedStep, r
 		return out
 	}
 	cl := classify(callCtx, res, err)
+	if m := tp.Malformed(); m != "" {
+		// The SDK tolerates these (an error wins over a result; neither
+		// reads as EOF), but the message broke JSON-RPC.
+		cl = classification{Outcome: assert.OutcomeMalformedResponse, Detail: m}
+		res, err = nil, errors.New(m)
+	}
+	if n := tp.Duplicates(); n > 0 {
+		r.warn(fmt.Sprintf("%s: the server sent %d extra response(s) to one call (the client ignored them)", p.label, n))
+	}
 	out.Outcome, out.ErrorCode = cl.Outcome, cl.Code
 	if cl.Detail != "" {
 		out.Detail = r.clean(cl.Detail, 2000)
 	}
 	switch cl.Outcome {
+	case assert.OutcomeMalformedResponse:
+		// Some broken messages end the SDK's connection asynchronously;
+		// probe before the session is trusted again.
+		sess.suspect.Store(true)
 	case assert.OutcomeTransportClosed:
 		sess.suspect.Store(true)
 		// A stdio server whose pipe broke is usually exiting; give it a

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"path/filepath"
 	"sync/atomic"
 	"time"
@@ -27,6 +28,7 @@ type session struct {
 	cs   *mcp.ClientSession
 	proc *process // nil unless stdio
 	init *mcp.InitializeResult
+	taps *tapConn // nil over HTTP
 
 	closed chan struct{} // closed when the connection has ended
 	gone   atomic.Bool   // a call reported the session missing (HTTP 404)
@@ -95,6 +97,7 @@ func (d *dialer) dial(ctx context.Context) (*session, error) {
 	defer cancel()
 	var (
 		t    mcp.Transport
+		tt   *tapTransport
 		proc *process
 	)
 	switch {
@@ -103,7 +106,8 @@ func (d *dialer) dial(ctx context.Context) (*session, error) {
 		if err != nil {
 			return nil, fmt.Errorf("connecting: %w", err)
 		}
-		t = tapTransport{inner}
+		tt = &tapTransport{inner: inner}
+		t = tt
 	case d.suite.Endpoint != "":
 		t = httpTransport(d.suite.Endpoint, d.sec.headers, ms2d(d.suite.InitTimeoutMs))
 	default:
@@ -112,7 +116,8 @@ func (d *dialer) dial(ctx context.Context) (*session, error) {
 			return nil, fmt.Errorf("starting server %s: %w", filepath.Base(d.argv[0]), err)
 		}
 		proc = p
-		t = tapTransport{p.Transport()}
+		tt = &tapTransport{inner: p.Transport()}
+		t = tt
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "mcpcheck", Version: Version}, &mcp.ClientOptions{
 		// A test client declares no capabilities: servers must not depend on
@@ -147,7 +152,10 @@ func (d *dialer) dial(ctx context.Context) (*session, error) {
 	}
 	if r.err != nil {
 		var err error
+		var netErr *net.OpError
 		switch {
+		case errors.As(r.err, &netErr) && d.suite.Endpoint != "":
+			err = fmt.Errorf("cannot reach %s: %v", endpointOrigin(d.suite.Endpoint), netErr.Err)
 		case errors.Is(r.err, context.DeadlineExceeded):
 			err = fmt.Errorf("initialize: no answer within %s", ms2d(d.suite.InitTimeoutMs))
 		case proc != nil && proc.Exited(200*time.Millisecond):
@@ -162,11 +170,30 @@ func (d *dialer) dial(ctx context.Context) (*session, error) {
 		return nil, err
 	}
 	sess := &session{cs: r.cs, proc: proc, init: r.cs.InitializeResult(), closed: make(chan struct{})}
+	if tt != nil {
+		sess.taps = tt.conn
+	}
 	go func() {
 		r.cs.Wait()
 		close(sess.closed)
 	}()
 	return sess, nil
+}
+
+// finish tells the session's tap connection that a call has returned.
+func (s *session) finish(t *tap) {
+	if s.taps != nil {
+		s.taps.finish(t)
+	}
+}
+
+// anomalies returns what the session's connection noticed: responses the
+// SDK dropped silently.
+func (s *session) anomalies() []string {
+	if s.taps == nil {
+		return nil
+	}
+	return s.taps.Anomalies()
 }
 
 // dialError is a failed dial of a stdio server, with its stderr tail.

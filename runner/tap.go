@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -27,9 +28,20 @@ import (
 // copies the POST's response body, JSON or event stream, and the response
 // is picked out of it afterwards.
 type tap struct {
+	// label names the step the call belongs to, for anomalies noticed
+	// after the call has returned (a duplicate or late response).
+	label string
+
 	mu     sync.Mutex
 	result json.RawMessage // the response's "result" member
 	got    bool
+	// malformed says how the call's response broke JSON-RPC in a way the
+	// SDK tolerates (both result and error, or neither).
+	malformed string
+	// duplicates counts responses to the call beyond the first.
+	duplicates int
+	id         jsonrpc.ID
+	hasID      bool
 
 	// HTTP only: the POST response.
 	body        bytes.Buffer
@@ -69,84 +81,152 @@ func (t *tap) Result() json.RawMessage {
 	if t.body.Len() == 0 || t.bodyCut {
 		return nil
 	}
-	raw := firstResult(t.contentType, t.body.Bytes())
-	if raw != nil {
-		t.result, t.got = raw, true
-	}
-	return raw
+	t.scanBody()
+	return t.result
 }
 
-// firstResult finds the first JSON-RPC response with a result in an HTTP
-// response body: a JSON object or batch, or a text/event-stream whose
-// message events carry JSON-RPC messages. The first wins, as in the SDK.
-func firstResult(contentType string, body []byte) json.RawMessage {
+// Malformed reports how the response broke JSON-RPC, or "".
+func (t *tap) Malformed() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.malformed == "" && !t.got && t.body.Len() > 0 && !t.bodyCut {
+		t.scanBody()
+	}
+	return t.malformed
+}
+
+// Duplicates reports how many extra responses the call received.
+func (t *tap) Duplicates() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.duplicates
+}
+
+// scanBody reads the responses in an HTTP body (t.mu held).
+func (t *tap) scanBody() {
+	n := 0
+	for _, msg := range bodyMessages(t.contentType, t.body.Bytes()) {
+		kind, result := classifyMessage(msg)
+		switch kind {
+		case "response":
+			n++
+			if n == 1 {
+				t.result, t.got = result, result != nil
+			}
+		case "error":
+			n++
+		case "both":
+			n++
+			if n == 1 && t.malformed == "" {
+				t.malformed = "the response has both result and error"
+			}
+		case "neither":
+			n++
+			if n == 1 && t.malformed == "" {
+				t.malformed = "the response has neither result nor error"
+			}
+		}
+	}
+	if n > 1 {
+		t.duplicates = n - 1
+	}
+}
+
+// bodyMessages splits an HTTP response body into JSON-RPC messages: a JSON
+// object or batch, or a text/event-stream whose events carry messages.
+func bodyMessages(contentType string, body []byte) [][]byte {
 	mt, _, _ := mime.ParseMediaType(contentType)
-	if mt == "text/event-stream" {
-		var data []byte
-		flush := func() json.RawMessage {
-			defer func() { data = data[:0] }()
-			return resultOf(data)
+	var out [][]byte
+	add := func(msg []byte) {
+		msg = bytes.TrimSpace(msg)
+		if len(msg) == 0 {
+			return
 		}
-		sc := bufio.NewScanner(bytes.NewReader(body))
-		sc.Buffer(make([]byte, 64<<10), maxTapBody)
-		for sc.Scan() {
-			line := sc.Bytes()
-			switch {
-			case len(line) == 0:
-				if r := flush(); r != nil {
-					return r
+		if msg[0] == '[' {
+			var batch []json.RawMessage
+			if json.Unmarshal(msg, &batch) == nil {
+				for _, m := range batch {
+					out = append(out, m)
 				}
-			case bytes.HasPrefix(line, []byte("data:")):
-				if len(data) > 0 {
-					data = append(data, '\n')
-				}
-				data = append(data, bytes.TrimPrefix(bytes.TrimPrefix(line, []byte("data:")), []byte(" "))...)
 			}
+			return
 		}
-		return flush()
+		out = append(out, msg)
 	}
-	return resultOf(body)
+	if mt != "text/event-stream" {
+		add(body)
+		return out
+	}
+	var data []byte
+	sc := bufio.NewScanner(bytes.NewReader(body))
+	sc.Buffer(make([]byte, 64<<10), maxTapBody)
+	for sc.Scan() {
+		line := sc.Bytes()
+		switch {
+		case len(line) == 0:
+			add(data)
+			data = nil
+		case bytes.HasPrefix(line, []byte("data:")):
+			if len(data) > 0 {
+				data = append(data, '\n')
+			}
+			data = append(data, bytes.TrimPrefix(bytes.TrimPrefix(line, []byte("data:")), []byte(" "))...)
+		}
+	}
+	add(data)
+	return out
 }
 
-// resultOf returns the "result" member of a JSON-RPC response (or of the
-// first response carrying one in a batch).
-func resultOf(msg []byte) json.RawMessage {
-	msg = bytes.TrimSpace(msg)
-	if len(msg) == 0 {
-		return nil
-	}
-	if msg[0] == '[' {
-		var batch []json.RawMessage
-		if json.Unmarshal(msg, &batch) != nil {
-			return nil
-		}
-		for _, m := range batch {
-			if r := resultOf(m); r != nil {
-				return r
-			}
-		}
-		return nil
-	}
-	var resp struct {
+// classifyMessage says what a JSON-RPC message is: "response" (with its
+// result), "error", "both", "neither", or "" for requests, notifications and
+// anything that is not a JSON-RPC message.
+func classifyMessage(msg []byte) (string, json.RawMessage) {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method json.RawMessage `json:"method"`
 		Result json.RawMessage `json:"result"`
 		Error  json.RawMessage `json:"error"`
 	}
-	if json.Unmarshal(msg, &resp) != nil || len(resp.Result) == 0 || len(resp.Error) > 0 {
-		return nil
+	if json.Unmarshal(msg, &m) != nil || len(m.Method) > 0 || len(m.ID) == 0 {
+		return "", nil
 	}
-	return resp.Result
+	hasResult := len(m.Result) > 0
+	hasError := len(m.Error) > 0 && string(m.Error) != "null"
+	switch {
+	case hasResult && hasError:
+		return "both", nil
+	case hasResult:
+		return "response", m.Result
+	case hasError:
+		return "error", nil
+	default:
+		return "neither", nil
+	}
 }
 
-// tapConn wraps a stdio or in-memory connection and feeds taps.
+// tapConn wraps a stdio or in-memory connection and feeds taps. It also
+// notices responses the SDK drops silently: a second response to a call
+// already answered, and a response to a call already cancelled.
 type tapConn struct {
 	mcp.Connection
 	mu      sync.Mutex
 	pending map[jsonrpc.ID]*tap
+	// recent remembers finished calls, so a response arriving after the
+	// call has returned can be attributed to its step.
+	recent    map[jsonrpc.ID]*tap
+	recentIDs []jsonrpc.ID
+	anomalies []string
 }
+
+// maxRecent bounds how many finished calls tapConn remembers.
+const maxRecent = 1024
 
 func (c *tapConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if t := tapFrom(ctx); t != nil {
 		if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
+			t.mu.Lock()
+			t.id, t.hasID = req.ID, true
+			t.mu.Unlock()
 			c.mu.Lock()
 			c.pending[req.ID] = t
 			c.mu.Unlock()
@@ -157,27 +237,93 @@ func (c *tapConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 
 func (c *tapConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.Connection.Read(ctx)
-	if resp, ok := msg.(*jsonrpc.Response); ok {
-		c.mu.Lock()
-		t := c.pending[resp.ID]
-		delete(c.pending, resp.ID)
-		c.mu.Unlock()
-		if t != nil && resp.Error == nil {
+	resp, ok := msg.(*jsonrpc.Response)
+	if !ok {
+		return msg, err
+	}
+	c.mu.Lock()
+	t := c.pending[resp.ID]
+	delete(c.pending, resp.ID)
+	late := c.recent[resp.ID]
+	c.mu.Unlock()
+	switch {
+	case t != nil:
+		t.mu.Lock()
+		switch {
+		case resp.Error != nil && len(resp.Result) > 0:
+			t.malformed = "the response has both result and error"
+		case resp.Error == nil && len(resp.Result) == 0:
+			t.malformed = "the response has neither result nor error"
+		}
+		t.mu.Unlock()
+		if resp.Error == nil {
 			t.setResult(resp.Result)
 		}
+	case late != nil:
+		late.mu.Lock()
+		answered := late.got || late.malformed != ""
+		late.duplicates++
+		late.mu.Unlock()
+		what := "a second response"
+		if !answered {
+			what = "a response after the call was cancelled"
+		}
+		c.note(fmt.Sprintf("%s: the server sent %s (the client ignored it)", late.label, what))
 	}
 	return msg, err
 }
 
-// tapTransport wraps a Transport's connections in tapConn.
-type tapTransport struct{ inner mcp.Transport }
+// finish is called when a call has returned: later responses to it are
+// anomalies.
+func (c *tapConn) finish(t *tap) {
+	t.mu.Lock()
+	id, ok := t.id, t.hasID
+	t.mu.Unlock()
+	if !ok {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.pending, id)
+	if c.recent == nil {
+		c.recent = map[jsonrpc.ID]*tap{}
+	}
+	c.recent[id] = t
+	c.recentIDs = append(c.recentIDs, id)
+	if len(c.recentIDs) > maxRecent {
+		delete(c.recent, c.recentIDs[0])
+		c.recentIDs = c.recentIDs[1:]
+	}
+}
 
-func (t tapTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+func (c *tapConn) note(s string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.anomalies) < 100 {
+		c.anomalies = append(c.anomalies, s)
+	}
+}
+
+// Anomalies returns what the connection noticed so far.
+func (c *tapConn) Anomalies() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.anomalies...)
+}
+
+// tapTransport wraps a Transport's connections in tapConn.
+type tapTransport struct {
+	inner mcp.Transport
+	conn  *tapConn // set by Connect
+}
+
+func (t *tapTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	c, err := t.inner.Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &tapConn{Connection: c, pending: map[jsonrpc.ID]*tap{}}, nil
+	t.conn = &tapConn{Connection: c, pending: map[jsonrpc.ID]*tap{}}
+	return t.conn, nil
 }
 
 // tapBody copies an HTTP response body into the request's tap as the SDK
