@@ -145,7 +145,8 @@ func TestDemoOverHTTP(t *testing.T) {
 // TestEveryExampleRuns keeps the examples honest: each file in examples/ is
 // run by some test here.
 func TestEveryExampleRuns(t *testing.T) {
-	covered := map[string]bool{"demo.yaml": true, "demo-http.yaml": true, "everything.yaml": true}
+	covered := map[string]bool{"demo.yaml": true, "demo-http.yaml": true, "everything.yaml": true,
+		"faults.yaml": true, "faults-http.yaml": true} // TestFaultReceipts
 	files, _ := filepath.Glob("../../examples/*")
 	for _, f := range files {
 		if !covered[filepath.Base(f)] {
