@@ -25,12 +25,19 @@ type classification struct {
 	Detail string
 }
 
-// classify maps a tools/call error to an outcome class. It is the one place
-// that tells apart tool errors, protocol errors, timeouts, dead transports,
-// lost sessions and broken messages; the order of the checks matters (see
-// SDK_NOTES §2): the call's own deadline first, then the SDK's sentinel
-// errors, then JSON-RPC errors, then EOF, then decoding failures.
-func classify(callCtx context.Context, res *mcp.CallToolResult, err error) classification {
+// classify maps what a tools/call returned to an outcome class. It is the
+// one place that tells apart tool errors, protocol errors, timeouts, dead
+// transports, lost sessions and broken messages (input_rejected and
+// output_invalid are decided before and after the call, against the tool's
+// schemas). The order of the checks matters (see SDK_NOTES §2): broken
+// messages the SDK tolerates first (it lets an error win over a result and
+// reads a response with neither as EOF, so only the tap can tell), then the
+// call's own deadline, the SDK's sentinel errors, JSON-RPC errors, EOF, and
+// decoding failures.
+func classify(callCtx context.Context, res *mcp.CallToolResult, err error, tp *tap) classification {
+	if m := tp.Malformed(); m != "" {
+		return classification{Outcome: assert.OutcomeMalformedResponse, Detail: m}
+	}
 	if err == nil {
 		if res != nil && res.IsError {
 			return classification{Outcome: assert.OutcomeToolError, Detail: contentText(res)}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -63,6 +64,10 @@ func childMain(mode string) int {
 	return 0
 }
 
+// sleepsCancelled counts sleep calls whose context the server saw cancelled
+// (the client's notifications/cancelled arrived).
+var sleepsCancelled atomic.Int64
+
 // testServer is the real demo server with a few extra tools that let the
 // tests provoke what the household tools never do.
 func testServer() *mcp.Server {
@@ -76,6 +81,7 @@ func testServer() *mcp.Server {
 			case <-time.After(time.Duration(in.Ms) * time.Millisecond):
 				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "slept"}}}, nil, nil
 			case <-ctx.Done():
+				sleepsCancelled.Add(1)
 				return nil, nil, ctx.Err()
 			}
 		})

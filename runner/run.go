@@ -550,12 +550,9 @@ func (r *runState) runStep(ctx context.Context, sess *session, p *plannedStep, r
 		out.Reason = "interrupted while waiting for the server"
 		return out
 	}
-	cl := classify(callCtx, res, err)
-	if m := tp.Malformed(); m != "" {
-		// The SDK tolerates these (an error wins over a result; neither
-		// reads as EOF), but the message broke JSON-RPC.
-		cl = classification{Outcome: assert.OutcomeMalformedResponse, Detail: m}
-		res, err = nil, errors.New(m)
+	cl := classify(callCtx, res, err, tp)
+	if cl.Outcome == assert.OutcomeMalformedResponse {
+		res = nil // whatever the SDK made of a broken message is not a result
 	}
 	if n := tp.Duplicates(); n > 0 {
 		r.warn(fmt.Sprintf("%s: the server sent %d extra response(s) to one call (the client ignored them)", p.label, n))

@@ -273,9 +273,19 @@ scenarios:
     steps:
       - {id: slow, tool: sleep, arguments: {ms: 5000}, timeoutMs: 100}
 `)
+	before := sleepsCancelled.Load()
 	rep := mustRun(t, s, inMemory(nil))
 	if got := statuses(rep); got != "slow/slow=passed:timeout slow/after=passed:ok slow unexpected/slow=failed:timeout" {
 		t.Fatalf("statuses = %s", got)
+	}
+	// The client sent notifications/cancelled and the server stopped the
+	// work (the notification is asynchronous; give it a moment).
+	deadline := time.Now().Add(10 * time.Second)
+	for sleepsCancelled.Load()-before < 2 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := sleepsCancelled.Load() - before; n != 2 {
+		t.Errorf("the server saw %d cancellations, want 2", n)
 	}
 	if rep.Connections != 1 {
 		t.Errorf("connections = %d", rep.Connections)
