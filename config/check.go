@@ -21,28 +21,28 @@ func checkSuite(s *Suite, root *node, replaced bool, errs *errList) {
 	}
 }
 
-func at(p Pos) string { return fmt.Sprintf("%d:%d", p.Line, p.Col) }
+func at(p loc) string { return fmt.Sprintf("%d:%d", p.line, p.col) }
 
 func checkTarget(s *Suite, root *node, errs *errList) {
 	cmd, ep := root.get("command"), root.get("endpoint")
 	switch {
 	case cmd != nil && ep != nil:
 		first, second := cmd, ep
-		if posAfter(first.keyPos, second.keyPos) {
+		if first.keyPos.after(second.keyPos) {
 			first, second = second, first
 		}
-		errs.add(second.keyPos, "command and endpoint are both set (%s at %s); a fixture has exactly one target", first.key, at(first.keyPos))
+		errs.at(second.keyPos, "command and endpoint are both set (%s at %s); a fixture has exactly one target", first.key, at(first.keyPos))
 		return
 	case cmd == nil && ep == nil:
-		errs.add(root.pos, "no target: set command (a stdio server) or endpoint (Streamable HTTP), or pass --url")
+		errs.at(root.pos, "no target: set command (a stdio server) or endpoint (Streamable HTTP), or pass --url")
 		return
 	case ep != nil:
 		if err := CheckEndpoint(s.Endpoint); err != nil {
-			errs.add(ep.val.pos, "endpoint: %v", err)
+			errs.at(ep.val.pos, "endpoint: %v", err)
 		}
 		for _, key := range []string{"env", "envFromEnv", "cwd"} {
 			if f := root.get(key); f != nil {
-				errs.add(f.keyPos, "%s applies only to a command target; an endpoint target starts no process", key)
+				errs.at(f.keyPos, "%s applies only to a command target; an endpoint target starts no process", key)
 			}
 		}
 		return
@@ -51,19 +51,19 @@ func checkTarget(s *Suite, root *node, errs *errList) {
 	env, fromEnv := root.value("env"), root.value("envFromEnv")
 	for _, f := range env.fieldsOrNil() {
 		if msg := checkEnvName(f.key); msg != "" {
-			errs.add(f.keyPos, "%s: variable name %s %s", keyPath("env", f.key), quote(f.key), msg)
+			errs.at(f.keyPos, "%s: variable name %s %s", keyPath("env", f.key), quote(f.key), msg)
 		}
 	}
 	for _, f := range fromEnv.fieldsOrNil() {
 		path := keyPath("envFromEnv", f.key)
 		if msg := checkEnvName(f.key); msg != "" {
-			errs.add(f.keyPos, "%s: variable name %s %s", path, quote(f.key), msg)
+			errs.at(f.keyPos, "%s: variable name %s %s", path, quote(f.key), msg)
 		}
 		if msg := checkEnvName(f.val.str); msg != "" {
-			errs.add(f.val.pos, "%s: runner variable name %s %s", path, quote(f.val.str), msg)
+			errs.at(f.val.pos, "%s: runner variable name %s %s", path, quote(f.val.str), msg)
 		}
 		if lit := env.get(f.key); lit != nil {
-			errs.add(f.keyPos, "%s: %s is set in env too (at %s); set it in one place", path, display(f.key), at(lit.keyPos))
+			errs.at(f.keyPos, "%s: %s is set in env too (at %s); set it in one place", path, display(f.key), at(lit.keyPos))
 		}
 	}
 	if s.Cwd != "" {
@@ -73,15 +73,11 @@ func checkTarget(s *Suite, root *node, errs *errList) {
 		}
 		abs, err := filepath.Abs(cwd)
 		if err != nil {
-			errs.add(root.value("cwd").pos, "cwd: %v", err)
+			errs.at(root.value("cwd").pos, "cwd: %v", err)
 			return
 		}
 		s.Cwd = abs
 	}
-}
-
-func posAfter(a, b Pos) bool {
-	return a.Line > b.Line || a.Line == b.Line && a.Col > b.Col
 }
 
 // checkEnvName reports why name cannot be an environment variable name.
@@ -109,25 +105,25 @@ func checkHeaders(s *Suite, root *node, errs *errList) {
 		return
 	}
 	if s.Endpoint == "" {
-		errs.add(hf.keyPos, "headersFromEnv applies only to an endpoint target; a command target sends no HTTP headers")
+		errs.at(hf.keyPos, "headersFromEnv applies only to an endpoint target; a command target sends no HTTP headers")
 	}
-	seen := map[string]*field{}
+	seen := map[string]field{}
 	for _, f := range hf.val.fields {
 		path := keyPath("headersFromEnv", f.key)
 		switch {
 		case !validToken(f.key):
-			errs.add(f.keyPos, "%s: %s is not a valid HTTP header name", path, quote(f.key))
+			errs.at(f.keyPos, "%s: %s is not a valid HTTP header name", path, quote(f.key))
 		case slices.ContainsFunc(protocolHeaders, func(h string) bool { return strings.EqualFold(h, f.key) }):
-			errs.add(f.keyPos, "%s: header %s is set by the MCP transport and cannot be overridden", path, display(f.key))
+			errs.at(f.keyPos, "%s: header %s is set by the MCP transport and cannot be overridden", path, display(f.key))
 		}
 		lower := strings.ToLower(f.key)
 		if first, dup := seen[lower]; dup {
-			errs.add(f.keyPos, "%s: header %s repeats %s at %s (header names ignore case)", path, quote(f.key), quote(first.key), at(first.keyPos))
+			errs.at(f.keyPos, "%s: header %s repeats %s at %s (header names ignore case)", path, quote(f.key), quote(first.key), at(first.keyPos))
 		} else {
 			seen[lower] = f
 		}
 		if msg := checkEnvName(f.val.str); msg != "" {
-			errs.add(f.val.pos, "%s: runner variable name %s %s", path, quote(f.val.str), msg)
+			errs.at(f.val.pos, "%s: runner variable name %s %s", path, quote(f.val.str), msg)
 		}
 	}
 }
@@ -159,7 +155,7 @@ func checkScenario(s *Suite, root *node, i int, errs *errList) {
 	// Scenario names are unique: reports and --run filters name them.
 	for j := range i {
 		if s.Scenarios[j].Name == sc.Name {
-			errs.add(scNode.value("name").pos, "%s.name: %s is already the name of scenarios[%d] (at %s)", path, quote(sc.Name), j, at(scNodes[j].value("name").pos))
+			errs.at(scNode.value("name").pos, "%s.name: %s is already the name of scenarios[%d] (at %s)", path, quote(sc.Name), j, at(scNodes[j].value("name").pos))
 			break
 		}
 	}
@@ -175,9 +171,9 @@ func checkScenario(s *Suite, root *node, i int, errs *errList) {
 		if first, dup := ids[st.ID]; dup {
 			firstPos := stepIDPos(stepNodes[first])
 			if idn := stepNodes[j].value("id"); idn != nil {
-				errs.add(idn.pos, "%s.id: duplicate step id %s (steps[%d] at %s has it)", stepPath(j), quote(st.ID), first, at(firstPos))
+				errs.at(idn.pos, "%s.id: duplicate step id %s (steps[%d] at %s has it)", stepPath(j), quote(st.ID), first, at(firstPos))
 			} else {
-				errs.add(stepNodes[j].pos, "%s: its default id %s is already used by steps[%d] (at %s); give this step an id", stepPath(j), quote(st.ID), first, at(firstPos))
+				errs.at(stepNodes[j].pos, "%s: its default id %s is already used by steps[%d] (at %s); give this step an id", stepPath(j), quote(st.ID), first, at(firstPos))
 			}
 			continue
 		}
@@ -193,7 +189,7 @@ func checkScenario(s *Suite, root *node, i int, errs *errList) {
 			if sug := suggest(st.Tool, s.AllowTools); sug != "" {
 				msg += "; did you mean " + quote(sug) + "?"
 			}
-			errs.add(n.value("tool").pos, "%s", msg)
+			errs.at(n.value("tool").pos, "%s", msg)
 		}
 		if a := n.value("arguments"); a != nil {
 			rc.step = j
@@ -207,7 +203,7 @@ func checkScenario(s *Suite, root *node, i int, errs *errList) {
 
 // stepIDPos is where a step's id is written, or the step itself when it has
 // the default id.
-func stepIDPos(n *node) Pos {
+func stepIDPos(n *node) loc {
 	if idn := n.value("id"); idn != nil {
 		return idn.pos
 	}
@@ -264,7 +260,7 @@ func (rc *refCheck) walk(n *node, segs []pathSeg) {
 	path := formatPath(indexPath(indexPath("scenarios", rc.sc)+".steps", rc.step)+".arguments", segs)
 	ref, err := ParseRef(val.str)
 	if err != nil {
-		rc.errs.add(val.pos, "%s: %v", path, err)
+		rc.errs.at(val.pos, "%s: %v", path, err)
 		return
 	}
 	const rule = "a $ref may only name an earlier step of the same scenario"
@@ -273,20 +269,20 @@ func (rc *refCheck) walk(n *node, segs []pathSeg) {
 	case ok && target < rc.step:
 		return
 	case ok && target == rc.step:
-		rc.errs.add(val.pos, "%s: $ref names its own step %s; %s", path, quote(ref.Step), rule)
+		rc.errs.at(val.pos, "%s: $ref names its own step %s; %s", path, quote(ref.Step), rule)
 	case ok:
-		rc.errs.add(val.pos, "%s: $ref names step %s, which comes later (steps[%d]); %s", path, quote(ref.Step), target, rule)
+		rc.errs.at(val.pos, "%s: $ref names step %s, which comes later (steps[%d]); %s", path, quote(ref.Step), target, rule)
 	default:
 		for m, other := range rc.s.Scenarios {
 			if m == rc.sc {
 				continue
 			}
 			if slices.ContainsFunc(other.Steps, func(st Step) bool { return st.ID == ref.Step }) {
-				rc.errs.add(val.pos, "%s: $ref names step %s of another scenario (scenarios[%d] %s); %s", path, quote(ref.Step), m, quote(other.Name), rule)
+				rc.errs.at(val.pos, "%s: $ref names step %s of another scenario (scenarios[%d] %s); %s", path, quote(ref.Step), m, quote(other.Name), rule)
 				return
 			}
 		}
-		rc.errs.add(val.pos, "%s: $ref names step %s, which is not in this scenario", path, quote(ref.Step))
+		rc.errs.at(val.pos, "%s: $ref names step %s, which is not in this scenario", path, quote(ref.Step))
 	}
 }
 
@@ -304,18 +300,18 @@ var resultOutcomes = []string{"ok", "tool_error", "output_invalid"}
 // checkExpect refuses expectations that contradict each other and so could
 // never pass.
 func checkExpect(e *Expect, n *node, path string, errs *errList) {
-	keyPos := func(key string) Pos { return n.get(key).keyPos }
+	keyPos := func(key string) loc { return n.get(key).keyPos }
 	if e.ErrorCode != nil && e.Outcome != "protocol_error" {
 		if e.Outcome == "" {
-			errs.add(keyPos("errorCode"), "%s.errorCode needs outcome: protocol_error", path)
+			errs.at(keyPos("errorCode"), "%s.errorCode needs outcome: protocol_error", path)
 		} else {
-			errs.add(keyPos("errorCode"), "%s.errorCode needs outcome: protocol_error, not %s", path, e.Outcome)
+			errs.at(keyPos("errorCode"), "%s.errorCode needs outcome: protocol_error, not %s", path, e.Outcome)
 		}
 	}
 	if e.Outcome != "" && !slices.Contains(resultOutcomes, e.Outcome) {
 		for _, key := range []string{"isError", "structuredEquals", "structuredIncludes", "structuredPaths"} {
 			if n.get(key) != nil {
-				errs.add(keyPos(key), "%s.%s needs a result, and outcome %s has none", path, key, e.Outcome)
+				errs.at(keyPos(key), "%s.%s needs a result, and outcome %s has none", path, key, e.Outcome)
 			}
 		}
 		return
@@ -323,9 +319,9 @@ func checkExpect(e *Expect, n *node, path string, errs *errList) {
 	if e.IsError != nil {
 		switch {
 		case *e.IsError && e.Outcome == "ok":
-			errs.add(keyPos("isError"), "%s.isError: true contradicts outcome ok (a result with isError true is the outcome tool_error)", path)
+			errs.at(keyPos("isError"), "%s.isError: true contradicts outcome ok (a result with isError true is the outcome tool_error)", path)
 		case !*e.IsError && e.Outcome == "tool_error":
-			errs.add(keyPos("isError"), "%s.isError: false contradicts outcome tool_error", path)
+			errs.at(keyPos("isError"), "%s.isError: false contradicts outcome tool_error", path)
 		}
 	}
 }

@@ -79,6 +79,13 @@ func (e *fileError) Unwrap() []error { return []error{ErrFile, e.err} }
 // errList collects problems while a fixture is checked.
 type errList struct {
 	errs Errors
+	// file is where the positions of the tree being checked are (see at).
+	file string
+}
+
+// at records a problem at a place in the file being checked.
+func (l *errList) at(pos loc, format string, args ...any) {
+	l.add(pos.in(l.file), format, args...)
 }
 
 func (l *errList) add(pos Pos, format string, args ...any) {

@@ -12,10 +12,11 @@ import (
 // Decoder.InputOffset gives the end of each token; the start of the next
 // one is found by skipping the whitespace and separators in between.
 type jsonReader struct {
-	data []byte
-	dec  *json.Decoder
-	cur  *posCursor
-	errs *errList
+	data  []byte
+	dec   *json.Decoder
+	cur   *posCursor
+	errs  *errList
+	alloc treeAlloc
 }
 
 // errStop ends a read after the first problem has been recorded: a JSON
@@ -23,6 +24,7 @@ type jsonReader struct {
 var errStop = errors.New("stop")
 
 func parseJSON(file string, data []byte, errs *errList) *node {
+	errs.file = file
 	r := &jsonReader{data: data, dec: json.NewDecoder(bytes.NewReader(data)), cur: newPosCursor(file, data), errs: errs}
 	r.dec.UseNumber()
 	if len(bytes.TrimLeft(data, " \t\r\n")) == 0 {
@@ -86,14 +88,15 @@ func (r *jsonReader) syntaxError(start int, err error) {
 }
 
 func (r *jsonReader) value(depth int) (*node, error) {
-	tok, pos, err := r.token()
+	tok, p, err := r.token()
 	if err != nil {
 		return nil, err
 	}
+	pos := locOf(p)
 	switch t := tok.(type) {
 	case json.Delim:
 		if depth > MaxDepth {
-			r.errs.add(pos, "nesting is deeper than %d levels", MaxDepth)
+			r.errs.add(p, "nesting is deeper than %d levels", MaxDepth)
 			return nil, errStop
 		}
 		if t == '{' {
@@ -101,35 +104,42 @@ func (r *jsonReader) value(depth int) (*node, error) {
 		}
 		return r.array(pos, depth)
 	case string:
-		return &node{kind: stringNode, pos: pos, str: t}, nil
+		n := r.alloc.node(stringNode, pos)
+		n.str = t
+		return n, nil
 	case json.Number:
 		if msg := checkNumber(string(t)); msg != "" {
-			r.errs.add(pos, "%s", msg)
+			r.errs.add(p, "%s", msg)
 			return nil, errStop
 		}
-		return &node{kind: numberNode, pos: pos, str: string(t)}, nil
+		n := r.alloc.node(numberNode, pos)
+		n.str = string(t)
+		return n, nil
 	case bool:
-		return &node{kind: boolNode, pos: pos, b: t}, nil
+		n := r.alloc.node(boolNode, pos)
+		n.b = t
+		return n, nil
 	case nil:
-		return &node{kind: nullNode, pos: pos}, nil
+		return r.alloc.node(nullNode, pos), nil
 	}
 	// A closing delimiter where a value belongs cannot get past the
 	// decoder's own syntax check; treat it as one anyway.
-	r.errs.add(pos, "JSON syntax error: unexpected %v", tok)
+	r.errs.add(p, "JSON syntax error: unexpected %v", tok)
 	return nil, errStop
 }
 
-func (r *jsonReader) object(pos Pos, depth int) (*node, error) {
-	n := &node{kind: objectNode, pos: pos}
-	seen := map[string]Pos{}
+func (r *jsonReader) object(pos loc, depth int) (*node, error) {
+	a := &r.alloc
+	mark := len(a.fieldStack)
+	var seen map[string]int
 	for r.dec.More() {
-		tok, kpos, err := r.token()
+		tok, kp, err := r.token()
 		if err != nil {
 			return nil, err
 		}
 		key, ok := tok.(string)
 		if !ok {
-			r.errs.add(kpos, "JSON syntax error: object key must be a string")
+			r.errs.add(kp, "JSON syntax error: object key must be a string")
 			return nil, errStop
 		}
 		val, err := r.value(depth + 1)
@@ -138,31 +148,33 @@ func (r *jsonReader) object(pos Pos, depth int) (*node, error) {
 		}
 		// A duplicate is reported but does not stop the read, so that
 		// every duplicate in the file shows up at once.
-		if first, dup := seen[key]; dup {
-			r.errs.add(kpos, "duplicate key %s (first at %d:%d)", quote(key), first.Line, first.Col)
-			continue
+		if first, dup := a.addField(mark, &seen, field{key: key, keyPos: locOf(kp), val: val}); dup {
+			r.errs.add(kp, "duplicate key %s (first at %d:%d)", quote(key), first.line, first.col)
 		}
-		seen[key] = kpos
-		n.fields = append(n.fields, &field{key: key, keyPos: kpos, val: val})
 	}
 	if _, _, err := r.token(); err != nil { // '}'
 		return nil, err
 	}
+	n := a.node(objectNode, pos)
+	n.fields = a.takeFields(mark)
 	return n, nil
 }
 
-func (r *jsonReader) array(pos Pos, depth int) (*node, error) {
-	n := &node{kind: arrayNode, pos: pos, items: []*node{}}
+func (r *jsonReader) array(pos loc, depth int) (*node, error) {
+	a := &r.alloc
+	mark := len(a.itemStack)
 	for r.dec.More() {
 		val, err := r.value(depth + 1)
 		if err != nil {
 			return nil, err
 		}
-		n.items = append(n.items, val)
+		a.itemStack = append(a.itemStack, val)
 	}
 	if _, _, err := r.token(); err != nil { // ']'
 		return nil, err
 	}
+	n := a.node(arrayNode, pos)
+	n.items = a.takeItems(mark)
 	return n, nil
 }
 

@@ -35,7 +35,7 @@ var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 // a document whose first non-blank character is '{' is JSON) and is the base
 // for a relative cwd.
 func Parse(file string, data []byte, opts LoadOptions) (*Suite, error) {
-	var errs errList
+	errs := errList{file: file}
 	if len(data) > MaxFileSize {
 		errs.add(Pos{File: file, Line: 1, Col: 1}, "file is larger than %d MiB", MaxFileSize>>20)
 		return nil, errs.err()
@@ -99,14 +99,14 @@ func decodeSuite(file string, root *node) (*Suite, map[string]any) {
 		Cwd:            strValue(root.value("cwd")),
 		HeadersFromEnv: strMap(root.value("headersFromEnv")),
 		AllowTools:     strList(root.value("allowTools")),
-		Pos:            root.pos,
+		Pos:            root.pos.in(file),
 		FieldPos:       map[string]Pos{},
 	}
 	if s.AllowTools == nil {
 		s.AllowTools = []string{}
 	}
 	for _, f := range root.fields {
-		s.FieldPos[f.key] = f.keyPos
+		s.FieldPos[f.key] = f.keyPos.in(file)
 	}
 	layer := map[string]any{}
 	for _, st := range settings {
@@ -121,20 +121,31 @@ func decodeSuite(file string, root *node) (*Suite, map[string]any) {
 			layer[st.key] = strValue(v)
 		}
 	}
+	d := &decoder{file: file}
 	if scs := root.value("scenarios").itemsOrNil(); len(scs) > 0 {
 		s.Scenarios = make([]Scenario, len(scs))
 		for i, sc := range scs {
-			s.Scenarios[i] = decodeScenario(sc)
+			s.Scenarios[i] = d.scenario(sc)
 		}
 	}
 	return s, layer
 }
 
-func decodeScenario(n *node) Scenario {
+// decoder turns the scenarios of a schema-valid tree into the Suite's.
+type decoder struct {
+	file string
+}
+
+func (d *decoder) pos(n *node) Pos { return n.pos.in(d.file) }
+
+// value is the generic value of n (see toAny).
+func (d *decoder) value(n *node) any { return toAny(n) }
+
+func (d *decoder) scenario(n *node) Scenario {
 	sc := Scenario{
 		Name:      strValue(n.value("name")),
 		Protocols: strList(n.value("protocols")),
-		Pos:       n.pos,
+		Pos:       d.pos(n),
 	}
 	if r := n.value("reconnect"); r != nil {
 		sc.Reconnect = r.b
@@ -144,7 +155,7 @@ func decodeScenario(n *node) Scenario {
 	if steps := n.value("steps").itemsOrNil(); len(steps) > 0 {
 		sc.Steps = make([]Step, len(steps))
 		for j, st := range steps {
-			sc.Steps[j] = decodeStep(st, j)
+			sc.Steps[j] = d.step(st, j)
 		}
 	}
 	return sc
@@ -156,19 +167,19 @@ func defaultStepID(index int) string {
 	return "step-" + strconv.Itoa(index+1)
 }
 
-func decodeStep(n *node, index int) Step {
+func (d *decoder) step(n *node, index int) Step {
 	st := Step{
 		ID:        strValue(n.value("id")),
 		Tool:      strValue(n.value("tool")),
 		Origin:    OriginFixture,
 		Protocols: strList(n.value("protocols")),
-		Pos:       n.pos,
+		Pos:       d.pos(n),
 	}
 	if st.ID == "" {
 		st.ID = defaultStepID(index)
 	}
 	if a := n.value("arguments"); a != nil {
-		st.Arguments, _ = toAny(a).(map[string]any)
+		st.Arguments, _ = d.value(a).(map[string]any)
 	}
 	if v := n.value("validateArguments"); v != nil {
 		b := v.b
@@ -178,32 +189,32 @@ func decodeStep(n *node, index int) Step {
 		t, _ := intValue(v)
 		st.TimeoutMs = int(t)
 	}
-	st.Expect = decodeExpect(n.value("expect"), n.pos)
+	st.Expect = d.expect(n.value("expect"), st.Pos)
 	return st
 }
 
-// decodeExpect reads an expect block. Without one, the Expect is the zero
+// expect reads an expect block. Without one, the Expect is the zero
 // value placed at the step, so that failures of the implicit "result with
 // isError false" still point somewhere useful.
-func decodeExpect(n *node, stepPos Pos) Expect {
+func (d *decoder) expect(n *node, stepPos Pos) Expect {
 	if n == nil {
 		return Expect{Pos: stepPos}
 	}
-	e := Expect{Pos: n.pos}
+	e := Expect{Pos: d.pos(n)}
 	if v := n.value("isError"); v != nil {
 		b := v.b
 		e.IsError = &b
 	}
 	if v := n.value("structuredEquals"); v != nil {
-		e.StructuredEquals = &Value{V: toAny(v), Pos: v.pos}
+		e.StructuredEquals = &Value{V: d.value(v), Pos: d.pos(v)}
 	}
 	if v := n.value("structuredIncludes"); v != nil {
-		e.StructuredIncludes = &Value{V: toAny(v), Pos: v.pos}
+		e.StructuredIncludes = &Value{V: d.value(v), Pos: d.pos(v)}
 	}
 	if v := n.value("structuredPaths"); v != nil && v.kind == objectNode {
 		e.StructuredPaths = map[string]*Value{}
 		for _, f := range v.fields {
-			e.StructuredPaths[f.key] = &Value{V: toAny(f.val), Pos: f.val.pos}
+			e.StructuredPaths[f.key] = &Value{V: d.value(f.val), Pos: d.pos(f.val)}
 		}
 	}
 	e.Outcome = strValue(n.value("outcome"))

@@ -14,6 +14,12 @@ import (
 // JSON data model plus the position of every value and every object key.
 // Everything after parsing (schema validation, decoding, semantic checks)
 // works on it, so both formats behave, and report errors, the same way.
+//
+// A fixture of ten thousand steps has a hundred thousand nodes, and the tree
+// lives until loading ends, so it is kept small: positions without the file
+// name (every node of a tree is in the same file), object members by value,
+// and nodes and member lists carved out of large blocks (see treeAlloc)
+// rather than allocated one by one.
 
 type nodeKind uint8
 
@@ -26,22 +32,121 @@ const (
 	objectNode
 )
 
+// loc is a place in the file a tree was read from: line and column, 1-based,
+// the column counting runes.
+type loc struct{ line, col int32 }
+
+// in places l in file.
+func (l loc) in(file string) Pos {
+	return Pos{File: file, Line: int(l.line), Col: int(l.col)}
+}
+
+// after reports whether l comes after m.
+func (l loc) after(m loc) bool {
+	return l.line > m.line || l.line == m.line && l.col > m.col
+}
+
+func locOf(p Pos) loc { return loc{int32(p.Line), int32(p.Col)} }
+
 type node struct {
 	kind   nodeKind
-	pos    Pos
-	str    string // the string, or the number's JSON text
 	b      bool
+	pos    loc
+	str    string // the string, or the number's JSON text
 	items  []*node
-	fields []*field // in source order, keys unique
-	// generic caches toAny's result for arrays and objects: the same
-	// values serve schema validation and the Suite.
-	generic any
+	fields []field // in source order, keys unique
 }
 
 type field struct {
 	key    string
-	keyPos Pos
+	keyPos loc
 	val    *node
+}
+
+// treeAlloc hands out nodes and member lists from blocks, so that a large
+// document costs a few hundred allocations instead of one per value. The
+// blocks are garbage, all together, once the tree is.
+type treeAlloc struct {
+	nodes  []node
+	fields []field
+	items  []*node
+	// Members and items of the collections being read, innermost last;
+	// each collection copies its own out when it is complete.
+	fieldStack []field
+	itemStack  []*node
+}
+
+const allocBlock = 512
+
+func (a *treeAlloc) node(kind nodeKind, pos loc) *node {
+	if len(a.nodes) == 0 {
+		a.nodes = make([]node, allocBlock)
+	}
+	n := &a.nodes[0]
+	a.nodes = a.nodes[1:]
+	n.kind, n.pos = kind, pos
+	return n
+}
+
+// takeFields moves the members above mark on the field stack into a list
+// of their own.
+func (a *treeAlloc) takeFields(mark int) []field {
+	src := a.fieldStack[mark:]
+	if len(src) == 0 {
+		a.fieldStack = a.fieldStack[:mark]
+		return nil
+	}
+	if len(src) > len(a.fields) {
+		a.fields = make([]field, max(allocBlock, len(src)))
+	}
+	out := a.fields[:len(src):len(src)]
+	copy(out, src)
+	a.fields = a.fields[len(src):]
+	clear(src) // the stack must not keep values alive
+	a.fieldStack = a.fieldStack[:mark]
+	return out
+}
+
+// takeItems moves the items above mark on the item stack into a list of
+// their own. An empty array gets an empty, non-nil list.
+func (a *treeAlloc) takeItems(mark int) []*node {
+	src := a.itemStack[mark:]
+	if len(src) > len(a.items) {
+		a.items = make([]*node, max(allocBlock, len(src)))
+	}
+	out := a.items[:len(src):len(src)]
+	copy(out, src)
+	a.items = a.items[len(src):]
+	clear(src)
+	a.itemStack = a.itemStack[:mark]
+	return out
+}
+
+// addField appends a member of the object whose members start at mark on
+// the field stack, unless its key is already there: then it returns where
+// that first one is. seen belongs to the caller's object; it stays nil for
+// small objects, which are searched instead.
+func (a *treeAlloc) addField(mark int, seen *map[string]int, f field) (first loc, dup bool) {
+	if *seen == nil && len(a.fieldStack)-mark < 16 {
+		for i := mark; i < len(a.fieldStack); i++ {
+			if a.fieldStack[i].key == f.key {
+				return a.fieldStack[i].keyPos, true
+			}
+		}
+	} else {
+		if *seen == nil {
+			*seen = make(map[string]int, 2*(len(a.fieldStack)-mark))
+			for i := mark; i < len(a.fieldStack); i++ {
+				(*seen)[a.fieldStack[i].key] = i
+			}
+		}
+		if i, ok := (*seen)[f.key]; ok {
+			return a.fieldStack[i].keyPos, true
+		}
+		(*seen)[f.key] = len(a.fieldStack)
+	}
+	a.fieldStack = append(a.fieldStack, f)
+	return loc{}, false
 }
 
 // get returns the member named key, or nil.
@@ -49,9 +154,9 @@ func (n *node) get(key string) *field {
 	if n == nil || n.kind != objectNode {
 		return nil
 	}
-	for _, f := range n.fields {
-		if f.key == key {
-			return f
+	for i := range n.fields {
+		if n.fields[i].key == key {
+			return &n.fields[i]
 		}
 	}
 	return nil
@@ -111,23 +216,17 @@ func toAny(n *node) any {
 	case stringNode:
 		return n.str
 	case arrayNode:
-		if n.generic == nil {
-			out := make([]any, len(n.items))
-			for i, it := range n.items {
-				out[i] = toAny(it)
-			}
-			n.generic = out
+		out := make([]any, len(n.items))
+		for i, it := range n.items {
+			out[i] = toAny(it)
 		}
-		return n.generic
+		return out
 	case objectNode:
-		if n.generic == nil {
-			out := make(map[string]any, len(n.fields))
-			for _, f := range n.fields {
-				out[f.key] = toAny(f.val)
-			}
-			n.generic = out
+		out := make(map[string]any, len(n.fields))
+		for _, f := range n.fields {
+			out[f.key] = toAny(f.val)
 		}
-		return n.generic
+		return out
 	}
 	return nil
 }

@@ -14,7 +14,7 @@ func fullValid(t testing.TB, root *node) bool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return sch.Validate(toAny(cloneNode(root))) == nil
+	return sch.Validate(toAny(root)) == nil
 }
 
 // readTree parses a file of testdata into a node tree, or returns nil.
@@ -123,7 +123,7 @@ var replacements = []*node{
 	{kind: arrayNode, items: []*node{{kind: stringNode, str: "t"}, {kind: stringNode, str: "t"}}},
 	{kind: arrayNode, items: []*node{{kind: numberNode, str: "1"}, {kind: numberNode, str: "1.0"}}},
 	{kind: objectNode},
-	{kind: objectNode, fields: []*field{{key: "", val: &node{kind: stringNode, str: "v"}}}},
+	{kind: objectNode, fields: []field{{key: "", val: &node{kind: stringNode, str: "v"}}}},
 }
 
 // mutations returns copies of root, each changed in one place.
@@ -139,17 +139,15 @@ func mutations(root *node) []*node {
 			for i := range n.fields {
 				i := i
 				// Without the key.
-				out = append(out, rebuild(withFields(n, append(append([]*field{}, n.fields[:i]...), n.fields[i+1:]...))))
+				out = append(out, rebuild(withFields(n, append(append([]field{}, n.fields[:i]...), n.fields[i+1:]...))))
 				walk(n.fields[i].val, func(v *node) *node {
-					fs := append([]*field{}, n.fields...)
-					f := *fs[i]
-					f.val = v
-					fs[i] = &f
+					fs := append([]field{}, n.fields...)
+					fs[i].val = v
 					return rebuild(withFields(n, fs))
 				})
 			}
-			extra := &field{key: "unknownKey", val: &node{kind: stringNode, str: "x"}}
-			out = append(out, rebuild(withFields(n, append(append([]*field{}, n.fields...), extra))))
+			extra := field{key: "unknownKey", val: &node{kind: stringNode, str: "x"}}
+			out = append(out, rebuild(withFields(n, append(append([]field{}, n.fields...), extra))))
 		case arrayNode:
 			for i := range n.items {
 				i := i
@@ -157,7 +155,7 @@ func mutations(root *node) []*node {
 					items := append([]*node{}, n.items...)
 					items[i] = v
 					c := *n
-					c.items, c.generic = items, nil
+					c.items = items
 					return rebuild(&c)
 				})
 			}
@@ -167,31 +165,9 @@ func mutations(root *node) []*node {
 	return out
 }
 
-func withFields(n *node, fields []*field) *node {
+func withFields(n *node, fields []field) *node {
 	c := *n
-	c.fields, c.generic = fields, nil
-	return &c
-}
-
-// cloneNode copies a tree without the cached generic values, which
-// mutations would otherwise share.
-func cloneNode(n *node) *node {
-	c := *n
-	c.generic = nil
-	if n.items != nil {
-		c.items = make([]*node, len(n.items))
-		for i, it := range n.items {
-			c.items[i] = cloneNode(it)
-		}
-	}
-	if n.fields != nil {
-		c.fields = make([]*field, len(n.fields))
-		for i, f := range n.fields {
-			cf := *f
-			cf.val = cloneNode(f.val)
-			c.fields[i] = &cf
-		}
-	}
+	c.fields = fields
 	return &c
 }
 

@@ -146,7 +146,7 @@ func allowedKeys(sch *node) []string {
 	return keys
 }
 
-func (n *node) fieldsOrNil() []*field {
+func (n *node) fieldsOrNil() []field {
 	if n == nil || n.kind != objectNode {
 		return nil
 	}
@@ -170,18 +170,18 @@ func schemaProblem(root, tree *node, ve *jsonschema.ValidationError, errs *errLi
 			if len(allowed) > 0 {
 				msg += " (allowed: " + strings.Join(allowed, ", ") + ")"
 			}
-			errs.add(pos, "%s", msg)
+			errs.at(pos, "%s", msg)
 		}
 	case *kind.Required:
 		for _, m := range k.Missing {
-			errs.add(n.pos, "%smissing required key %s", prefix(path), quote(m))
+			errs.at(n.pos, "%smissing required key %s", prefix(path), quote(m))
 		}
 	case *kind.Type:
 		want := make([]string, len(k.Want))
 		for i, w := range k.Want {
 			want[i] = article(w)
 		}
-		errs.add(n.pos, "%s must be %s, got %s", label(path), strings.Join(want, " or "), describe(n))
+		errs.at(n.pos, "%s must be %s, got %s", label(path), strings.Join(want, " or "), describe(n))
 	case *kind.Enum:
 		want := make([]string, len(k.Want))
 		for i, w := range k.Want {
@@ -190,30 +190,30 @@ func schemaProblem(root, tree *node, ve *jsonschema.ValidationError, errs *errLi
 				want[i] = strconv.Quote(s)
 			}
 		}
-		errs.add(n.pos, "%s must be one of %s; got %s", label(path), strings.Join(want, ", "), describe(n))
+		errs.at(n.pos, "%s must be one of %s; got %s", label(path), strings.Join(want, ", "), describe(n))
 	case *kind.Minimum:
-		errs.add(n.pos, "%s must be ≥ %s, got %s", label(path), k.Want.RatString(), shorten(n.str))
+		errs.at(n.pos, "%s must be ≥ %s, got %s", label(path), k.Want.RatString(), shorten(n.str))
 	case *kind.Maximum:
-		errs.add(n.pos, "%s must be ≤ %s, got %s", label(path), k.Want.RatString(), shorten(n.str))
+		errs.at(n.pos, "%s must be ≤ %s, got %s", label(path), k.Want.RatString(), shorten(n.str))
 	case *kind.MinItems:
 		if k.Want == 1 {
-			errs.add(n.pos, "%s must not be empty", label(path))
+			errs.at(n.pos, "%s must not be empty", label(path))
 		} else {
-			errs.add(n.pos, "%s must have at least %d items, got %d", label(path), k.Want, k.Got)
+			errs.at(n.pos, "%s must have at least %d items, got %d", label(path), k.Want, k.Got)
 		}
 	case *kind.MinLength:
 		if k.Want == 1 {
-			errs.add(n.pos, "%s must not be empty", label(path))
+			errs.at(n.pos, "%s must not be empty", label(path))
 		} else {
-			errs.add(n.pos, "%s must be at least %d characters long", label(path), k.Want)
+			errs.at(n.pos, "%s must be at least %d characters long", label(path), k.Want)
 		}
 	case *kind.MaxLength:
-		errs.add(n.pos, "%s must be at most %d characters long, got %d", label(path), k.Want, k.Got)
+		errs.at(n.pos, "%s must be at most %d characters long, got %d", label(path), k.Want, k.Got)
 	case *kind.Pattern:
 		if strings.HasSuffix(ve.SchemaURL, "#/$defs/stepId") {
-			errs.add(n.pos, "%s %s is not a valid step id: use ASCII letters, digits, '_', '-' and '.'", label(path), quote(k.Got))
+			errs.at(n.pos, "%s %s is not a valid step id: use ASCII letters, digits, '_', '-' and '.'", label(path), quote(k.Got))
 		} else {
-			errs.add(n.pos, "%s %s must match %s", label(path), quote(k.Got), k.Want)
+			errs.at(n.pos, "%s %s must match %s", label(path), quote(k.Got), k.Want)
 		}
 	case *kind.UniqueItems:
 		i, j := k.Duplicates[0], k.Duplicates[1]
@@ -221,11 +221,11 @@ func schemaProblem(root, tree *node, ve *jsonschema.ValidationError, errs *errLi
 		if n.kind == arrayNode && j < len(n.items) {
 			pos = n.items[j].pos
 		}
-		errs.add(pos, "%s: %s is listed twice (also %s)", indexPath(path, j), shortValue(n, j), indexPath(path, i))
+		errs.at(pos, "%s: %s is listed twice (also %s)", indexPath(path, j), shortValue(n, j), indexPath(path, i))
 	case *kind.FalseSchema:
-		errs.add(n.pos, "%s is not allowed here", label(path))
+		errs.at(n.pos, "%s is not allowed here", label(path))
 	default:
-		errs.add(n.pos, "%s fails the schema's %q rule", label(path), strings.Join(ve.ErrorKind.KeywordPath(), "/"))
+		errs.at(n.pos, "%s fails the schema's %q rule", label(path), strings.Join(ve.ErrorKind.KeywordPath(), "/"))
 	}
 }
 

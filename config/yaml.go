@@ -47,6 +47,7 @@ func parseYAML(file string, data []byte, errs *errList) *node {
 		errs.add(Pos{File: file, Line: 1, Col: 1}, "empty file: a fixture is an object with name, allowTools and scenarios")
 		return nil
 	}
+	errs.file = file
 	c := &yamlConverter{file: file, errs: errs}
 	root := c.convert(doc.Content[0], 1)
 	if !errs.empty() {
@@ -198,8 +199,9 @@ func checkYAMLChars(data []byte) (int, rune) {
 }
 
 type yamlConverter struct {
-	file string
-	errs *errList
+	file  string
+	errs  *errList
+	alloc treeAlloc
 }
 
 func (c *yamlConverter) pos(y *yaml.Node) Pos {
@@ -244,10 +246,13 @@ func (c *yamlConverter) convert(y *yaml.Node, depth int) *node {
 			c.errs.add(pos, "YAML tag %s is not supported on a %s", display(y.Tag), kindName(y.Kind))
 		}
 		if y.Kind == yaml.SequenceNode {
-			n := &node{kind: arrayNode, pos: pos, items: make([]*node, 0, len(y.Content))}
+			mark := len(c.alloc.itemStack)
 			for _, it := range y.Content {
-				n.items = append(n.items, c.convert(it, depth+1))
+				item := c.convert(it, depth+1)
+				c.alloc.itemStack = append(c.alloc.itemStack, item)
 			}
+			n := c.alloc.node(arrayNode, locOf(pos))
+			n.items = c.alloc.takeItems(mark)
 			return n
 		}
 		return c.mapping(y, pos, depth)
@@ -259,8 +264,9 @@ func (c *yamlConverter) convert(y *yaml.Node, depth int) *node {
 }
 
 func (c *yamlConverter) mapping(y *yaml.Node, pos Pos, depth int) *node {
-	n := &node{kind: objectNode, pos: pos}
-	seen := map[string]Pos{}
+	a := &c.alloc
+	mark := len(a.fieldStack)
+	var seen map[string]int
 	for i := 0; i+1 < len(y.Content); i += 2 {
 		k, v := y.Content[i], y.Content[i+1]
 		key, ok := c.key(k)
@@ -269,13 +275,12 @@ func (c *yamlConverter) mapping(y *yaml.Node, pos Pos, depth int) *node {
 			continue
 		}
 		kpos := c.pos(k)
-		if first, dup := seen[key]; dup {
-			c.errs.add(kpos, "duplicate key %s (first at %d:%d)", quote(key), first.Line, first.Col)
-			continue
+		if first, dup := a.addField(mark, &seen, field{key: key, keyPos: locOf(kpos), val: val}); dup {
+			c.errs.add(kpos, "duplicate key %s (first at %d:%d)", quote(key), first.line, first.col)
 		}
-		seen[key] = kpos
-		n.fields = append(n.fields, &field{key: key, keyPos: kpos, val: val})
 	}
+	n := a.node(objectNode, locOf(pos))
+	n.fields = a.takeFields(mark)
 	return n
 }
 
@@ -340,9 +345,11 @@ func (c *yamlConverter) scalar(y *yaml.Node, pos Pos, explicit bool) *node {
 	}
 	switch tag {
 	case "!!null":
-		return &node{kind: nullNode, pos: pos}
+		return c.alloc.node(nullNode, locOf(pos))
 	case "!!bool":
-		return &node{kind: boolNode, pos: pos, b: strings.EqualFold(y.Value, "true")}
+		n := c.alloc.node(boolNode, locOf(pos))
+		n.b = strings.EqualFold(y.Value, "true")
+		return n
 	case "!!int", "!!float":
 		text, msg := yamlNumber(y.Value, tag == "!!int")
 		if msg == "" {
@@ -352,11 +359,15 @@ func (c *yamlConverter) scalar(y *yaml.Node, pos Pos, explicit bool) *node {
 			c.errs.add(pos, "%s", msg)
 			return nil
 		}
-		return &node{kind: numberNode, pos: pos, str: text}
+		n := c.alloc.node(numberNode, locOf(pos))
+		n.str = text
+		return n
 	}
 	// !!str, and the implicit !!timestamp and !!merge, which stay the text
 	// as written: "2025-11-25" is a protocol version, not a date.
-	return &node{kind: stringNode, pos: pos, str: y.Value}
+	n := c.alloc.node(stringNode, locOf(pos))
+	n.str = y.Value
+	return n
 }
 
 // yamlFloat is the float syntax yaml.v3 resolves (underscores removed).
