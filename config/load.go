@@ -45,8 +45,20 @@ func Parse(file string, data []byte, opts LoadOptions) (*Suite, error) {
 		errs.add(newPosCursor(file, data).pos(off), "file is not valid UTF-8 (byte 0x%02X)", data[off])
 		return nil, errs.err()
 	}
+	inJSON := isJSON(file, data)
+	if !inJSON {
+		// Most YAML fixtures are in the part of YAML that quickYAML reads,
+		// far more cheaply than yaml.v3. A document it declines, and one
+		// with any problem at all, is read again by yaml.v3 below, so that
+		// every message comes from one reader.
+		if root := quickYAML(data); root != nil {
+			if s, err := build(file, root, opts, &errList{file: file}); err == nil {
+				return s, nil
+			}
+		}
+	}
 	var root *node
-	if isJSON(file, data) {
+	if inJSON {
 		root = parseJSON(file, data, &errs)
 	} else {
 		root = parseYAML(file, data, &errs)
@@ -54,21 +66,27 @@ func Parse(file string, data []byte, opts LoadOptions) (*Suite, error) {
 	if root == nil {
 		return nil, errs.err()
 	}
-	if err := validateSchema(root, &errs); err != nil {
+	return build(file, root, opts, &errs)
+}
+
+// build checks a document's tree against the schema and the rules beyond
+// it, and decodes it into a Suite with the settings layers applied.
+func build(file string, root *node, opts LoadOptions, errs *errList) (*Suite, error) {
+	if err := validateSchema(root, errs); err != nil {
 		return nil, err
 	}
 	if !errs.empty() {
 		return nil, errs.err()
 	}
 	s, fileSettings := decodeSuite(file, root)
-	replaced := layerSettings(s, fileSettings, opts, &errs)
+	replaced := layerSettings(s, fileSettings, opts, errs)
 	if replaced {
 		s.Command, s.Env, s.EnvFromEnv, s.Cwd = nil, nil, nil, ""
 		for _, k := range []string{"command", "env", "envFromEnv", "cwd", "endpoint"} {
 			delete(s.FieldPos, k)
 		}
 	}
-	checkSuite(s, root, replaced, &errs)
+	checkSuite(s, root, replaced, errs)
 	if !errs.empty() {
 		return nil, errs.err()
 	}
