@@ -19,7 +19,7 @@ var formatValues = map[string][]string{
 	"iri":                   {"https://example.com", "https://example.org/docs/getting-started"},
 	"uri-reference":         {"/docs/getting-started", "https://example.com/about", "notes/todo.txt"},
 	"iri-reference":         {"/docs/getting-started", "https://example.com/about"},
-	"uri-template":          {"https://example.com/users/{id}", "https://example.org/search{?q}"},
+	"uri-template":          {"https://example.com/users/{id}", "https://example.org/repos/{owner}/{repo}"},
 	"hostname":              {"example.com", "api.example.org", "www.example.net"},
 	"idn-hostname":          {"example.com", "api.example.org"},
 	"ipv4":                  {"192.0.2.10", "198.51.100.7", "203.0.113.25"},
@@ -211,23 +211,29 @@ func safeURI(s string, absolute bool) bool {
 	return !absolute || u.IsAbs()
 }
 
+// safeURITemplate accepts a safe URI with simple {name} expressions; an
+// expression may not contain "/", "?" or "#", which a validator splitting
+// the URI into parts would cut through.
 func safeURITemplate(s string) bool {
 	open := false
 	plain := make([]byte, 0, len(s))
 	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '{':
+		c := s[i]
+		switch {
+		case c == '{':
 			if open {
 				return false
 			}
 			open = true
-		case '}':
+		case c == '}':
 			if !open {
 				return false
 			}
 			open = false
+		case open && !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == ','):
+			return false
 		default:
-			plain = append(plain, s[i])
+			plain = append(plain, c)
 		}
 	}
 	if open || !safeURI(string(plain), false) {

@@ -3,6 +3,7 @@ package generate
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"reflect"
 	"testing"
@@ -13,7 +14,15 @@ import (
 // compileSchema compiles raw with the validator mcpcheck uses, the way the
 // runner does: draft 2020-12 unless $schema says otherwise, nothing ever
 // loaded. assertFormat turns on format assertions for every draft.
-func compileSchema(raw []byte, assertFormat bool) (*jsonschema.Schema, error) {
+//
+// The validator panics on a few hostile schemas (e.g. multipleOf
+// 1e-999999999 in v6.0.3); such a schema counts as not compiling.
+func compileSchema(raw []byte, assertFormat bool) (sch *jsonschema.Schema, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			sch, err = nil, fmt.Errorf("validator panicked compiling the schema: %v", r)
+		}
+	}()
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
 		return nil, err
@@ -32,7 +41,12 @@ func compileSchema(raw []byte, assertFormat bool) (*jsonschema.Schema, error) {
 
 // validate round-trips v through JSON (as the runner would send it) and
 // validates it.
-func validate(sch *jsonschema.Schema, v any) error {
+func validate(sch *jsonschema.Schema, v any) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("validator panicked: %v", r)
+		}
+	}()
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err

@@ -26,6 +26,7 @@ const (
 	maxNumDigits  = 1000   // digits in a number literal we do arithmetic on
 	maxExponent   = 400    // |exponent| of a number literal we do arithmetic on
 	workBudget    = 200000 // generator + validator steps for one generation
+	sizeBudget    = 1 << 20 // runes of strings plus container elements generated in one call
 )
 
 // Draft identifiers, ordered by age.

@@ -133,6 +133,7 @@ type gen struct {
 	doc   *document
 	chk   *checker
 	work  int
+	size  int // generated runes and elements so far, against sizeBudget
 	seed  int64
 	tool  string
 	notes []string
@@ -298,8 +299,15 @@ func jsonKind(v any) string {
 // node generates a value for the conjunction of schemas ents. ok reports the
 // value was verified; otherwise a placeholder is returned and notes say why.
 func (g *gen) node(path, name string, ents []ent, depth, vk int) (any, bool) {
+	if g.work <= 0 {
+		return nil, false // reported once, by generate
+	}
 	if depth > maxGenDepth {
 		g.note(path, "nested deeper than %d levels; placeholder used", maxGenDepth)
+		return nil, false
+	}
+	if g.size > sizeBudget {
+		g.note(path, "the arguments would exceed %d characters and elements; placeholder used", sizeBudget)
 		return nil, false
 	}
 	var fl flat
@@ -311,7 +319,18 @@ func (g *gen) node(path, name string, ents []ent, depth, vk int) (any, bool) {
 		return nil, false
 	}
 	attempts := 32
-	return g.solve(path, name, ents, fl, depth, vk, &attempts)
+	v, ok := g.solve(path, name, ents, fl, depth, vk, &attempts)
+	switch x := v.(type) {
+	case string:
+		g.size += len(x)
+	case []any:
+		g.size += len(x) + 1
+	case map[string]any:
+		g.size += len(x) + 1
+	default:
+		g.size++
+	}
+	return v, ok
 }
 
 // solve decides the open anyOf/oneOf/if choices one at a time, first branch
@@ -442,11 +461,14 @@ func (g *gen) produce(path, name string, ents []ent, objs []fobj, depth, vk int)
 		}
 		switch t {
 		case tObject:
-			if v := g.object(path, name, objs, depth, vk, true); try(v) {
+			v, optionals := g.object(path, name, objs, depth, vk, true)
+			if try(v) {
 				return v, true
 			}
-			if v := g.object(path, name, objs, depth, vk, false); try(v) {
-				return v, true
+			if optionals {
+				if v, _ := g.object(path, name, objs, depth, vk, false); try(v) {
+					return v, true
+				}
 			}
 		case tArray:
 			v, why := g.array(path, name, objs, depth, vk)
@@ -728,7 +750,10 @@ func (g *gen) strings(path, name string, objs []fobj, vk int) ([]string, string)
 			out = append(out, s)
 		}
 	}
-	for _, s := range base {
+	for i, s := range base {
+		if minL > 256 && i >= 3 {
+			break // long strings are costly; three stretched candidates suffice
+		}
 		if fit, ok := fitLength(s, minL, maxL); ok {
 			out = append(out, fit)
 		}
@@ -1011,7 +1036,10 @@ func roundRat(r *big.Rat) *big.Int {
 // withOptional and the object is at most two levels deep — each optional
 // property whose value verifies on its own (not deprecated or readOnly,
 // at most 64 of them), then enough extra properties for minProperties.
-func (g *gen) object(path, name string, objs []fobj, depth, vk int, withOptional bool) map[string]any {
+//
+// optionals reports whether anything beyond the required properties was
+// added, i.e. whether a retry without them could differ.
+func (g *gen) object(path, name string, objs []fobj, depth, vk int, withOptional bool) (obj map[string]any, optionals bool) {
 	objs = slices.Clone(objs)
 	required := map[string]bool{}
 	for round := 0; round < 8; round++ {
@@ -1122,7 +1150,7 @@ func (g *gen) object(path, name string, objs []fobj, depth, vk int, withOptional
 			}
 		}
 	}
-	return out
+	return out, len(out) > len(required)
 }
 
 // extraNames proposes names for properties added only to reach
@@ -1306,7 +1334,7 @@ func (g *gen) array(path, name string, objs []fobj, depth, vk int) ([]any, strin
 			g.notes = g.notes[:mark]
 		}
 		out = append(out, val)
-		if g.work <= 0 {
+		if g.work <= 0 || g.size > sizeBudget {
 			break
 		}
 	}

@@ -1,0 +1,100 @@
+package generate
+
+import (
+	"encoding/json"
+	"reflect"
+	"slices"
+	"testing"
+)
+
+func addSchemaSeeds(f *testing.F) {
+	for _, tools := range loadPeers(f) {
+		for _, tool := range tools {
+			f.Add([]byte(tool.InputSchema), int64(1))
+		}
+	}
+	for _, raw := range trickySchemas {
+		f.Add([]byte(raw), int64(2))
+	}
+	for _, raw := range adversarialSchemas() {
+		if len(raw) < 16<<10 {
+			f.Add([]byte(raw), int64(3))
+		}
+	}
+}
+
+// FuzzValid feeds arbitrary bytes to Valid and Distinct: no panic, the same
+// answer twice, and arguments the real validator accepts whenever the
+// schema compiles and Valid reports no notes.
+func FuzzValid(f *testing.F) {
+	addSchemaSeeds(f)
+	f.Fuzz(func(t *testing.T, raw []byte, seed int64) {
+		_, notes := checkContract(t, raw, seed)
+		distinct := NewValues(seed).Distinct("tool", raw, 3)
+		if !reflect.DeepEqual(distinct, NewValues(seed).Distinct("tool", raw, 3)) {
+			t.Fatal("Distinct is not deterministic")
+		}
+		if len(notes) == 0 && len(distinct) == 0 {
+			t.Fatal("Valid had no notes but Distinct found nothing")
+		}
+		sch, err := compileSchema(raw, true)
+		if err != nil {
+			return
+		}
+		for i, d := range distinct {
+			if err := validate(sch, d); err != nil {
+				b, _ := json.Marshal(d)
+				t.Fatalf("Distinct[%d] %s invalid for %s: %v", i, b, raw, err)
+			}
+		}
+	})
+}
+
+// FuzzFuzzCases feeds arbitrary bytes to FuzzCases: no panic, the same
+// cases twice, in the documented order; the valid case validates when
+// Valid had no notes, and every missing-required and wrong-type case is
+// rejected by the real validator.
+func FuzzFuzzCases(f *testing.F) {
+	addSchemaSeeds(f)
+	f.Fuzz(func(t *testing.T, raw []byte, seed int64) {
+		v := NewValues(seed)
+		cases, notes := FuzzCases("tool", raw, v)
+		again, notesAgain := FuzzCases("tool", raw, v)
+		if !reflect.DeepEqual(cases, again) || !reflect.DeepEqual(notes, notesAgain) {
+			t.Fatal("FuzzCases is not deterministic")
+		}
+		if len(cases) == 0 || cases[0].Name != CaseValid {
+			t.Fatalf("first case is not valid: %v", cases)
+		}
+		rank := map[string]int{CaseValid: 0, CaseMissingRequired: 1, CaseWrongType: 2}
+		if !slices.IsSortedFunc(cases, func(a, b Case) int {
+			if rank[a.Name] != rank[b.Name] {
+				return rank[a.Name] - rank[b.Name]
+			}
+			switch {
+			case a.Property < b.Property:
+				return -1
+			case a.Property > b.Property:
+				return 1
+			}
+			return 0
+		}) {
+			t.Fatalf("cases out of order: %v", cases)
+		}
+		sch, err := compileSchema(raw, true)
+		if err != nil {
+			return
+		}
+		if _, validNotes := v.Valid("tool", raw); len(validNotes) == 0 {
+			if err := validate(sch, cases[0].Arguments); err != nil {
+				t.Fatalf("valid case invalid for %s: %v", raw, err)
+			}
+		}
+		for _, c := range cases[1:] {
+			if err := validate(sch, c.Arguments); err == nil {
+				b, _ := json.Marshal(c.Arguments)
+				t.Fatalf("%s/%s (%s) is accepted: %s for schema %s", c.Name, c.Property, c.Detail, b, raw)
+			}
+		}
+	})
+}
