@@ -63,7 +63,11 @@
 //
 // Tool arguments and the structured expectations are data: they are decoded
 // once, as written, and never pass through koanf's dotted paths, so keys with
-// dots, slashes, capitals or '~' arrive untouched.
+// dots, slashes, capitals or '~' arrive untouched. A Suite holds them for the
+// whole run, so values written the same way (the same members in the same
+// order, numbers with the same text) are decoded once and shared between
+// steps: a fixture of ten thousand generated steps that repeat a few
+// argument objects holds a few maps, not ten thousand. They are read-only.
 //
 // # Positions
 //

@@ -151,13 +151,11 @@ func decodeSuite(file string, root *node) (*Suite, map[string]any) {
 
 // decoder turns the scenarios of a schema-valid tree into the Suite's.
 type decoder struct {
-	file string
+	file   string
+	shared sharedValues
 }
 
 func (d *decoder) pos(n *node) Pos { return n.pos.in(d.file) }
-
-// value is the generic value of n (see toAny).
-func (d *decoder) value(n *node) any { return toAny(n) }
 
 func (d *decoder) scenario(n *node) Scenario {
 	sc := Scenario{

@@ -120,7 +120,9 @@ type Step struct {
 	Tool string
 	// Arguments is the decoded JSON object sent as the call's arguments:
 	// map[string]any, []any, string, bool, nil and json.Number (numbers keep
-	// their exact text). It may contain $ref markers (see [Ref]).
+	// their exact text). It may contain $ref markers (see [Ref]). It is
+	// read-only: steps whose arguments are written the same may share one
+	// map (see Reading in the package documentation).
 	Arguments map[string]any
 	Expect    Expect
 	// Origin says where the step came from (OriginFixture, OriginFuzz, ...).
@@ -164,7 +166,8 @@ type Expect struct {
 
 // Value is a decoded JSON value from a fixture (see [Step.Arguments] for the
 // Go types used), with the position it was written at. A Value whose V is nil
-// stands for JSON null.
+// stands for JSON null. V is read-only, and may be shared with other steps'
+// values like Step.Arguments.
 type Value struct {
 	V   any
 	Pos Pos
