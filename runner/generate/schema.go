@@ -16,16 +16,16 @@ import (
 // Limits that keep every function total on hostile schemas. Real tool
 // schemas come nowhere near them.
 const (
-	maxGenDepth   = 32     // nesting of generated values (objects in arrays in objects ...)
-	maxRefHops    = 32     // $ref/allOf expansions while flattening one node
-	maxCheckDepth = 128    // recursion of the internal validator
-	maxEnum       = 1000   // enum members considered as candidates
-	maxItemsGen   = 256    // array elements generated for one array
-	maxProps      = 64     // optional properties considered for one object
-	maxStringGen  = 4096   // runes in a generated string
-	maxNumDigits  = 1000   // digits in a number literal we do arithmetic on
-	maxExponent   = 400    // |exponent| of a number literal we do arithmetic on
-	workBudget    = 200000 // generator + validator steps for one generation
+	maxGenDepth   = 32      // nesting of generated values (objects in arrays in objects ...)
+	maxRefHops    = 32      // $ref/allOf expansions while flattening one node
+	maxCheckDepth = 128     // recursion of the internal validator
+	maxEnum       = 1000    // enum members considered as candidates
+	maxItemsGen   = 256     // array elements generated for one array
+	maxProps      = 64      // optional properties considered for one object
+	maxStringGen  = 4096    // runes in a generated string
+	maxNumDigits  = 1000    // digits in a number literal we do arithmetic on
+	maxExponent   = 400     // |exponent| of a number literal we do arithmetic on
+	workBudget    = 200000  // generator + validator steps for one generation
 	sizeBudget    = 1 << 20 // runes of strings plus container elements generated in one call
 )
 
