@@ -196,7 +196,7 @@ func checkScenario(s *Suite, root *node, i int, errs *errList) {
 			rc.walk(a, rc.segs[:0])
 		}
 		if e := n.value("expect"); e != nil {
-			checkExpect(&st.Expect, e, stepPath(j)+".expect", errs)
+			checkExpect(&st.Expect, e, func() string { return stepPath(j) + ".expect" }, errs)
 		}
 	}
 }
@@ -298,20 +298,21 @@ var Outcomes = []string{
 var resultOutcomes = []string{"ok", "tool_error", "output_invalid"}
 
 // checkExpect refuses expectations that contradict each other and so could
-// never pass.
-func checkExpect(e *Expect, n *node, path string, errs *errList) {
+// never pass. path gives the expect block's path, formatted only for a
+// message.
+func checkExpect(e *Expect, n *node, path func() string, errs *errList) {
 	keyPos := func(key string) loc { return n.get(key).keyPos }
 	if e.ErrorCode != nil && e.Outcome != "protocol_error" {
 		if e.Outcome == "" {
-			errs.at(keyPos("errorCode"), "%s.errorCode needs outcome: protocol_error", path)
+			errs.at(keyPos("errorCode"), "%s.errorCode needs outcome: protocol_error", path())
 		} else {
-			errs.at(keyPos("errorCode"), "%s.errorCode needs outcome: protocol_error, not %s", path, e.Outcome)
+			errs.at(keyPos("errorCode"), "%s.errorCode needs outcome: protocol_error, not %s", path(), e.Outcome)
 		}
 	}
 	if e.Outcome != "" && !slices.Contains(resultOutcomes, e.Outcome) {
 		for _, key := range []string{"isError", "structuredEquals", "structuredIncludes", "structuredPaths"} {
 			if n.get(key) != nil {
-				errs.at(keyPos(key), "%s.%s needs a result, and outcome %s has none", path, key, e.Outcome)
+				errs.at(keyPos(key), "%s.%s needs a result, and outcome %s has none", path(), key, e.Outcome)
 			}
 		}
 		return
@@ -319,9 +320,9 @@ func checkExpect(e *Expect, n *node, path string, errs *errList) {
 	if e.IsError != nil {
 		switch {
 		case *e.IsError && e.Outcome == "ok":
-			errs.at(keyPos("isError"), "%s.isError: true contradicts outcome ok (a result with isError true is the outcome tool_error)", path)
+			errs.at(keyPos("isError"), "%s.isError: true contradicts outcome ok (a result with isError true is the outcome tool_error)", path())
 		case !*e.IsError && e.Outcome == "tool_error":
-			errs.at(keyPos("isError"), "%s.isError: false contradicts outcome tool_error", path)
+			errs.at(keyPos("isError"), "%s.isError: false contradicts outcome tool_error", path())
 		}
 	}
 }
