@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // fuzzNames picks how Parse reads the input: by extension, or by sniffing.
@@ -14,7 +16,9 @@ var fuzzNames = []string{"fuzz.json", "fuzz.yaml", "fuzz"}
 
 // FuzzLoad feeds arbitrary bytes to Parse, in each format. Whatever the
 // input, Parse must not panic; an error must be ErrInvalid with a position
-// on every line; a success must satisfy the rules the checks promise.
+// on every line; a success must satisfy the rules the checks promise. And
+// the quick YAML reader and schema check must change nothing: the result
+// is the one of yaml.v3 and the full validator alone, error text included.
 func FuzzLoad(f *testing.F) {
 	seeds, err := filepath.Glob("testdata/*/*")
 	if err != nil {
@@ -41,6 +45,17 @@ func FuzzLoad(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, mode uint8) {
 		name := fuzzNames[int(mode)%len(fuzzNames)]
 		s, err := Parse(name, data, LoadOptions{Environ: []string{}})
+		ref, refErr := parse(name, data, LoadOptions{Environ: []string{}}, false)
+		switch {
+		case (err == nil) != (refErr == nil):
+			t.Fatalf("quick paths: %v; reference: %v", err, refErr)
+		case err != nil && err.Error() != refErr.Error():
+			t.Fatalf("quick paths report\n%v\nthe reference\n%v", err, refErr)
+		case err == nil:
+			if diff := cmp.Diff(ref, s); diff != "" {
+				t.Fatalf("quick paths load another suite (-reference +quick):\n%s", diff)
+			}
+		}
 		if err != nil {
 			if s != nil {
 				t.Fatalf("Parse returned a suite and an error: %v", err)

@@ -35,6 +35,13 @@ var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 // a document whose first non-blank character is '{' is JSON) and is the base
 // for a relative cwd.
 func Parse(file string, data []byte, opts LoadOptions) (*Suite, error) {
+	return parse(file, data, opts, true)
+}
+
+// parse is Parse. With quick false it reads YAML with yaml.v3 only and
+// validates with the full schema validator only: the reference that tests
+// hold the quick paths to.
+func parse(file string, data []byte, opts LoadOptions, quick bool) (*Suite, error) {
 	errs := errList{file: file}
 	if len(data) > MaxFileSize {
 		errs.add(Pos{File: file, Line: 1, Col: 1}, "file is larger than %d MiB", MaxFileSize>>20)
@@ -46,13 +53,13 @@ func Parse(file string, data []byte, opts LoadOptions) (*Suite, error) {
 		return nil, errs.err()
 	}
 	inJSON := isJSON(file, data)
-	if !inJSON {
+	if quick && !inJSON {
 		// Most YAML fixtures are in the part of YAML that quickYAML reads,
 		// far more cheaply than yaml.v3. A document it declines, and one
 		// with any problem at all, is read again by yaml.v3 below, so that
 		// every message comes from one reader.
 		if root := quickYAML(data); root != nil {
-			if s, err := build(file, root, opts, &errList{file: file}); err == nil {
+			if s, err := build(file, root, opts, &errList{file: file}, true); err == nil {
 				return s, nil
 			}
 		}
@@ -66,13 +73,14 @@ func Parse(file string, data []byte, opts LoadOptions) (*Suite, error) {
 	if root == nil {
 		return nil, errs.err()
 	}
-	return build(file, root, opts, &errs)
+	return build(file, root, opts, &errs, quick)
 }
 
 // build checks a document's tree against the schema and the rules beyond
-// it, and decodes it into a Suite with the settings layers applied.
-func build(file string, root *node, opts LoadOptions, errs *errList) (*Suite, error) {
-	if err := validateSchema(root, errs); err != nil {
+// it, and decodes it into a Suite with the settings layers applied. quick
+// allows the quick schema check.
+func build(file string, root *node, opts LoadOptions, errs *errList, quick bool) (*Suite, error) {
+	if err := validateSchema(root, errs, quick); err != nil {
 		return nil, err
 	}
 	if !errs.empty() {

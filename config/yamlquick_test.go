@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // sameTree reports how two trees differ, or "".
@@ -403,5 +405,34 @@ func (g *yamlGen) sequence(indent, depth int) {
 			continue
 		}
 		g.value(indent, depth, true)
+	}
+}
+
+// TestQuickPathsSame loads every fixture of testdata and examples, and the
+// benchmark fixture, with the quick paths and without them: the suites, or
+// the error messages, must be the same.
+func TestQuickPathsSame(t *testing.T) {
+	paths, _ := filepath.Glob("testdata/*/*")
+	examples, _ := filepath.Glob("../examples/*")
+	docs := map[string][]byte{"bench.yaml": benchFixture(300)}
+	for _, p := range append(paths, examples...) {
+		if filepath.Ext(p) == ".err" {
+			continue
+		}
+		if data, err := os.ReadFile(p); err == nil {
+			docs[p] = data
+		}
+	}
+	for name, data := range docs {
+		s, err := Parse(name, data, noEnv)
+		ref, refErr := parse(name, data, noEnv, false)
+		switch {
+		case (err == nil) != (refErr == nil) || err != nil && err.Error() != refErr.Error():
+			t.Errorf("%s: quick paths: %v\nreference: %v", name, err, refErr)
+		case err == nil:
+			if diff := cmp.Diff(ref, s); diff != "" {
+				t.Errorf("%s: (-reference +quick):\n%s", name, diff)
+			}
+		}
 	}
 }
