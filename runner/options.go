@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"io"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -37,6 +38,9 @@ type Options struct {
 	// per version and merges the results into one report with the
 	// divergences between versions; one version overrides the suite's.
 	Protocols []string
+	// Trace, when set, receives one JSON line per tool call (and per tool
+	// that generation skipped), with the arguments, redacted.
+	Trace io.Writer
 	// OnStep, when set, is called as each step finishes (from the scenario's
 	// goroutine; calls for different scenarios may be concurrent).
 	OnStep func(scenario int, r StepResult)

@@ -72,6 +72,7 @@ func runOne(ctx context.Context, suite *config.Suite, opts Options) (*Report, er
 	r := &runState{
 		suite: suite,
 		opts:  &opts,
+		trace: newTracer(opts.Trace),
 		red:   newRedactor(sec.values, suite.Endpoint),
 		d:     d,
 		plans: plan(suite),
@@ -107,6 +108,7 @@ type plannedStep struct {
 	validate bool
 	rawPaths bool   // a structuredPaths check needs structuredContent's raw bytes
 	label    string // "scenario / step", for anomalies noticed after the call
+	scenario string
 }
 
 func plan(suite *config.Suite) [][]plannedStep {
@@ -129,6 +131,7 @@ func plan(suite *config.Suite) [][]plannedStep {
 				validate: st.ValidateArguments == nil || *st.ValidateArguments,
 				rawPaths: len(st.Expect.StructuredPaths) > 0,
 				label:    "step " + st.ID + " of " + strconv.Quote(sc.Name),
+				scenario: sc.Name,
 			}
 			if st.TimeoutMs > 0 {
 				p.timeout = ms2d(st.TimeoutMs)
@@ -175,6 +178,7 @@ type runState struct {
 	plans [][]plannedStep
 	rep   *Report
 	tools map[string]tool
+	trace *tracer
 	// contracts holds the compiled schemas of every tool a step calls.
 	contracts map[string]*contract
 
@@ -533,6 +537,7 @@ func (r *runState) runStep(ctx context.Context, sess *session, p *plannedStep, r
 		if rejected, reason, detail := checkArguments(contract, argv); rejected {
 			out.Outcome, out.Reason, out.Detail = assert.OutcomeInputRejected, reason, r.clean(detail, 2000)
 			r.check(p, &out, &assert.Result{Outcome: assert.OutcomeInputRejected}, nil, results)
+			r.traceStep(p, &out, argv, time.Now())
 			return out
 		}
 	}
@@ -608,7 +613,32 @@ func (r *runState) runStep(ctx context.Context, sess *session, p *plannedStep, r
 		}
 	}
 	r.check(p, &out, ar, decoded, results)
+	r.traceStep(p, &out, argv, began)
 	return out
+}
+
+// traceStep writes a step's trace line.
+func (r *runState) traceStep(p *plannedStep, out *StepResult, args map[string]any, began time.Time) {
+	if r.trace == nil {
+		return
+	}
+	detail := out.Reason
+	if detail == "" && out.ErrorCode != nil {
+		detail = "JSON-RPC error " + strconv.FormatInt(*out.ErrorCode, 10)
+	}
+	if detail == "" && len(out.Assertions) > 0 {
+		a := out.Assertions[0]
+		detail = strings.TrimSpace(a.Kind + " " + a.Path + ": " + a.Message)
+	}
+	var redacted map[string]any
+	if args != nil {
+		redacted, _ = r.red.Value(args).(map[string]any)
+	}
+	r.trace.write(TraceEntry{
+		Scenario: p.scenario, Step: p.step.ID, Origin: originOf(p.step), Tool: p.step.Tool,
+		Case: p.step.Case, Property: p.step.Property, Outcome: out.Outcome, Status: out.Status,
+		Detail: detail, Arguments: redacted, StartedAt: traceTime(began), DurationMs: out.DurationMs,
+	})
 }
 
 // check runs the step's checkers and settles its status; a passing step's

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -602,5 +603,43 @@ scenarios:
 	want := "structuredPaths missing.path: nothing at this path\nstructuredPaths tasks.#: value differs\nstructuredPaths tasks.0 /text: unexpected key"
 	if strings.Join(got, "\n") != want {
 		t.Errorf("assertions:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
+	}
+}
+
+func TestTrace(t *testing.T) {
+	s := parse(t, `
+name: trace
+command: [mcpcheck, demo]
+allowTools: [echo, get_household]
+scenarios:
+  - name: one
+    steps:
+      - {id: e, tool: echo, arguments: {token: sekrit-token-value, n: 9007199254740993}}
+      - {id: g, tool: get_household, expect: {structuredIncludes: {revision: 3}}}
+`)
+	s.EnvFromEnv = map[string]string{"T": "MY_TOKEN"}
+	var buf strings.Builder
+	opts := inMemory(nil)
+	opts.Environ = []string{"MY_TOKEN=sekrit-token-value"}
+	opts.Trace = &buf
+	mustRun(t, s, opts)
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d trace lines:\n%s", len(lines), buf.String())
+	}
+	var first, second TraceEntry
+	json.Unmarshal([]byte(lines[0]), &first)
+	json.Unmarshal([]byte(lines[1]), &second)
+	if first.Scenario != "one" || first.Step != "e" || first.Tool != "echo" || first.Outcome != "ok" || first.Status != "passed" || first.StartedAt == "" {
+		t.Errorf("first = %+v", first)
+	}
+	if first.Arguments["token"] != Redacted {
+		t.Errorf("arguments not redacted: %v", first.Arguments)
+	}
+	if !strings.Contains(lines[0], `"n":9007199254740993`) {
+		t.Errorf("number lost precision: %s", lines[0])
+	}
+	if second.Status != "failed" || !strings.Contains(second.Detail, "structuredIncludes /revision") {
+		t.Errorf("second = %+v", second)
 	}
 }

@@ -1,0 +1,57 @@
+package runner
+
+import (
+	"encoding/json"
+	"io"
+	"sync"
+	"time"
+)
+
+// TraceEntry is one line of a --trace JSONL file: one tool call, with what
+// the report leaves out (the arguments, redacted, and when it started), or
+// one tool that generation skipped.
+type TraceEntry struct {
+	Scenario   string         `json:"scenario,omitempty"`
+	Step       string         `json:"step,omitempty"`
+	Origin     string         `json:"origin,omitempty"`
+	Tool       string         `json:"tool"`
+	Case       string         `json:"case,omitempty"`
+	Property   string         `json:"property,omitempty"`
+	Outcome    string         `json:"outcome,omitempty"`
+	Status     string         `json:"status,omitempty"`
+	Detail     string         `json:"detail,omitempty"`
+	Arguments  map[string]any `json:"arguments,omitempty"`
+	StartedAt  string         `json:"startedAt,omitempty"`
+	DurationMs float64        `json:"durationMs"`
+	Skipped    string         `json:"skipped,omitempty"`
+}
+
+// tracer writes trace entries as JSON lines; it is safe for concurrent use
+// and a nil tracer writes nothing.
+type tracer struct {
+	mu  sync.Mutex
+	enc *json.Encoder
+	err error
+}
+
+func newTracer(w io.Writer) *tracer {
+	if w == nil {
+		return nil
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return &tracer{enc: enc}
+}
+
+func (t *tracer) write(e TraceEntry) {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.err == nil {
+		t.err = t.enc.Encode(e)
+	}
+}
+
+func traceTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
