@@ -51,7 +51,14 @@ func (c *checker) regexp(p string) (*regexp.Regexp, bool) {
 }
 
 // check validates instance v (at instance path ip) against schema s.
-func (c *checker) check(s any, v any, ip string, depth int, scoped bool) (verdict, string) {
+//
+// Outside exact mode the checker may be stricter than JSON Schema (its
+// format checks accept only plain shapes; "1.0" is not an integer), which
+// is safe where a schema must hold. Where it must *not* hold — under
+// `not`, in an `if` condition, across `oneOf` branches, when counting
+// against maxContains — stricter is unsafe, so exact mode turns those
+// judgements into "unknown".
+func (c *checker) check(s any, v any, ip string, depth int, scoped, exact bool) (verdict, string) {
 	if *c.work <= 0 {
 		return unknown, errBudget.Error()
 	}
@@ -66,7 +73,7 @@ func (c *checker) check(s any, v any, ip string, depth int, scoped bool) (verdic
 		}
 		return invalid, where(ip) + ": the schema is false (nothing is allowed)"
 	case map[string]any:
-		return c.object(x, v, ip, depth, scoped)
+		return c.object(x, v, ip, depth, scoped, exact)
 	}
 	return unknown, where(ip) + ": schema is not an object"
 }
@@ -88,13 +95,13 @@ func (a *acc) add(v verdict, why string) bool {
 	return false
 }
 
-func (c *checker) object(m map[string]any, v any, ip string, depth int, scoped bool) (verdict, string) {
+func (c *checker) object(m map[string]any, v any, ip string, depth int, scoped, exact bool) (verdict, string) {
 	if c.doc.opensScope(m) {
 		scoped = true
 	}
 	var a acc
 	if ref, present := m["$ref"]; present {
-		rv, why := c.ref(ref, v, ip, depth, scoped)
+		rv, why := c.ref(ref, v, ip, depth, scoped, exact)
 		if c.doc.draft < draft2019 {
 			return rv, why // siblings of $ref are ignored before 2019-09
 		}
@@ -108,7 +115,7 @@ func (c *checker) object(m map[string]any, v any, ip string, depth int, scoped b
 		}
 	}
 	if t, present := m["type"]; present {
-		if a.add(c.typeKeyword(t, v, ip)) {
+		if a.add(c.typeKeyword(t, v, ip, exact)) {
 			return a.v, a.why
 		}
 	}
@@ -129,21 +136,21 @@ func (c *checker) object(m map[string]any, v any, ip string, depth int, scoped b
 			}
 		}
 	}
-	if k, present := m["const"]; present && !equal(k, v) {
+	if k, present := m["const"]; present && c.doc.draft >= draft6 && !equal(k, v) {
 		return invalid, where(ip) + ": value is not the const"
 	}
 
 	switch x := v.(type) {
 	case string:
-		if a.add(c.stringKeywords(m, x, ip)) {
+		if a.add(c.stringKeywords(m, x, ip, exact)) {
 			return a.v, a.why
 		}
 	case map[string]any:
-		if a.add(c.objectKeywords(m, x, ip, depth, scoped)) {
+		if a.add(c.objectKeywords(m, x, ip, depth, scoped, exact)) {
 			return a.v, a.why
 		}
 	case []any:
-		if a.add(c.arrayKeywords(m, x, ip, depth, scoped)) {
+		if a.add(c.arrayKeywords(m, x, ip, depth, scoped, exact)) {
 			return a.v, a.why
 		}
 	default:
@@ -153,7 +160,7 @@ func (c *checker) object(m map[string]any, v any, ip string, depth int, scoped b
 			}
 		}
 	}
-	if a.add(c.applicators(m, v, ip, depth, scoped)) {
+	if a.add(c.applicators(m, v, ip, depth, scoped, exact)) {
 		return a.v, a.why
 	}
 	return a.v, a.why
@@ -164,7 +171,7 @@ func (c *checker) spend() bool {
 	return true
 }
 
-func (c *checker) ref(ref any, v any, ip string, depth int, scoped bool) (verdict, string) {
+func (c *checker) ref(ref any, v any, ip string, depth int, scoped, exact bool) (verdict, string) {
 	s, ok := ref.(string)
 	if !ok {
 		return unknown, where(ip) + ": $ref is not a string"
@@ -176,10 +183,10 @@ func (c *checker) ref(ref any, v any, ip string, depth int, scoped bool) (verdic
 	if err != nil {
 		return unknown, where(ip) + ": " + err.Error()
 	}
-	return c.check(target, v, ip, depth+1, false)
+	return c.check(target, v, ip, depth+1, false, exact)
 }
 
-func (c *checker) typeKeyword(t any, v any, ip string) (verdict, string) {
+func (c *checker) typeKeyword(t any, v any, ip string, exact bool) (verdict, string) {
 	order, ok := typeOrder(t)
 	if !ok {
 		return unknown, where(ip) + ": type keyword is malformed"
@@ -191,6 +198,12 @@ func (c *checker) typeKeyword(t any, v any, ip string) (verdict, string) {
 	}
 	if allowed&vt != 0 {
 		return valid, ""
+	}
+	if vt == tNumber && allowed&tInteger != 0 {
+		if n, ok := numberOf(v); ok && n.IsInt() {
+			// "1.0": an integer for some drafts and validators, not others.
+			return unknown, where(ip) + ": an integer written with a fraction"
+		}
 	}
 	return invalid, fmt.Sprintf("%s: %s is not an allowed type", where(ip), typeName(vt))
 }
@@ -238,7 +251,7 @@ func (c *checker) numberKeywords(m map[string]any, v any, ip string) (verdict, s
 	return a.v, a.why
 }
 
-func (c *checker) stringKeywords(m map[string]any, s string, ip string) (verdict, string) {
+func (c *checker) stringKeywords(m map[string]any, s string, ip string, exact bool) (verdict, string) {
 	var a acc
 	n := utf8.RuneCountInString(s)
 	if k, present, ok := keywordCount(m, "minLength"); present {
@@ -269,6 +282,12 @@ func (c *checker) stringKeywords(m map[string]any, s string, ip string) (verdict
 		if name, isStr := f.(string); isStr {
 			switch formatVerdict(name, s, c) {
 			case invalid:
+				if exact {
+					// The format checks are stricter than validators, and
+					// whether a validator asserts formats at all varies.
+					a.add(unknown, fmt.Sprintf("%s: format %q cannot be judged exactly", where(ip), clip(name)))
+					break
+				}
 				return invalid, fmt.Sprintf("%s: not a valid %q", where(ip), clip(name))
 			case unknown:
 				a.add(unknown, fmt.Sprintf("%s: format %q cannot be verified", where(ip), clip(name)))
@@ -278,7 +297,7 @@ func (c *checker) stringKeywords(m map[string]any, s string, ip string) (verdict
 	return a.v, a.why
 }
 
-func (c *checker) objectKeywords(m map[string]any, obj map[string]any, ip string, depth int, scoped bool) (verdict, string) {
+func (c *checker) objectKeywords(m map[string]any, obj map[string]any, ip string, depth int, scoped, exact bool) (verdict, string) {
 	var a acc
 	req, ok := requiredOf(m)
 	if !ok {
@@ -321,19 +340,20 @@ func (c *checker) objectKeywords(m map[string]any, obj map[string]any, ip string
 		hasUnev = false
 	}
 	pn, hasPN := m["propertyNames"]
+	hasPN = hasPN && c.doc.draft >= draft6
 
 	for _, name := range sortedKeys(obj) {
 		val := obj[name]
 		cp := pointerJoin(ip, name)
 		if hasPN {
-			if a.add(c.check(pn, name, cp, depth+1, scoped)) {
+			if a.add(c.check(pn, name, cp, depth+1, scoped, exact)) {
 				return a.v, a.why
 			}
 		}
 		evaluated := false
 		if sub, has := propMap[name]; has {
 			evaluated = true
-			if a.add(c.check(sub, val, cp, depth+1, scoped)) {
+			if a.add(c.check(sub, val, cp, depth+1, scoped, exact)) {
 				return a.v, a.why
 			}
 		}
@@ -345,21 +365,21 @@ func (c *checker) objectKeywords(m map[string]any, obj map[string]any, ip string
 			}
 			if re.MatchString(name) {
 				evaluated = true
-				if a.add(c.check(ppMap[p], val, cp, depth+1, scoped)) {
+				if a.add(c.check(ppMap[p], val, cp, depth+1, scoped, exact)) {
 					return a.v, a.why
 				}
 			}
 		}
 		if !evaluated && hasAddl {
 			evaluated = true
-			if a.add(c.check(addl, val, cp, depth+1, scoped)) {
+			if a.add(c.check(addl, val, cp, depth+1, scoped, exact)) {
 				return a.v, a.why
 			}
 		}
 		if !evaluated && hasUnev {
 			// Another subschema may have evaluated the property; if the
 			// unevaluatedProperties schema accepts it, it is valid either way.
-			if vd, why := c.check(unev, val, cp, depth+1, scoped); vd != valid {
+			if vd, why := c.check(unev, val, cp, depth+1, scoped, exact); vd != valid {
 				a.add(unknown, where(cp)+": unevaluatedProperties cannot be verified"+because(why))
 			}
 		}
@@ -386,13 +406,13 @@ func (c *checker) objectKeywords(m map[string]any, obj map[string]any, ip string
 				a.add(unknown, where(ip)+": dependentRequired entry is malformed")
 				return false
 			}
-			return a.add(c.check(d, obj, ip, depth+1, scoped))
+			return a.add(c.check(d, obj, ip, depth+1, scoped, exact))
 		}
 		return false
 	}
 	for _, key := range []string{"dependencies", "dependentRequired", "dependentSchemas"} {
 		raw, present := m[key]
-		if !present {
+		if !present || (key != "dependencies" && c.doc.draft < draft2019) {
 			continue
 		}
 		dm, ok := raw.(map[string]any)
@@ -422,7 +442,7 @@ func because(why string) string {
 	return " (" + why + ")"
 }
 
-func (c *checker) arrayKeywords(m map[string]any, arr []any, ip string, depth int, scoped bool) (verdict, string) {
+func (c *checker) arrayKeywords(m map[string]any, arr []any, ip string, depth int, scoped, exact bool) (verdict, string) {
 	var a acc
 	if k, present, ok := keywordCount(m, "minItems"); present {
 		if !ok {
@@ -464,7 +484,7 @@ func (c *checker) arrayKeywords(m map[string]any, arr []any, ip string, depth in
 				a.add(unknown, where(ip)+": prefixItems is not an array")
 			}
 			for i := 0; i < len(pa) && i < len(arr); i++ {
-				if a.add(c.check(pa[i], arr[i], pointerJoin(ip, fmt.Sprint(i)), depth+1, scoped)) {
+				if a.add(c.check(pa[i], arr[i], pointerJoin(ip, fmt.Sprint(i)), depth+1, scoped, exact)) {
 					return a.v, a.why
 				}
 			}
@@ -480,7 +500,7 @@ func (c *checker) arrayKeywords(m map[string]any, arr []any, ip string, depth in
 	} else if hasItems {
 		if tuple, isArr := items.([]any); isArr {
 			for i := 0; i < len(tuple) && i < len(arr); i++ {
-				if a.add(c.check(tuple[i], arr[i], pointerJoin(ip, fmt.Sprint(i)), depth+1, scoped)) {
+				if a.add(c.check(tuple[i], arr[i], pointerJoin(ip, fmt.Sprint(i)), depth+1, scoped, exact)) {
 					return a.v, a.why
 				}
 			}
@@ -492,15 +512,17 @@ func (c *checker) arrayKeywords(m map[string]any, arr []any, ip string, depth in
 	}
 	if hasRest {
 		for i := covered; i < len(arr); i++ {
-			if a.add(c.check(rest, arr[i], pointerJoin(ip, fmt.Sprint(i)), depth+1, scoped)) {
+			if a.add(c.check(rest, arr[i], pointerJoin(ip, fmt.Sprint(i)), depth+1, scoped, exact)) {
 				return a.v, a.why
 			}
 		}
 	}
-	if con, present := m["contains"]; present {
+	if con, present := m["contains"]; present && c.doc.draft >= draft6 {
+		_, capped := m["maxContains"]
+		capped = capped && c.doc.draft >= draft2019
 		matched, unsure := 0, false
 		for i, e := range arr {
-			switch vd, _ := c.check(con, e, pointerJoin(ip, fmt.Sprint(i)), depth+1, scoped); vd {
+			switch vd, _ := c.check(con, e, pointerJoin(ip, fmt.Sprint(i)), depth+1, scoped, exact || capped); vd {
 			case valid:
 				matched++
 			case unknown:
@@ -533,7 +555,7 @@ func (c *checker) arrayKeywords(m map[string]any, arr []any, ip string, depth in
 	}
 	if unev, present := m["unevaluatedItems"]; present && c.doc.draft >= draft2019 {
 		for i, e := range arr {
-			if vd, why := c.check(unev, e, pointerJoin(ip, fmt.Sprint(i)), depth+1, scoped); vd != valid {
+			if vd, why := c.check(unev, e, pointerJoin(ip, fmt.Sprint(i)), depth+1, scoped, exact); vd != valid {
 				a.add(unknown, where(ip)+": unevaluatedItems cannot be verified"+because(why))
 				break
 			}
@@ -542,7 +564,7 @@ func (c *checker) arrayKeywords(m map[string]any, arr []any, ip string, depth in
 	return a.v, a.why
 }
 
-func (c *checker) applicators(m map[string]any, v any, ip string, depth int, scoped bool) (verdict, string) {
+func (c *checker) applicators(m map[string]any, v any, ip string, depth int, scoped, exact bool) (verdict, string) {
 	var a acc
 	if raw, present := m["allOf"]; present {
 		arr, ok := raw.([]any)
@@ -550,7 +572,7 @@ func (c *checker) applicators(m map[string]any, v any, ip string, depth int, sco
 			a.add(unknown, where(ip)+": allOf is malformed")
 		}
 		for _, s := range arr {
-			if a.add(c.check(s, v, ip, depth+1, scoped)) {
+			if a.add(c.check(s, v, ip, depth+1, scoped, exact)) {
 				return a.v, a.why
 			}
 		}
@@ -562,7 +584,7 @@ func (c *checker) applicators(m map[string]any, v any, ip string, depth int, sco
 		} else {
 			best, why := invalid, where(ip)+": matches no anyOf branch"
 			for _, s := range arr {
-				vd, w := c.check(s, v, ip, depth+1, scoped)
+				vd, w := c.check(s, v, ip, depth+1, scoped, exact)
 				if vd == valid {
 					best = valid
 					break
@@ -583,7 +605,7 @@ func (c *checker) applicators(m map[string]any, v any, ip string, depth int, sco
 		} else {
 			n, unsure, why := 0, false, ""
 			for _, s := range arr {
-				switch vd, w := c.check(s, v, ip, depth+1, scoped); vd {
+				switch vd, w := c.check(s, v, ip, depth+1, scoped, true); vd {
 				case valid:
 					n++
 				case unknown:
@@ -604,7 +626,7 @@ func (c *checker) applicators(m map[string]any, v any, ip string, depth int, sco
 		}
 	}
 	if s, present := m["not"]; present {
-		switch vd, why := c.check(s, v, ip, depth+1, scoped); vd {
+		switch vd, why := c.check(s, v, ip, depth+1, scoped, true); vd {
 		case valid:
 			return invalid, where(ip) + ": matches the schema under not"
 		case unknown:
@@ -612,7 +634,7 @@ func (c *checker) applicators(m map[string]any, v any, ip string, depth int, sco
 		}
 	}
 	if cond, present := m["if"]; present && c.doc.draft >= draft7 {
-		vd, why := c.check(cond, v, ip, depth+1, scoped)
+		vd, why := c.check(cond, v, ip, depth+1, scoped, true)
 		branch := "else"
 		switch vd {
 		case unknown:
@@ -622,7 +644,7 @@ func (c *checker) applicators(m map[string]any, v any, ip string, depth int, sco
 			branch = "then"
 		}
 		if s, present := m[branch]; present {
-			if a.add(c.check(s, v, ip, depth+1, scoped)) {
+			if a.add(c.check(s, v, ip, depth+1, scoped, exact)) {
 				return a.v, a.why
 			}
 		}

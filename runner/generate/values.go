@@ -88,7 +88,9 @@ func (v *Values) generate(tool string, raw json.RawMessage, variant int) (map[st
 		args = map[string]any{}
 		g.note("", "inputSchema does not describe an object; empty arguments used")
 	}
-	if vd, why := g.checkAll([]ent{{s: doc.root}}, args); vd != valid {
+	// The last word: arguments the validator does not accept always carry
+	// a note, so empty notes mean valid arguments.
+	if vd, why := g.checkAll([]ent{{s: doc.root}}, args); vd != valid && len(g.notes) == 0 {
 		g.notes = append(g.notes, why)
 	}
 	if g.work <= 0 {
@@ -176,7 +178,7 @@ func (g *gen) rnd(path string, vk int, salt string) uint64 {
 func (g *gen) checkAll(ents []ent, v any) (verdict, string) {
 	var a acc
 	for _, e := range ents {
-		if a.add(g.chk.check(e.s, v, "", 0, e.scoped)) {
+		if a.add(g.chk.check(e.s, v, "", 0, e.scoped, false)) {
 			break
 		}
 	}
@@ -187,7 +189,7 @@ func (g *gen) checkAll(ents []ent, v any) (verdict, string) {
 func (g *gen) checkAt(ents []ent, v any, path string) (verdict, string) {
 	var a acc
 	for _, e := range ents {
-		if a.add(g.chk.check(e.s, v, path, 0, e.scoped)) {
+		if a.add(g.chk.check(e.s, v, path, 0, e.scoped, false)) {
 			break
 		}
 	}
@@ -390,24 +392,30 @@ func (g *gen) produce(path, name string, ents []ent, objs []fobj, depth, vk int)
 	// try verifies one candidate. Notes written while building a rejected
 	// candidate are withdrawn; those of the first rejection are kept for
 	// the final report.
+	quiet := false // rejected defaults and examples explain nothing
 	try := func(v any) bool {
 		vd, why := g.checkAt(ents, v, path)
 		if vd == valid {
 			return true
 		}
-		if !failed {
+		if !failed && !quiet {
 			failed, failVal, failWhy = true, v, why
 			failNotes = slices.Clone(g.notes[mark:])
 		}
 		g.notes = g.notes[:mark]
 		return false
 	}
+	// fail keeps the most specific explanation: notes from inside the value
+	// if there are any, else why the first candidate was rejected, else msg.
 	fail := func(msg string) (any, bool) {
 		g.notes = append(g.notes[:mark], failNotes...)
-		if failWhy != "" {
-			g.notes = append(g.notes, failWhy)
+		switch {
+		case len(failNotes) > 0:
+		case failWhy != "":
+			g.notes = append(g.notes, failWhy+"; placeholder used")
+		default:
+			g.note(path, "%s; placeholder used", msg)
 		}
-		g.note(path, "%s; placeholder used", msg)
 		return failVal, false
 	}
 	reason := func(why string) {
@@ -425,11 +433,19 @@ func (g *gen) produce(path, name string, ents []ent, objs []fobj, depth, vk int)
 		}
 	}
 	defaults := preferred(objs)
-	if vk == 0 {
+	firstDefault := func() (any, bool) {
+		quiet = true
+		defer func() { quiet = false }()
 		for _, d := range defaults {
 			if try(d) {
 				return d, true
 			}
+		}
+		return nil, false
+	}
+	if vk == 0 {
+		if d, ok := firstDefault(); ok {
+			return d, true
 		}
 	}
 	for _, o := range objs {
@@ -512,10 +528,8 @@ func (g *gen) produce(path, name string, ents []ent, objs []fobj, depth, vk int)
 		}
 	}
 	if vk != 0 {
-		for _, d := range defaults {
-			if try(d) {
-				return d, true
-			}
+		if d, ok := firstDefault(); ok {
+			return d, true
 		}
 	}
 	return fail("no value satisfies every keyword")
@@ -1183,7 +1197,7 @@ func (g *gen) extraNames(path string, objs []fobj, depth, vk, i int) []string {
 func (g *gen) nameAllowed(objs []fobj, name string) bool {
 	for _, o := range objs {
 		if pn, present := o.m["propertyNames"]; present {
-			if vd, _ := g.chk.check(pn, name, "", 0, o.scoped); vd != valid {
+			if vd, _ := g.chk.check(pn, name, "", 0, o.scoped, false); vd != valid {
 				return false
 			}
 		}
