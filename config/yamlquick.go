@@ -324,7 +324,7 @@ func (r *yamlQuick) key() (string, loc) {
 	case '"', '\'':
 		key = r.quoted()
 	default:
-		if !r.plainStart(false) {
+		if !r.plainStart() {
 			r.out()
 		}
 		end := r.plainEnd(false)
@@ -364,7 +364,7 @@ func (r *yamlQuick) inline(depth int, entry bool) *node {
 		}
 		return n
 	}
-	if !r.plainStart(false) {
+	if !r.plainStart() {
 		r.out()
 	}
 	pos := r.at(r.i)
@@ -383,7 +383,7 @@ func (r *yamlQuick) inline(depth int, entry bool) *node {
 // plainStart reports whether a plain scalar can start at the reader: not at
 // an indicator, except '-' followed by a character that is not a space, a
 // line end or a flow indicator.
-func (r *yamlQuick) plainStart(flow bool) bool {
+func (r *yamlQuick) plainStart() bool {
 	c := r.peek(r.i)
 	switch c {
 	case 0, ' ', '\n', '?', ':', ',', '[', ']', '{', '}', '#', '&', '*', '!', '|', '>', '\'', '"', '%', '@', '`':
@@ -616,7 +616,7 @@ func (r *yamlQuick) flowMapping(depth int) *node {
 			case '"', '\'':
 				key, quoted = r.quoted(), true
 			default:
-				if !r.plainStart(true) {
+				if !r.plainStart() {
 					r.out()
 				}
 				end := r.plainEnd(true)
@@ -731,7 +731,7 @@ func (r *yamlQuick) flowValue(depth int) *node {
 		n.str = r.quoted()
 		return n
 	}
-	if !r.plainStart(true) {
+	if !r.plainStart() {
 		r.out()
 	}
 	pos := r.at(r.i)
