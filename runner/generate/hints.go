@@ -88,7 +88,7 @@ var hints = []hint{
 		strs: []string{"41.8781", "43.6532", "52.52"}, nums: []string{"41.8781", "43.6532", "52.52"}, ints: []string{"41", "43", "52"}},
 	{keys: []string{"lon", "lng", "long", "longitude"},
 		strs: []string{"-87.6298", "-79.3832", "13.405"}, nums: []string{"-87.6298", "-79.3832", "13.405"}, ints: []string{"-87", "-79", "13"}},
-	{keys: []string{"count", "n", "num", "quantity", "qty", "number", "amountofitems", "steps", "retries", "repeat"},
+	{keys: []string{"count", "n", "num", "quantity", "qty", "number", "steps", "retries", "repeat"},
 		nums: []string{"3", "5", "2"}, ints: []string{"3", "5", "2"}, strs: []string{"3", "5", "2"}},
 	{keys: []string{"limit", "maxresults", "max", "pagesize", "perpage", "size", "top", "topk", "k", "maxitems", "results", "numresults"},
 		nums: []string{"10", "5", "20"}, ints: []string{"10", "5", "20"}, strs: []string{"10", "5", "20"}},
