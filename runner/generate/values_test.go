@@ -378,3 +378,48 @@ func TestSplitWordsAndSingular(t *testing.T) {
 		}
 	}
 }
+
+// TestValuesConcurrent shares one Values (and the package tables) across
+// goroutines; run with -race. Results must equal the sequential ones.
+func TestValuesConcurrent(t *testing.T) {
+	var schemas []json.RawMessage
+	for _, tools := range loadPeers(t) {
+		for _, tool := range tools {
+			schemas = append(schemas, tool.InputSchema)
+		}
+	}
+	for _, raw := range trickySchemas {
+		schemas = append(schemas, json.RawMessage(raw))
+	}
+	v := NewValues(9)
+	want := make([]map[string]any, len(schemas))
+	for i, s := range schemas {
+		want[i], _ = v.Valid("tool", s)
+	}
+	errs := make(chan string, 8*len(schemas))
+	done := make(chan struct{})
+	for w := 0; w < 8; w++ {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for i, s := range schemas {
+				got, _ := v.Valid("tool", s)
+				if !reflect.DeepEqual(got, want[i]) {
+					errs <- string(s)
+				}
+				FuzzCases("tool", s, v)
+				v.Distinct("tool", s, 2)
+			}
+		}()
+	}
+	for w := 0; w < 8; w++ {
+		<-done
+	}
+	close(errs)
+	for s := range errs {
+		t.Errorf("concurrent result differs for %s", s)
+	}
+	var nilValues *Values
+	if a, _ := nilValues.Valid("t", schemas[0]); a == nil {
+		t.Error("nil *Values returned nil arguments")
+	}
+}
