@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -36,6 +37,9 @@ func contractOptions(refURL string, calls *atomic.Int64) Options {
 		add("file_ref", `{"type":"object","properties":{"item":{"$ref":"file:///etc/hostname"}}}`, "", echo)
 		add("dynamic_ref", `{"type":"object","properties":{"item":{"$dynamicRef":"`+refURL+`#meta"}}}`, "", echo)
 		add("unknown_draft", `{"$schema":"`+refURL+`","type":"object"}`, "", echo)
+		add("panics", `{"type":"object","properties":{"n":{"type":"number","multipleOf":1e-999999999}}}`, "", echo)
+		add("explodes", explodingSchema(40), "", echo)
+		add("recursive", `{"type":"object","properties":{"tree":{"$ref":"#/$defs/node"}},"$defs":{"node":{"type":"object","properties":{"children":{"type":"array","items":{"$ref":"#/$defs/node"}}}}}}`, "", echo)
 		add("remote_output", `{"type":"object"}`, `{"type":"object","properties":{"x":{"$ref":"`+refURL+`"}}}`, echo)
 		add("bad_output", `{"type":"object"}`, `{"type":"object","properties":{"id":{"type":"integer"}},"required":["id"]}`,
 			func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -71,7 +75,7 @@ func TestContractBoundary(t *testing.T) {
 	s := parse(t, `
 name: contracts
 command: [mcpcheck, demo]
-allowTools: [city, draft7, local_ref, remote_ref, file_ref, dynamic_ref, unknown_draft, remote_output, bad_output]
+allowTools: [city, draft7, local_ref, remote_ref, file_ref, dynamic_ref, unknown_draft, remote_output, bad_output, panics, explodes, recursive]
 scenarios:
   - name: enum rejected
     steps: [{id: s, tool: city, arguments: {location: Paris}, expect: {outcome: input_rejected}}]
@@ -105,6 +109,12 @@ scenarios:
     steps: [{id: s, tool: bad_output, arguments: {mode: error}, expect: {isError: true}}]
   - name: missing structuredContent is invalid
     steps: [{id: s, tool: bad_output, arguments: {mode: none}, expect: {outcome: output_invalid}}]
+  - name: a schema that crashes the validator is refused
+    steps: [{id: s, tool: panics, arguments: {n: 1}, expect: {outcome: input_rejected}}]
+  - name: a schema too costly to validate is refused
+    steps: [{id: s, tool: explodes, arguments: {x: 1}, expect: {outcome: input_rejected}}]
+  - name: a recursive schema still validates
+    steps: [{id: s, tool: recursive, arguments: {tree: {children: [{children: []}]}}}]
 `)
 	rep := mustRun(t, s, contractOptions(listener.URL+"/schema.json", &calls))
 	if !rep.Passed {
@@ -115,8 +125,8 @@ scenarios:
 	}
 	// Sent: enum accepted, opt out, local ref valid, remote output, and the
 	// four bad_output calls. Rejected inputs never reach the server.
-	if calls.Load() != 8 {
-		t.Errorf("%d calls reached the server, want 8", calls.Load())
+	if calls.Load() != 9 {
+		t.Errorf("%d calls reached the server, want 9", calls.Load())
 	}
 	var warned []string
 	for _, w := range rep.Warnings {
@@ -126,7 +136,7 @@ scenarios:
 			}
 		}
 	}
-	if len(warned) != 5 {
+	if len(warned) != 5 || len(rep.Warnings) != 7 {
 		t.Errorf("warnings = %v", rep.Warnings)
 	}
 	r := rep.Scenarios[0].Steps[0]
@@ -137,4 +147,19 @@ scenarios:
 	if !strings.Contains(o.Reason, `at "/id" (type)`) {
 		t.Errorf("output reason = %q", o.Reason)
 	}
+}
+
+// explodingSchema returns a schema whose $defs refer twice to the next
+// level, depth times: 2^depth expansions from a few hundred bytes.
+func explodingSchema(depth int) string {
+	var b strings.Builder
+	b.WriteString(`{"type":"object","properties":{"x":{"$ref":"#/$defs/d0"}},"$defs":{`)
+	for i := range depth {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `"d%d":{"anyOf":[{"$ref":"#/$defs/d%d"},{"$ref":"#/$defs/d%d"}]}`, i, i+1, i+1)
+	}
+	fmt.Fprintf(&b, `,"d%d":{"type":"string"}}}`, depth)
+	return b.String()
 }

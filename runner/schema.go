@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -56,7 +57,15 @@ func compileContract(t tool) contract {
 	return c
 }
 
-func compileToolSchema(toolName, which string, raw []byte) (*jsonschema.Schema, error) {
+func compileToolSchema(toolName, which string, raw []byte) (sch *jsonschema.Schema, err error) {
+	// The validator library panics on some hostile schemas (a multipleOf
+	// of 1e-999999999 makes it dereference a nil *big.Rat). A server's
+	// schema is untrusted input: refuse it instead of crashing.
+	defer func() {
+		if p := recover(); p != nil {
+			sch, err = nil, fmt.Errorf("%sSchema refused: the validator could not compile it (%v)", which, p)
+		}
+	}()
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return nil, nil
 	}
@@ -67,6 +76,9 @@ func compileToolSchema(toolName, which string, raw []byte) (*jsonschema.Schema, 
 	if err := checkRefs(doc, 0); err != nil {
 		return nil, fmt.Errorf("%sSchema refused: %v; nothing was fetched", which, err)
 	}
+	if err := checkCost(doc); err != nil {
+		return nil, fmt.Errorf("%sSchema refused: %v", which, err)
+	}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020) // MCP's default; a $schema in the document wins
 	// Nothing is ever loaded: not from the network, not from disk.
@@ -75,11 +87,104 @@ func compileToolSchema(toolName, which string, raw []byte) (*jsonschema.Schema, 
 	if err := c.AddResource(loc, doc); err != nil {
 		return nil, fmt.Errorf("%sSchema: %v", which, err)
 	}
-	sch, err := c.Compile(loc)
+	sch, err = c.Compile(loc)
 	if err != nil {
 		return nil, fmt.Errorf("%sSchema does not compile: %v", which, firstLine(err.Error()))
 	}
 	return sch, nil
+}
+
+// maxSchemaCost bounds how many subschemas a schema may expand to when its
+// local references are followed (each reference followed anew, as a
+// validator does; a reference back into its own path is a recursion bounded
+// by the instance and counted once). The validator has no work limit of its
+// own, so a few hundred bytes of $defs, each level referring twice to the
+// next, would make one validation run for hours.
+const maxSchemaCost = 200_000
+
+// checkCost refuses schemas whose reference expansion exceeds maxSchemaCost.
+func checkCost(doc any) error {
+	budget := maxSchemaCost
+	var walk func(v any, path map[string]bool) bool
+	walk = func(v any, path map[string]bool) bool {
+		budget--
+		if budget < 0 {
+			return false
+		}
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				switch k {
+				case "enum", "const", "default", "examples":
+					continue
+				case "$ref", "$dynamicRef", "$recursiveRef":
+					ref, ok := e.(string)
+					if !ok || path[ref] {
+						continue
+					}
+					target, ok := localTarget(doc, ref)
+					if !ok {
+						continue
+					}
+					path[ref] = true
+					ok = walk(target, path)
+					delete(path, ref)
+					if !ok {
+						return false
+					}
+					continue
+				}
+				if !walk(e, path) {
+					return false
+				}
+			}
+		case []any:
+			for _, e := range x {
+				if !walk(e, path) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	if !walk(doc, map[string]bool{}) {
+		return fmt.Errorf("its references expand to more than %d subschemas, too many to validate safely", maxSchemaCost)
+	}
+	return nil
+}
+
+// localTarget resolves a "#/a/b" reference inside doc ("#" is the root).
+func localTarget(doc any, ref string) (any, bool) {
+	if ref == "#" {
+		return doc, true
+	}
+	if !strings.HasPrefix(ref, "#/") {
+		return nil, false // anchors are not followed for costing
+	}
+	cur := doc
+	for _, tok := range strings.Split(ref[2:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		if u, err := url.PathUnescape(tok); err == nil {
+			tok = u
+		}
+		switch x := cur.(type) {
+		case map[string]any:
+			next, ok := x[tok]
+			if !ok {
+				return nil, false
+			}
+			cur = next
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil, false
+			}
+			cur = x[i]
+		default:
+			return nil, false
+		}
+	}
+	return cur, true
 }
 
 // checkRefs walks a schema document and refuses references that would make
