@@ -361,3 +361,17 @@ func TestErrorsType(t *testing.T) {
 		t.Errorf("unpositioned Error() = %q", got)
 	}
 }
+
+func TestYAMLUnderscoreStrings(t *testing.T) {
+	s, err := Parse("u.yaml", []byte("name: t\ncommand: [x]\nallowTools: [a]\nscenarios: [{name: s, steps: [{tool: a, arguments: {code: _0, under: _1_2, big: 1e400, n: 1_000}}]}]\n"), LoadOptions{Environ: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := s.Scenarios[0].Steps[0].Arguments
+	if args["code"] != "_0" || args["under"] != "_1_2" {
+		t.Errorf("underscore-led plain scalars became %#v, %#v; yaml.v3 reads them as strings", args["code"], args["under"])
+	}
+	if args["big"] != json.Number("1e400") || args["n"] != json.Number("1000") {
+		t.Errorf("numbers: big %#v n %#v", args["big"], args["n"])
+	}
+}

@@ -338,7 +338,7 @@ func (c *yamlConverter) scalar(y *yaml.Node, pos Pos, explicit bool) *node {
 			return nil
 		}
 	}
-	if tag == "!!str" && y.Style == 0 && yamlFloat.MatchString(strings.ReplaceAll(y.Value, "_", "")) {
+	if tag == "!!str" && y.Style == 0 && yamlFloat.MatchString(y.Value) {
 		// yaml.v3 reads a plain number beyond float64's range (1e400) as a
 		// string; YAML's core schema, JSON and exact numbers say number.
 		tag = "!!float"

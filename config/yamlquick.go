@@ -456,9 +456,9 @@ func plainKind(s string) (nodeKind, string) {
 		// Numbers, and strings that look like them (timestamps, 1.2.3):
 		// yaml.v3's own resolution decides, as it does for parseYAML,
 		// and then the converter's rule for numbers yaml.v3 reads as
-		// strings (1e400, and _0 too).
+		// strings (1e400); "_0" stays a string, as yaml.v3 reads it.
 		tag := implicitTag(s)
-		if tag == "!!str" && yamlFloat.MatchString(strings.ReplaceAll(s, "_", "")) {
+		if tag == "!!str" && yamlFloat.MatchString(s) {
 			tag = "!!float"
 		}
 		switch tag {
