@@ -100,15 +100,18 @@ func resolveCommand(argv, self []string) ([]string, error) {
 // its result.
 type plannedStep struct {
 	step     *config.Step
-	checks   []assert.Checker
 	args     json.RawMessage // nil when hasRef
 	hasRef   bool
 	keep     bool // a later step of the scenario references this one
 	timeout  time.Duration
 	validate bool
-	rawPaths bool   // a structuredPaths check needs structuredContent's raw bytes
-	label    string // "scenario / step", for anomalies noticed after the call
+	rawPaths bool // a structuredPaths check needs structuredContent's raw bytes
 	scenario string
+}
+
+// label names the step for anomalies noticed after its call returned.
+func (p *plannedStep) label() string {
+	return "step " + p.step.ID + " of " + strconv.Quote(p.scenario)
 }
 
 func plan(suite *config.Suite) [][]plannedStep {
@@ -124,13 +127,11 @@ func plan(suite *config.Suite) [][]plannedStep {
 			st := &sc.Steps[j]
 			p := plannedStep{
 				step:     st,
-				checks:   assert.Build(&st.Expect),
 				hasRef:   hasRef(st.Arguments),
 				keep:     referenced[st.ID],
 				timeout:  ms2d(suite.TimeoutMs),
 				validate: st.ValidateArguments == nil || *st.ValidateArguments,
 				rawPaths: len(st.Expect.StructuredPaths) > 0,
-				label:    "step " + st.ID + " of " + strconv.Quote(sc.Name),
 				scenario: sc.Name,
 			}
 			if st.TimeoutMs > 0 {
@@ -543,7 +544,7 @@ func (r *runState) runStep(ctx context.Context, sess *session, p *plannedStep, r
 	}
 
 	callCtx, cancel := context.WithTimeout(ctx, p.timeout)
-	tp := &tap{label: p.label}
+	tp := &tap{label: p.label()}
 	began := time.Now()
 	res, err := sess.cs.CallTool(withTap(callCtx, tp), &mcp.CallToolParams{Name: st.Tool, Arguments: args})
 	elapsed := time.Since(began)
@@ -560,7 +561,7 @@ func (r *runState) runStep(ctx context.Context, sess *session, p *plannedStep, r
 		res = nil // whatever the SDK made of a broken message is not a result
 	}
 	if n := tp.Duplicates(); n > 0 {
-		r.warn(fmt.Sprintf("%s: the server sent %d extra response(s) to one call (the client ignored them)", p.label, n))
+		r.warn(fmt.Sprintf("%s: the server sent %d extra response(s) to one call (the client ignored them)", p.label(), n))
 	}
 	out.Outcome, out.ErrorCode = cl.Outcome, cl.Code
 	if cl.Detail != "" {
@@ -645,7 +646,10 @@ func (r *runState) traceStep(p *plannedStep, out *StepResult, args map[string]an
 // result is kept for later $refs when one needs it.
 func (r *runState) check(p *plannedStep, out *StepResult, ar *assert.Result, decoded map[string]any, results map[string]any) {
 	st := p.step
-	for _, c := range p.checks {
+	// Checkers are built per call rather than kept in the plan: a 10,000-step
+	// run would otherwise hold them all live, and every GC cycle rescans the
+	// live heap while the SDK makes ~129 KB of garbage per call.
+	for _, c := range assert.Build(&st.Expect) {
 		for _, f := range c.Check(ar) {
 			out.Assertions = append(out.Assertions, AssertionResult{
 				Kind: f.Kind, Path: f.Path, Message: f.Message,

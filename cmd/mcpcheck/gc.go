@@ -4,31 +4,68 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
+	"time"
 )
 
-// gcBudget is roughly how much garbage may pile up between two collections
-// during a run.
+// gcBudget is about how much new garbage may pile up between two
+// collections during a run.
 //
 // Why tune the collector at all: the go-sdk allocates ~129 KB of garbage per
-// tool call (fresh JSON decoder buffers), while mcpcheck keeps the whole
-// loaded fixture live. With the default GOGC=100 every cycle rescans that
-// fixture after only ~1× its size of new garbage, so a 10,000-step run spent
-// about twice the bare SDK client's CPU on GC (VERIFICATION.md, performance).
-// Giving each cycle a fixed budget of new garbage makes GC work per call
-// independent of the fixture's size while bounding the extra memory.
-const gcBudget = 48 << 20
+// tool call (fresh JSON decoder buffers), while the run keeps the fixture,
+// the plan and the growing report live. At GOGC=100 a cycle starts after 1×
+// the live heap of new garbage and rescans the whole live heap, so GC work
+// per call grows with the fixture. A fixed budget per cycle makes it shrink
+// instead, and bounds memory at about live + budget, whatever the size of
+// the fixture (VERIFICATION.md, performance).
+const gcBudget = 16 << 20
 
-// tuneGC sets the GC percentage so that a cycle starts after about gcBudget
-// of new garbage, within 100..800 %, unless the user set GOGC themselves. It
-// runs once, after the fixture is loaded, when the live heap is known.
-func tuneGC() {
+// minHeap is the Go runtime's minimum heap goal at GOGC=100; it scales with
+// the GC percentage.
+const minHeap = 4 << 20
+
+// gcPercent is the GC percentage that gives a heap goal of about
+// live + gcBudget: the goal is live×(1+pct/100) but never below
+// minHeap×pct/100, so pct is bounded by both, within 100..800.
+func gcPercent(live uint64) int {
+	live = max(live, 1<<20)
+	pct := min(100*gcBudget/live, 100*(live+gcBudget)/minHeap)
+	return int(min(max(pct, 100), 800))
+}
+
+// tuneGC keeps the GC percentage at gcPercent of the live heap while a run
+// goes on, re-reading the live heap four times a second, unless the user set
+// GOGC themselves. The returned func stops it.
+func tuneGC() (stop func()) {
 	if _, set := os.LookupEnv("GOGC"); set {
-		return
+		return func() {}
 	}
-	runtime.GC() // drop the loader's garbage and measure what stays live
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	live := max(ms.HeapAlloc, 1<<20)
-	pct := int(100 * gcBudget / live)
-	debug.SetGCPercent(min(max(pct, 100), 800))
+	runtime.GC() // drop the loader's garbage so the first reading is true
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	last := -1
+	adjust := func() {
+		metrics.Read(sample)
+		if sample[0].Value.Kind() != metrics.KindUint64 {
+			return
+		}
+		if pct := gcPercent(sample[0].Value.Uint64()); pct != last {
+			debug.SetGCPercent(pct)
+			last = pct
+		}
+	}
+	adjust()
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(250 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				adjust()
+			}
+		}
+	}()
+	return func() { close(done) }
 }

@@ -168,8 +168,9 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		machine = jsonFile
 	}
 
-	tuneGC()
+	stopGC := tuneGC()
 	rep, err := runner.Run(ctx, suite, opts)
+	stopGC()
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpcheck: %v\n", err)
 		return exitBadArgs
