@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/mcpcheck/mcpcheck/config"
@@ -196,5 +197,30 @@ func TestEverythingHTTP(t *testing.T) {
 	rep := runEverything(t, endpoint)
 	if rep.Target.Transport != "http" {
 		t.Errorf("target = %+v", rep.Target)
+	}
+}
+
+// TestDemoExampleInMemory runs the whole command against the demo server
+// over an in-memory transport (no process, no network).
+func TestDemoExampleInMemory(t *testing.T) {
+	saved := runOptions
+	defer func() { runOptions = saved }()
+	runOptions = &runner.Options{Dial: func(ctx context.Context) (mcp.Transport, error) {
+		ct, st := mcp.NewInMemoryTransports()
+		if _, err := demo.NewServer(demo.Options{}).Connect(ctx, st, nil); err != nil {
+			return nil, err
+		}
+		return ct, nil
+	}}
+	r := runCmd(t, "--config", "../../examples/demo.yaml", "--json", "-")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	m := validReport(t, r.stdout)
+	if target := m["target"].(map[string]any); target["transport"] != "memory" {
+		t.Errorf("target = %v", target)
+	}
+	if s := m["summary"].(map[string]any); s["passed"] != float64(10) {
+		t.Errorf("summary = %v", s)
 	}
 }
