@@ -93,6 +93,10 @@ type Suite struct {
 
 	Scenarios []Scenario
 
+	// Generate, when set, adds checks generated from the discovered tool
+	// contracts to the hand-written scenarios.
+	Generate *Generate
+
 	// Pos of the document root and of selected settings, for error messages
 	// raised after loading (for example a tool missing from tools/list).
 	Pos      Pos
@@ -110,8 +114,21 @@ type Scenario struct {
 	// Protocols, when set, limits the scenario to these protocol versions;
 	// under any other it is skipped with a reason.
 	Protocols []string
+	// ContinueOnFailure runs every step even after one fails (fuzz cases
+	// of one tool are independent of each other).
+	ContinueOnFailure bool
+	// Parallel runs all the scenario's steps at once instead of in order;
+	// its steps may not $ref each other, and a failure skips nothing.
+	Parallel bool
+	// Isolation overrides the suite's for this scenario: "" (inherit),
+	// IsolationShared, IsolationScenario, or IsolationStep (every step on a
+	// session of its own: over stdio, a server process each).
+	Isolation string
 	Pos       Pos
 }
+
+// IsolationStep gives each step of a scenario its own session.
+const IsolationStep = "step"
 
 // Step is one tool call and what must hold of its answer. Hand-written and
 // generated steps share this type.
@@ -138,8 +155,32 @@ type Step struct {
 	TimeoutMs int
 	// Protocols, when set, limits the step to these protocol versions.
 	Protocols []string
+	// Advisory turns the step's failed expectations into notes: the step
+	// is flagged for a look instead of failing the run.
+	Advisory bool
+	// Score names the score a generated step counts toward
+	// (ScoreCrashResilience, ...); empty for fixture steps.
+	Score string
+	// CaptureID, when set (generated lifecycle steps), names the resource
+	// whose id the runner looks for in the step's result once it passes;
+	// later steps read it as {$ref: "<step>#/mcpcheck:id"}.
+	CaptureID string
 	Pos       Pos
 }
+
+// Scores a generated step can count toward.
+const (
+	ScoreCrashResilience  = "crashResilience"
+	ScoreResponseFidelity = "responseFidelity"
+	ScoreLifecycle        = "lifecycle"
+	ScoreConcurrency      = "concurrency"
+	ScoreLatency          = "latency"
+	ScoreResponseSize     = "responseSize"
+)
+
+// CapturedID is the member of a step's result under which a captured id
+// is found by $ref (see Step.CaptureID).
+const CapturedID = "mcpcheck:id"
 
 // Expect is what must hold of a step's answer. Zero value: the call returns a
 // result with isError false.
@@ -156,6 +197,18 @@ type Expect struct {
 	// Outcome demands an outcome class (runner outcome names); "" means "ok",
 	// or "tool_error" when IsError is true.
 	Outcome string
+	// OutcomeAny, when `outcome` is a list, accepts any of these classes
+	// (Outcome is then empty).
+	OutcomeAny []string
+	// Fidelity checks a successful result for what a flag cannot show: a
+	// refusal disguised as success, or empty content; an echo mismatch is a
+	// note. Outcomes other than ok and output_invalid are notes too (the
+	// call's input may just be unrealistic).
+	Fidelity bool
+	// Absent demands that the call no longer returns this value (a deleted
+	// resource's id): the outcome is ok, tool_error or protocol_error, and an
+	// ok result does not contain it. It may hold $ref markers.
+	Absent *Value
 	// ErrorCode demands this JSON-RPC error code (with outcome protocol_error).
 	ErrorCode *int64
 	// MaxDurationMs fails the step when the call took longer.
@@ -171,4 +224,54 @@ type Expect struct {
 type Value struct {
 	V   any
 	Pos Pos
+}
+
+// Generate configures the generated checks (the fixture's `generate` block,
+// or quick mode's flags).
+type Generate struct {
+	Fuzz      bool // schema-derived valid, missing-required and wrong-type calls
+	Fidelity  bool // disguised refusals, empty success, output validity, echo
+	Probes    bool // latency, response size and token estimate of the valid calls
+	Lifecycle bool // create → read → delete → stale read, on groups found by name
+	// LifecycleGroups are explicit groups for servers whose tool names do
+	// not follow create_X/get_X/delete_X.
+	LifecycleGroups []LifecycleGroup
+	// Concurrency, when > 1, calls each tool's valid case on that many
+	// independent connections at once, and checks for crossed responses on
+	// one session.
+	Concurrency int
+	// IncludeDestructive lifts the default: only tools annotated
+	// readOnlyHint: true are generated against.
+	IncludeDestructive bool
+	Seed               int64
+	// Probe thresholds (defaults 5000 ms and 20000 characters) and an
+	// optional model for a price estimate.
+	SlowThresholdMs     int
+	BloatThresholdChars int
+	PriceModel          string
+	// FailUnder maps a score name (ScoreCrashResilience, ...) to the lowest
+	// acceptable percentage.
+	FailUnder map[string]float64
+	Pos       Pos
+}
+
+// LifecycleGroup is an explicit create/read/delete trio. Read and Delete
+// arguments refer to the created resource with $ref markers into the step
+// "create" (e.g. {$ref: "create#/structuredContent/entities/0/name"}), and
+// IDPointer says where in the create result the resource's id is, for the
+// stale-read check.
+type LifecycleGroup struct {
+	Name      string
+	Create    Call
+	Read      Call
+	Delete    Call
+	IDPointer string
+	Pos       Pos
+}
+
+// Call is one tool call of a lifecycle group.
+type Call struct {
+	Tool      string
+	Arguments map[string]any
+	Pos       Pos
 }
