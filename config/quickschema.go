@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"math/big"
 	"regexp"
 	"strconv"
 	"strings"
@@ -22,6 +23,11 @@ import (
 // It understands only the keywords the fixture schema uses. A schema with any
 // other keyword is not compiled, and every document goes to the full
 // validator.
+//
+// if/then/else needs more than "certainly valid": whether the if holds
+// picks the rule that applies. When the quick check is sure either way
+// (see invalid) it applies that rule; when it cannot tell, it demands both
+// then and else, which is never less than the full validator demands.
 
 // quickSchema is one compiled schema object.
 type quickSchema struct {
@@ -41,6 +47,7 @@ type quickSchema struct {
 	pattern                                       *regexp.Regexp
 	uniqueItems                                   bool
 	propertyNames                                 *quickSchema
+	ifS, thenS, elseS                             *quickSchema
 }
 
 const (
@@ -157,6 +164,12 @@ func (c *quickCompiler) compile(n *node, at string) (*quickSchema, error) {
 			q.uniqueItems = v.b
 		case "propertyNames":
 			q.propertyNames, err = c.compile(v, where)
+		case "if":
+			q.ifS, err = c.compile(v, where)
+		case "then":
+			q.thenS, err = c.compile(v, where)
+		case "else":
+			q.elseS, err = c.compile(v, where)
 		default:
 			if !ignoredKeywords[f.key] {
 				return nil, fmt.Errorf("%s: keyword not understood by the quick check", where)
@@ -230,6 +243,9 @@ func (q *quickSchema) valid(n *node) bool {
 		return false
 	}
 	if q.hasEnum && (n.kind != stringNode || !q.inEnum(n.str)) {
+		return false
+	}
+	if q.ifS != nil && !q.validCond(n) {
 		return false
 	}
 	switch n.kind {
@@ -355,14 +371,89 @@ func (q *quickSchema) validString(s string) bool {
 }
 
 func (q *quickSchema) validNumber(text string) bool {
+	below, above, ok := q.outOfBounds(text)
+	return ok && !below && !above
+}
+
+// outOfBounds compares a JSON number's text with minimum and maximum; ok is
+// false when it cannot tell.
+func (q *quickSchema) outOfBounds(text string) (below, above, ok bool) {
 	if !q.hasMinimum && !q.hasMaximum {
+		return false, false, true
+	}
+	if v, err := strconv.ParseInt(text, 10, 64); err == nil {
+		return q.hasMinimum && v < q.minimum, q.hasMaximum && v > q.maximum, true
+	}
+	// 1.5, 1e3, or beyond int64 (a percentage of 99.5, say): exact
+	// arithmetic, as the full validator does, on a literal short enough
+	// for it to be cheap.
+	if checkNumber(text) != "" {
+		return false, false, false
+	}
+	r, good := new(big.Rat).SetString(text)
+	if !good {
+		return false, false, false
+	}
+	if q.hasMinimum && r.Cmp(new(big.Rat).SetInt64(q.minimum)) < 0 {
+		below = true
+	}
+	if q.hasMaximum && r.Cmp(new(big.Rat).SetInt64(q.maximum)) > 0 {
+		above = true
+	}
+	return below, above, true
+}
+
+// validCond applies if/then/else: the branch the if picks when the quick
+// check is sure of it, and both branches when it is not.
+func (q *quickSchema) validCond(n *node) bool {
+	holds, fails := q.ifS.valid(n), q.ifS.invalid(n)
+	if !fails && q.thenS != nil && !q.thenS.valid(n) {
+		return false
+	}
+	if !holds && q.elseS != nil && !q.elseS.valid(n) {
+		return false
+	}
+	return true
+}
+
+// invalid reports whether n certainly fails the schema. False means it
+// satisfies it, or that the quick check cannot tell: only the keywords an
+// if needs in the fixture schema (type, enum, required, minimum, maximum,
+// properties, $ref) are looked at, and only where the answer is certain.
+func (q *quickSchema) invalid(n *node) bool {
+	if q.never {
 		return true
 	}
-	v, err := strconv.ParseInt(text, 10, 64)
-	if err != nil {
-		return false // 1.5, 1e3, or beyond int64: for the full validator
+	if q.ref != nil && q.ref.invalid(n) {
+		return true
 	}
-	return !(q.hasMinimum && v < q.minimum || q.hasMaximum && v > q.maximum)
+	if q.types != 0 && !q.typeOK(n) {
+		// typeOK is unsure only of an integer written 5.0 or 5e3.
+		if n.kind != numberNode || q.types&typeInteger == 0 || !strings.ContainsAny(n.str, ".eE") {
+			return true
+		}
+	}
+	if q.hasEnum && (n.kind != stringNode || !q.inEnum(n.str)) {
+		return true // the enums compiled hold strings only
+	}
+	switch n.kind {
+	case objectNode:
+		for _, r := range q.required {
+			if n.get(r) == nil {
+				return true
+			}
+		}
+		for _, f := range n.fields {
+			if p, ok := q.props[f.key]; ok && p.invalid(f.val) {
+				return true
+			}
+		}
+	case numberNode:
+		if below, above, ok := q.outOfBounds(n.str); ok && (below || above) {
+			return true
+		}
+	}
+	return false
 }
 
 // validName checks an object key against a propertyNames schema: the key is
