@@ -19,6 +19,7 @@ func checkSuite(s *Suite, root *node, replaced bool, errs *errList) {
 	for i := range s.Scenarios {
 		checkScenario(s, root, i, errs)
 	}
+	checkGenerate(s, root, errs)
 }
 
 func at(p loc) string { return fmt.Sprintf("%d:%d", p.line, p.col) }
@@ -180,25 +181,42 @@ func checkScenario(s *Suite, root *node, i int, errs *errList) {
 		ids[st.ID] = j
 	}
 
-	rc := &refCheck{s: s, sc: i, ids: ids, errs: errs, segs: make([]pathSeg, 0, 16)}
+	rc := &refCheck{s: s, sc: i, ids: ids, parallel: sc.Parallel, errs: errs, segs: make([]pathSeg, 0, 16)}
+	check := rc.check // one method value for the scenario, not one per step
 	for j := range sc.Steps {
 		st := &sc.Steps[j]
 		n := stepNodes[j]
-		if !slices.Contains(s.AllowTools, st.Tool) {
-			msg := fmt.Sprintf("%s.tool: %s is not in allowTools", stepPath(j), quote(st.Tool))
-			if sug := suggest(st.Tool, s.AllowTools); sug != "" {
-				msg += "; did you mean " + quote(sug) + "?"
-			}
-			errs.at(n.value("tool").pos, "%s", msg)
+		if msg := notAllowed(st.Tool, s.AllowTools); msg != "" {
+			errs.at(n.value("tool").pos, "%s.tool: %s", stepPath(j), msg)
 		}
+		rc.step = j
 		if a := n.value("arguments"); a != nil {
-			rc.step = j
-			rc.walk(a, rc.segs[:0])
+			rc.where = "arguments"
+			eachMarker(a, rc.segs[:0], check)
 		}
 		if e := n.value("expect"); e != nil {
 			checkExpect(&st.Expect, e, func() string { return stepPath(j) + ".expect" }, errs)
+			// absent is compared with an answer, so it may name values of
+			// earlier steps; the other expectations are data as written.
+			if a := e.value("absent"); a != nil {
+				rc.where = "expect.absent"
+				eachMarker(a, rc.segs[:0], check)
+			}
 		}
 	}
+}
+
+// notAllowed says why a tool may not be called, or "" when it is in
+// allowTools.
+func notAllowed(tool string, allowTools []string) string {
+	if slices.Contains(allowTools, tool) {
+		return ""
+	}
+	msg := quote(tool) + " is not in allowTools"
+	if sug := suggest(tool, allowTools); sug != "" {
+		msg += "; did you mean " + quote(sug) + "?"
+	}
+	return msg
 }
 
 // stepIDPos is where a step's id is written, or the step itself when it has
@@ -229,35 +247,40 @@ func formatPath(base string, segs []pathSeg) string {
 	return base
 }
 
-// refCheck checks the $ref markers in the arguments of the steps of one
-// scenario: each must parse and name an earlier step of the same scenario.
+// eachMarker calls fn with the string of every $ref marker in n (see
+// [RefMarker]), n itself included, and the path from n to the marker.
+func eachMarker(n *node, segs []pathSeg, fn func(val *node, segs []pathSeg)) {
+	switch n.kind {
+	case arrayNode:
+		for k, it := range n.items {
+			eachMarker(it, append(segs, pathSeg{index: k, isIdx: true}), fn)
+		}
+	case objectNode:
+		if len(n.fields) == 1 && n.fields[0].key == "$ref" && n.fields[0].val.kind == stringNode {
+			fn(n.fields[0].val, segs)
+			return
+		}
+		for _, f := range n.fields {
+			eachMarker(f.val, append(segs, pathSeg{key: f.key}), fn)
+		}
+	}
+}
+
+// refCheck checks the $ref markers of the steps of one scenario (in
+// arguments and in expect.absent): each must parse and name an earlier
+// step of the same scenario, and in a parallel scenario no step of it.
 type refCheck struct {
 	s        *Suite
 	sc, step int
+	where    string // "arguments" or "expect.absent"
+	parallel bool
 	ids      map[string]int
 	errs     *errList
 	segs     []pathSeg // reused from step to step
 }
 
-func (rc *refCheck) walk(n *node, segs []pathSeg) {
-	switch n.kind {
-	case arrayNode:
-		for k, it := range n.items {
-			rc.walk(it, append(segs, pathSeg{index: k, isIdx: true}))
-		}
-		return
-	case objectNode:
-	default:
-		return
-	}
-	if len(n.fields) != 1 || n.fields[0].key != "$ref" || n.fields[0].val.kind != stringNode {
-		for _, f := range n.fields {
-			rc.walk(f.val, append(segs, pathSeg{key: f.key}))
-		}
-		return
-	}
-	val := n.fields[0].val
-	path := formatPath(indexPath(indexPath("scenarios", rc.sc)+".steps", rc.step)+".arguments", segs)
+func (rc *refCheck) check(val *node, segs []pathSeg) {
+	path := formatPath(indexPath(indexPath("scenarios", rc.sc)+".steps", rc.step)+"."+rc.where, segs)
 	ref, err := ParseRef(val.str)
 	if err != nil {
 		rc.errs.at(val.pos, "%s: %v", path, err)
@@ -266,6 +289,8 @@ func (rc *refCheck) walk(n *node, segs []pathSeg) {
 	const rule = "a $ref may only name an earlier step of the same scenario"
 	target, ok := rc.ids[ref.Step]
 	switch {
+	case ok && rc.parallel:
+		rc.errs.at(val.pos, "%s: $ref names step %s; steps of a parallel scenario run at once and cannot refer to each other", path, quote(ref.Step))
 	case ok && target < rc.step:
 		return
 	case ok && target == rc.step:
@@ -301,6 +326,10 @@ var resultOutcomes = []string{"ok", "tool_error", "output_invalid"}
 // never pass. path gives the expect block's path, formatted only for a
 // message.
 func checkExpect(e *Expect, n *node, path func() string, errs *errList) {
+	if len(e.OutcomeAny) > 0 {
+		checkExpectAny(e, n, path, errs)
+		return
+	}
 	keyPos := func(key string) loc { return n.get(key).keyPos }
 	if e.ErrorCode != nil && e.Outcome != "protocol_error" {
 		if e.Outcome == "" {
@@ -323,6 +352,39 @@ func checkExpect(e *Expect, n *node, path func() string, errs *errList) {
 			errs.at(keyPos("isError"), "%s.isError: true contradicts outcome ok (a result with isError true is the outcome tool_error)", path())
 		case !*e.IsError && e.Outcome == "tool_error":
 			errs.at(keyPos("isError"), "%s.isError: false contradicts outcome tool_error", path())
+		}
+	}
+}
+
+// checkExpectAny is checkExpect for a list of outcomes, any of which will
+// do: the expectations must hold together in at least one of them.
+func checkExpectAny(e *Expect, n *node, path func() string, errs *errList) {
+	keyPos := func(key string) loc { return n.get(key).keyPos }
+	list := "[" + strings.Join(e.OutcomeAny, ", ") + "]"
+	if e.ErrorCode != nil && !slices.Contains(e.OutcomeAny, "protocol_error") {
+		errs.at(keyPos("errorCode"), "%s.errorCode needs outcome protocol_error, which the list %s lacks", path(), list)
+	}
+	// The outcomes of the list in which a result arrives.
+	var withResult []string
+	for _, o := range e.OutcomeAny {
+		if slices.Contains(resultOutcomes, o) {
+			withResult = append(withResult, o)
+		}
+	}
+	if len(withResult) == 0 {
+		for _, key := range []string{"isError", "structuredEquals", "structuredIncludes", "structuredPaths"} {
+			if n.get(key) != nil {
+				errs.at(keyPos(key), "%s.%s needs a result, and no outcome in %s has one", path(), key, list)
+			}
+		}
+		return
+	}
+	if e.IsError != nil && len(withResult) == 1 {
+		switch {
+		case *e.IsError && withResult[0] == "ok":
+			errs.at(keyPos("isError"), "%s.isError: true contradicts outcome %s: ok is its only outcome with a result, and a result with isError true is the outcome tool_error", path(), list)
+		case !*e.IsError && withResult[0] == "tool_error":
+			errs.at(keyPos("isError"), "%s.isError: false contradicts outcome %s: tool_error is its only outcome with a result", path(), list)
 		}
 	}
 }

@@ -75,8 +75,11 @@ func FuzzLoad(f *testing.F) {
 // checkInvariants asserts what a loaded suite guarantees its users.
 func checkInvariants(t *testing.T, s *Suite) {
 	t.Helper()
-	if s.Name == "" || len(s.Scenarios) == 0 {
-		t.Fatalf("suite without name or scenarios: %+v", s)
+	if s.Name == "" || len(s.Scenarios) == 0 && s.Generate == nil {
+		t.Fatalf("suite without name, or without scenarios and generate: %+v", s)
+	}
+	if g := s.Generate; g != nil {
+		checkGenerateInvariants(t, s, g)
 	}
 	if (len(s.Command) == 0) == (s.Endpoint == "") {
 		t.Fatalf("suite target: command %q, endpoint %q", s.Command, s.Endpoint)
@@ -108,9 +111,62 @@ func checkInvariants(t *testing.T, s *Suite) {
 			if st.Origin != OriginFixture || st.Pos.Line < 1 {
 				t.Fatalf("step origin %q pos %v", st.Origin, st.Pos)
 			}
-			walkRefs(t, st.Arguments, func(ref Ref) {
-				if k, ok := ids[ref.Step]; !ok || k >= j {
-					t.Fatalf("step %q: $ref to %q accepted", st.ID, ref.Step)
+			earlier := func(ref Ref) {
+				if k, ok := ids[ref.Step]; !ok || k >= j || sc.Parallel {
+					t.Fatalf("step %q: $ref to %q accepted (parallel %v)", st.ID, ref.Step, sc.Parallel)
+				}
+			}
+			walkRefs(t, st.Arguments, earlier)
+			if st.Expect.Absent != nil {
+				walkRefs(t, st.Expect.Absent.V, earlier)
+			}
+			if st.Expect.Outcome != "" && len(st.Expect.OutcomeAny) > 0 {
+				t.Fatalf("step %q: both Outcome and OutcomeAny", st.ID)
+			}
+			for _, o := range append([]string{st.Expect.Outcome}, st.Expect.OutcomeAny...) {
+				if o != "" && !slices.Contains(Outcomes, o) {
+					t.Fatalf("step %q: outcome %q", st.ID, o)
+				}
+			}
+			if e := st.Expect; e.ErrorCode != nil && e.Outcome != "protocol_error" && !slices.Contains(e.OutcomeAny, "protocol_error") {
+				t.Fatalf("step %q: errorCode without protocol_error", st.ID)
+			}
+		}
+		if !slices.Contains([]string{"", IsolationShared, IsolationScenario, IsolationStep}, sc.Isolation) {
+			t.Fatalf("scenario isolation %q", sc.Isolation)
+		}
+	}
+}
+
+// checkGenerateInvariants asserts what a loaded generate block guarantees.
+func checkGenerateInvariants(t *testing.T, s *Suite, g *Generate) {
+	t.Helper()
+	if g.Concurrency != 0 && (g.Concurrency < 2 || g.Concurrency > MaxConcurrency) {
+		t.Fatalf("generate concurrency %d", g.Concurrency)
+	}
+	if g.SlowThresholdMs < 1 || g.BloatThresholdChars < 1 || g.Pos.Line < 1 {
+		t.Fatalf("generate thresholds or position: %+v", g)
+	}
+	if g.Lifecycle && len(g.LifecycleGroups) > 0 {
+		t.Fatalf("generate lifecycle both detected and explicit")
+	}
+	for k, v := range g.FailUnder {
+		if !slices.Contains(scoreNames, k) || v < 0 || v > 100 {
+			t.Fatalf("failUnder %s: %v", k, v)
+		}
+	}
+	for _, grp := range g.LifecycleGroups {
+		if grp.IDPointer == "" || grp.IDPointer[0] != '/' {
+			t.Fatalf("group id pointer %q", grp.IDPointer)
+		}
+		walkRefs(t, grp.Create.Arguments, func(ref Ref) { t.Fatalf("$ref in create accepted") })
+		for _, c := range []Call{grp.Create, grp.Read, grp.Delete} {
+			if !slices.Contains(s.AllowTools, c.Tool) || c.Pos.Line < 1 {
+				t.Fatalf("group tool %q not allowed, or no position", c.Tool)
+			}
+			walkRefs(t, c.Arguments, func(ref Ref) {
+				if ref.Step != "create" {
+					t.Fatalf("group $ref to %q accepted", ref.Step)
 				}
 			})
 		}

@@ -154,6 +154,9 @@ func decodeSuite(file string, root *node) (*Suite, map[string]any) {
 			s.Scenarios[i] = d.scenario(sc)
 		}
 	}
+	if g := root.value("generate"); g != nil {
+		s.Generate = d.generate(g)
+	}
 	return s, layer
 }
 
@@ -174,6 +177,13 @@ func (d *decoder) scenario(n *node) Scenario {
 	if r := n.value("reconnect"); r != nil {
 		sc.Reconnect = r.b
 	}
+	if v := n.value("continueOnFailure"); v != nil {
+		sc.ContinueOnFailure = v.b
+	}
+	if v := n.value("parallel"); v != nil {
+		sc.Parallel = v.b
+	}
+	sc.Isolation = strValue(n.value("isolation"))
 	// Sized once: a fixture may have thousands of steps, and growing the
 	// slice step by step would allocate it twice over.
 	if steps := n.value("steps").itemsOrNil(); len(steps) > 0 {
@@ -213,6 +223,9 @@ func (d *decoder) step(n *node, index int) Step {
 		t, _ := intValue(v)
 		st.TimeoutMs = int(t)
 	}
+	if v := n.value("advisory"); v != nil {
+		st.Advisory = v.b
+	}
 	st.Expect = d.expect(n.value("expect"), st.Pos)
 	return st
 }
@@ -241,7 +254,18 @@ func (d *decoder) expect(n *node, stepPos Pos) Expect {
 			e.StructuredPaths[f.key] = &Value{V: d.value(f.val), Pos: d.pos(f.val)}
 		}
 	}
-	e.Outcome = strValue(n.value("outcome"))
+	// One outcome, or a list of them (then Outcome stays empty).
+	if v := n.value("outcome"); v != nil && v.kind == arrayNode {
+		e.OutcomeAny = strList(v)
+	} else {
+		e.Outcome = strValue(v)
+	}
+	if v := n.value("fidelity"); v != nil {
+		e.Fidelity = v.b
+	}
+	if v := n.value("absent"); v != nil {
+		e.Absent = &Value{V: d.value(v), Pos: d.pos(v)}
+	}
 	if v := n.value("errorCode"); v != nil {
 		c, _ := intValue(v)
 		e.ErrorCode = &c

@@ -193,6 +193,10 @@ func schemaProblem(root, tree *node, ve *jsonschema.ValidationError, errs *errLi
 		}
 		errs.at(n.pos, "%s must be one of %s; got %s", label(path), strings.Join(want, ", "), describe(n))
 	case *kind.Minimum:
+		if strings.HasSuffix(ve.SchemaURL, "#/$defs/generate/properties/concurrency/then") {
+			errs.at(n.pos, "%s must be 0 (off) or 2 to %d, got %s", label(path), MaxConcurrency, shorten(n.str))
+			break
+		}
 		errs.at(n.pos, "%s must be ≥ %s, got %s", label(path), k.Want.RatString(), shorten(n.str))
 	case *kind.Maximum:
 		errs.at(n.pos, "%s must be ≤ %s, got %s", label(path), k.Want.RatString(), shorten(n.str))
@@ -213,6 +217,8 @@ func schemaProblem(root, tree *node, ve *jsonschema.ValidationError, errs *errLi
 	case *kind.Pattern:
 		if strings.HasSuffix(ve.SchemaURL, "#/$defs/stepId") {
 			errs.at(n.pos, "%s %s is not a valid step id: use ASCII letters, digits, '_', '-' and '.'", label(path), quote(k.Got))
+		} else if strings.HasSuffix(ve.SchemaURL, "#/$defs/jsonPointer") {
+			errs.at(n.pos, "%s %s is not a JSON Pointer: it starts with '/', and a '~' in a name is written ~0 (a '/' in a name ~1)", label(path), quote(k.Got))
 		} else {
 			errs.at(n.pos, "%s %s must match %s", label(path), quote(k.Got), k.Want)
 		}

@@ -27,14 +27,27 @@ func TestSchemaMatchesGo(t *testing.T) {
 	if got := schemaStrings(t, tree, "$defs", "protocolVersion", "enum"); !slices.Equal(got, SupportedProtocolVersions) {
 		t.Errorf("schema protocol versions %q, Go %q", got, SupportedProtocolVersions)
 	}
-	if got := schemaStrings(t, tree, "$defs", "expect", "properties", "outcome", "enum"); !slices.Equal(got, Outcomes) {
+	if got := schemaStrings(t, tree, "$defs", "outcome", "enum"); !slices.Equal(got, Outcomes) {
 		t.Errorf("schema outcomes %q, Go %q", got, Outcomes)
 	}
 	if got := schemaStrings(t, tree, "properties", "isolation", "enum"); !slices.Equal(got, []string{IsolationShared, IsolationScenario}) {
 		t.Errorf("schema isolation %q", got)
 	}
+	if got := schemaStrings(t, tree, "$defs", "scenario", "properties", "isolation", "enum"); !slices.Equal(got, []string{IsolationShared, IsolationScenario, IsolationStep}) {
+		t.Errorf("schema scenario isolation %q", got)
+	}
 	if got := tree.value("properties").value("concurrency").value("maximum"); got == nil || got.str != "16" || MaxConcurrency != 16 {
 		t.Errorf("schema concurrency maximum %v, Go %d", got, MaxConcurrency)
+	}
+	if got := tree.value("$defs").value("generate").value("properties").value("concurrency").value("maximum"); got == nil || got.str != "16" {
+		t.Errorf("schema generate.concurrency maximum %v, Go %d", got, MaxConcurrency)
+	}
+	var scores []string
+	for _, f := range tree.value("$defs").value("generate").value("properties").value("failUnder").value("properties").fieldsOrNil() {
+		scores = append(scores, f.key)
+	}
+	if !slices.Equal(scores, scoreNames) {
+		t.Errorf("schema failUnder scores %q, Go %q", scores, scoreNames)
 	}
 	if got := tree.value("$defs").value("milliseconds").value("maximum"); got == nil || got.str != "86400000" || MaxTimeoutMs != 86400000 {
 		t.Errorf("schema milliseconds maximum %v, Go %d", got, MaxTimeoutMs)
