@@ -7,9 +7,11 @@
 // the suite, one target (command for a stdio server, or endpoint for
 // Streamable HTTP), the tools that may be called (allowTools), a few settings
 // (protocolVersion, timeoutMs, initTimeoutMs, discoveryTimeoutMs, concurrency,
-// isolation) and the scenarios. A scenario is an ordered list of steps; a step
-// is one tool call with its arguments and what must hold of its answer
-// (expect). Files written for the TypeScript "MCP Tool Check" load unchanged.
+// isolation), the scenarios and, optionally, checks to generate from the
+// server's tool contracts (generate). A scenario is an ordered list of steps;
+// a step is one tool call with its arguments and what must hold of its
+// answer (expect). Files written for the TypeScript "MCP Tool Check" load
+// unchanged.
 //
 //	name: Household revision and idempotency regression
 //	command: [mcpcheck, demo]
@@ -27,6 +29,61 @@
 //	          proposalId: {$ref: "proposal#/structuredContent/proposalId"}
 //	          expectedRevision: 0
 //	        expect: {structuredEquals: {revision: 1, replayed: false}}
+//
+// A scenario may set continueOnFailure (run every step even after one
+// fails), parallel (run its steps at once; they cannot $ref each other) and
+// isolation (shared, scenario, or step: a session, and over stdio a server
+// process, for every step; step exists only here, the suite's isolation is
+// shared or scenario). A step may be advisory: its failed expectations
+// are notes, not failures. Besides isError, the structured checks, errorCode
+// and maxDurationMs, expect takes:
+//
+//   - outcome: one outcome class, or a non-empty list of distinct ones any
+//     of which will do. A string fills [Expect.Outcome]; a list, even of
+//     one, fills [Expect.OutcomeAny] and leaves Outcome empty.
+//   - fidelity: true checks a successful answer for what isError cannot
+//     show ([Expect.Fidelity]); false is the same as leaving it out.
+//   - absent: a value the answer must no longer hold ([Expect.Absent]),
+//     typically a deleted resource's id. It may hold $ref markers, checked
+//     like those in arguments.
+//
+// # Generated checks
+//
+// A generate block adds checks derived from the tools the server lists, as
+// steps of the same kind as the hand-written ones ([Generate]):
+//
+//	generate:
+//	  fuzz: true              # valid, missing-required and wrong-type calls
+//	  fidelity: true          # disguised refusals, empty success, echo
+//	  probes: true            # latency, response size, token estimate
+//	  lifecycle:              # true: groups found by tool name; or a list:
+//	    - name: entities
+//	      create: {tool: create_entities, arguments: {name: probe}}
+//	      read: {tool: open_nodes, arguments: {names: [{$ref: "create#/structuredContent/name"}]}}
+//	      delete: {tool: delete_entities, arguments: {names: [{$ref: "create#/structuredContent/name"}]}}
+//	      idPointer: /structuredContent/name
+//	  concurrency: 4          # 0 (off) or 2..16 connections at once
+//	  includeDestructive: false
+//	  seed: 1
+//	  slowThresholdMs: 5000
+//	  bloatThresholdChars: 20000
+//	  priceModel: some-model  # checked by the runner, which knows the prices
+//	  failUnder: {crashResilience: 90, lifecycle: 100}
+//
+// Its defaults: generate: {} turns on fuzz, fidelity and probes, the checks
+// that are cheap and, with readOnlyHint tools only, safe. Once any of fuzz,
+// fidelity, probes or lifecycle is written, the block says exactly what it
+// wants and those not written are off: generate: {lifecycle: true} runs the
+// lifecycle checks only. lifecycle: true sets [Generate.Lifecycle]; a list
+// sets [Generate.LifecycleGroups] and leaves Lifecycle false, so that only
+// the listed groups run and none is looked for by name. includeDestructive
+// is false, concurrency 0 and seed 0 unless written; slowThresholdMs is
+// 5000 and bloatThresholdChars 20000. [Generate.FailUnder] holds the scores
+// written, by the names of the Score constants, and is nil when there are
+// none.
+//
+// A fixture with a generate block may have no scenarios at all (the key
+// left out, or scenarios: []); without one, it needs at least one.
 //
 // Loading it:
 //
@@ -61,7 +118,8 @@
 // and !!seq, and more than one document per file. Duplicate keys are refused
 // in both formats, at the second occurrence.
 //
-// Tool arguments and the structured expectations are data: they are decoded
+// Tool arguments (of steps and of lifecycle groups), the structured
+// expectations and absent are data: they are decoded
 // once, as written, and never pass through koanf's dotted paths, so keys with
 // dots, slashes, capitals or '~' arrive untouched. A Suite holds them for the
 // whole run, so values written the same way (the same members in the same
@@ -91,8 +149,9 @@
 // which the document stops parsing and points at its first non-blank
 // character (or at a tab in its indentation).
 //
-// [Suite.Pos], [Scenario.Pos], [Step.Pos], [Expect.Pos] and [Value.Pos] are
-// where those objects and values are written; [Suite.FieldPos] holds the
+// [Suite.Pos], [Scenario.Pos], [Step.Pos], [Expect.Pos], [Value.Pos],
+// [Generate.Pos], [LifecycleGroup.Pos] and [Call.Pos] are where those
+// objects and values are written; [Suite.FieldPos] holds the
 // position of each key written at the top level. A step without expect gets
 // the step's position as its Expect.Pos, so that the implicit "result with
 // isError false" can still be pointed at. Steps keep no per-key positions:
@@ -102,7 +161,8 @@
 // # Checks
 //
 // After the schema (strict: unknown keys are errors everywhere except inside
-// arguments, env-like maps and the structured expectations), the loader
+// arguments, env-like maps, the structured expectations and absent), the
+// loader
 // checks what a schema cannot say, and reports up to 20 problems at once,
 // sorted by position:
 //
@@ -125,16 +185,29 @@
 //     1. Ids are unique within their scenario (default ids included); two
 //     scenarios may use the same ids.
 //   - Every step's tool is in allowTools.
-//   - Every $ref marker in a step's arguments (an object whose only property
-//     is "$ref" with a string value, as [RefMarker] says; also the arguments
-//     object itself) parses with [ParseRef] and names an earlier step of the
-//     same scenario. The message says when it names the step itself, a later
-//     step, or a step of another scenario.
+//   - Every $ref marker in a step's arguments or expect.absent (an object
+//     whose only property is "$ref" with a string value, as [RefMarker]
+//     says; also the arguments or absent value itself) parses with
+//     [ParseRef] and names an earlier step of the same scenario. The message
+//     says when it names the step itself, a later step, or a step of another
+//     scenario. In a parallel scenario a marker may name no step of the
+//     scenario at all: its steps run at once. In the other expectations an
+//     object {"$ref": ...} is data like any other, compared as written.
 //   - Expectations that could never pass together are refused: errorCode
-//     needs outcome protocol_error; isError, structuredEquals and
-//     structuredIncludes need an outcome in which a result arrives (ok,
-//     tool_error, output_invalid); isError true contradicts outcome ok and
-//     isError false contradicts tool_error.
+//     needs outcome protocol_error; isError, structuredEquals,
+//     structuredIncludes and structuredPaths need an outcome in which a
+//     result arrives (ok, tool_error, output_invalid); isError true
+//     contradicts outcome ok and isError false contradicts tool_error. With
+//     a list of outcomes the same holds of the list as a whole: errorCode
+//     needs protocol_error in it, the result checks need one outcome with a
+//     result, and isError true (false) is refused when ok (tool_error) is
+//     the list's only outcome with a result.
+//   - In generate: the tools of every lifecycle group are in allowTools;
+//     group names, where given, are unique; create's arguments hold no $ref
+//     marker (it is called first), and the markers in read's and delete's
+//     name the step create (create#/pointer); idPointer is a JSON Pointer.
+//     A fixture without scenarios must leave generate something to call
+//     (allowTools not empty) and something to run (not every check off).
 //
 // Time limits (timeoutMs, initTimeoutMs, discoveryTimeoutMs, a step's
 // timeoutMs, maxDurationMs) are 1 to 86400000 ms (24 hours).
