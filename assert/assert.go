@@ -47,6 +47,15 @@ type Result struct {
 	StructuredRaw []byte
 	// Duration is the call's wall time.
 	Duration time.Duration
+	// Text is the result's text content joined by newlines; HasContent
+	// reports whether the result had any content item at all.
+	Text       string
+	HasContent bool
+	// Arguments are the arguments the call was made with (for checks that
+	// compare the answer with the question).
+	Arguments map[string]any
+	// Absent is the resolved value of expect.absent (its $refs replaced).
+	Absent any
 }
 
 // Failure is one mismatch between an expectation and the answer.
@@ -64,6 +73,9 @@ type Failure struct {
 	Expected, Actual any
 	HasExpected      bool
 	HasActual        bool
+	// Note marks an observation worth a look rather than a failure: it
+	// flags the step but does not fail it.
+	Note bool
 }
 
 // Checker checks one expectation.
@@ -92,6 +104,8 @@ var Kinds = []Kind{
 	{"structuredIncludes", buildIncludes},
 	{"structuredPaths", buildPaths},
 	{"maxDurationMs", buildMaxDuration},
+	{"fidelity", buildFidelity},
+	{"absent", buildAbsent},
 }
 
 // Build returns the checkers of e, outcome first. The outcome check is always
@@ -106,18 +120,28 @@ func Build(e *config.Expect) []Checker {
 	return out
 }
 
-// ExpectedOutcome is the outcome class e demands: its `outcome`, else
-// tool_error when `isError: true`, else ok.
-func ExpectedOutcome(e *config.Expect) string {
+// ExpectedOutcomes are the outcome classes e accepts: its `outcome` (one
+// or a list), else tool_error when `isError: true`, else ok.
+func ExpectedOutcomes(e *config.Expect) []string {
 	switch {
+	case len(e.OutcomeAny) > 0:
+		return e.OutcomeAny
 	case e.Outcome != "":
-		return e.Outcome
+		return []string{e.Outcome}
 	case e.IsError != nil && *e.IsError:
-		return OutcomeToolError
+		return []string{OutcomeToolError}
 	default:
-		return OutcomeOK
+		return []string{OutcomeOK}
 	}
 }
 
-// Passed reports whether no checker found a failure.
-func Passed(fs []Failure) bool { return len(fs) == 0 }
+// Failed reports whether any failure is not a note.
+func Failed(fs []Failure) bool {
+	for _, f := range fs {
+		if !f.Note {
+			return true
+		}
+	}
+	return false
+}
+

@@ -132,6 +132,7 @@ func TestFailureCap(t *testing.T) {
 func TestOutcome(t *testing.T) {
 	yes, no := true, false
 	code := int64(-32603)
+	invalidParams := int64(-32602)
 	tests := []struct {
 		name   string
 		expect config.Expect
@@ -147,7 +148,13 @@ func TestOutcome(t *testing.T) {
 		{"outcome timeout passes", config.Expect{Outcome: OutcomeTimeout}, Result{Outcome: OutcomeTimeout}, ""},
 		{"error code matches", config.Expect{Outcome: OutcomeProtocolError, ErrorCode: &code}, Result{Outcome: OutcomeProtocolError, ErrorCode: &code}, ""},
 		{"error code missing", config.Expect{Outcome: OutcomeProtocolError, ErrorCode: &code}, Result{Outcome: OutcomeTimeout},
-			"outcome: expected outcome protocol_error, got timeout\nerrorCode: expected JSON-RPC error code -32603, got outcome timeout"},
+			"outcome: expected outcome protocol_error, got timeout"},
+		{"outcome list", config.Expect{OutcomeAny: []string{OutcomeToolError, OutcomeProtocolError}, ErrorCode: &invalidParams}, Result{Outcome: OutcomeToolError}, ""},
+		{"outcome list, right code", config.Expect{OutcomeAny: []string{OutcomeToolError, OutcomeProtocolError}, ErrorCode: &invalidParams}, Result{Outcome: OutcomeProtocolError, ErrorCode: &invalidParams}, ""},
+		{"outcome list, wrong code", config.Expect{OutcomeAny: []string{OutcomeToolError, OutcomeProtocolError}, ErrorCode: &invalidParams}, Result{Outcome: OutcomeProtocolError, ErrorCode: &code},
+			"errorCode: expected JSON-RPC error code -32602, got -32603"},
+		{"outcome list, crash", config.Expect{OutcomeAny: []string{OutcomeToolError, OutcomeProtocolError}, ErrorCode: &invalidParams}, Result{Outcome: OutcomeTransportClosed},
+			"outcome: expected outcome tool_error or protocol_error, got transport_closed"},
 		{"max duration", config.Expect{MaxDurationMs: 10}, Result{Outcome: OutcomeOK, Duration: 25 * time.Millisecond}, "maxDurationMs: took 25ms, more than 10ms"},
 		{"max duration ok", config.Expect{MaxDurationMs: 10}, Result{Outcome: OutcomeOK, Duration: 9 * time.Millisecond}, ""},
 	}
@@ -181,4 +188,70 @@ func FuzzEqualReflexive(f *testing.F) {
 			t.Fatalf("value not equal to itself: %s", s)
 		}
 	})
+}
+
+func TestFidelity(t *testing.T) {
+	args := map[string]any{"city": "Chicago"}
+	tests := []struct {
+		name string
+		res  Result
+		want string // "" passes; "note: ..." is a note
+	}{
+		{"genuine answer", Result{Outcome: OutcomeOK, HasContent: true, Text: "Chicago: 21°C, light rain", Arguments: args}, ""},
+		{"structured only", Result{Outcome: OutcomeOK, HasStructured: true, Structured: map[string]any{"city": "Chicago"}, Arguments: args}, ""},
+		{"disguised refusal", Result{Outcome: OutcomeOK, HasContent: true, Text: "I'm sorry, but I can't access live weather data for Chicago right now.", Arguments: args},
+			`fail: a refusal disguised as success ("i'm sorry, but i can't")`},
+		{"empty", Result{Outcome: OutcomeOK, Arguments: args}, "fail: empty content on success"},
+		{"output invalid", Result{Outcome: OutcomeOutputInvalid, HasStructured: true}, "fail: structuredContent breaks the tool's own outputSchema"},
+		{"echo mismatch", Result{Outcome: OutcomeOK, HasContent: true, Text: "Sunny, 25 degrees.", Arguments: args}, "note: the answer mentions none of the input strings (echo mismatch; worth a look, not scored)"},
+		{"honest tool error", Result{Outcome: OutcomeToolError, HasContent: true, Text: "I'm sorry, but I can't find that city."}, "note: the call with realistic arguments got tool_error; possibly a synthetic-input false positive, not a confirmed bug"},
+		{"crash", Result{Outcome: OutcomeTransportClosed}, "note: the call with realistic arguments ended in transport_closed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, c := range Build(&config.Expect{Fidelity: true}) {
+				for _, f := range c.Check(&tt.res) {
+					prefix := "fail: "
+					if f.Note {
+						prefix = "note: "
+					}
+					got = append(got, prefix+f.Message)
+				}
+			}
+			if g := strings.Join(got, "\n"); !strings.EqualFold(g, tt.want) {
+				t.Errorf("got %q, want %q", g, tt.want)
+			}
+		})
+	}
+}
+
+func TestAbsent(t *testing.T) {
+	id := "3f1c9b2e-0d4a-4c61-9a7e-2b8f5e6d1c00"
+	tests := []struct {
+		name string
+		res  Result
+		want string
+	}{
+		{"not found error", Result{Outcome: OutcomeToolError, Text: "note " + id + " not found"}, ""},
+		{"protocol error", Result{Outcome: OutcomeProtocolError}, ""},
+		{"ok without it", Result{Outcome: OutcomeOK, HasStructured: true, Structured: map[string]any{"entities": []any{}}}, ""},
+		{"stale structured", Result{Outcome: OutcomeOK, HasStructured: true, Structured: map[string]any{"note": map[string]any{"note_id": id}}}, "the value is still returned (stale read)"},
+		{"stale text", Result{Outcome: OutcomeOK, HasContent: true, Text: `{"note_id":"` + id + `"}`}, "the value still appears in the text (stale read)"},
+		{"hang", Result{Outcome: OutcomeTimeout}, "expected a result or an error saying it is gone, got timeout"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.res.Absent = id
+			var got []string
+			for _, c := range Build(&config.Expect{Absent: &config.Value{V: id}}) {
+				for _, f := range c.Check(&tt.res) {
+					got = append(got, f.Message)
+				}
+			}
+			if g := strings.Join(got, "\n"); g != tt.want {
+				t.Errorf("got %q, want %q", g, tt.want)
+			}
+		})
+	}
 }

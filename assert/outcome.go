@@ -2,6 +2,8 @@ package assert
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/config"
@@ -11,12 +13,18 @@ import (
 // rather than `outcome`, failures carry kind "isError" so they read the way
 // the fixture was written.
 type Outcome struct {
-	Want     string
-	FromFlag bool // the demand was written as isError
+	Want     []string // any of these
+	FromFlag bool     // the demand was written as isError
 }
 
 func buildOutcome(e *config.Expect) Checker {
-	return &Outcome{Want: ExpectedOutcome(e), FromFlag: e.Outcome == "" && e.IsError != nil}
+	if e.Fidelity && e.Outcome == "" && len(e.OutcomeAny) == 0 && e.IsError == nil {
+		return nil // the fidelity check judges the outcome itself
+	}
+	if e.Absent != nil && e.Outcome == "" && len(e.OutcomeAny) == 0 && e.IsError == nil {
+		return nil // the absent check accepts ok, tool_error and protocol_error
+	}
+	return &Outcome{Want: ExpectedOutcomes(e), FromFlag: e.Outcome == "" && len(e.OutcomeAny) == 0 && e.IsError != nil}
 }
 
 // Kind implements [Checker].
@@ -29,7 +37,7 @@ func (c *Outcome) Kind() string {
 
 // Check implements [Checker].
 func (c *Outcome) Check(r *Result) []Failure {
-	if r.Outcome == c.Want {
+	if slices.Contains(c.Want, r.Outcome) {
 		return nil
 	}
 	got := r.Outcome
@@ -37,13 +45,14 @@ func (c *Outcome) Check(r *Result) []Failure {
 		got = fmt.Sprintf("%s (code %d)", r.Outcome, *r.ErrorCode)
 	}
 	var msg string
+	want := strings.Join(c.Want, " or ")
 	switch {
-	case c.FromFlag && c.Want == OutcomeToolError && r.Outcome == OutcomeOK:
+	case c.FromFlag && want == OutcomeToolError && r.Outcome == OutcomeOK:
 		msg = "expected isError true, got false"
-	case c.FromFlag && c.Want == OutcomeOK && r.Outcome == OutcomeToolError:
+	case c.FromFlag && want == OutcomeOK && r.Outcome == OutcomeToolError:
 		msg = "expected isError false, got true"
 	default:
-		msg = fmt.Sprintf("expected outcome %s, got %s", c.Want, got)
+		msg = fmt.Sprintf("expected outcome %s, got %s", want, got)
 	}
 	return []Failure{{Kind: c.Kind(), Message: msg}}
 }
@@ -61,13 +70,15 @@ func buildErrorCode(e *config.Expect) Checker {
 // Kind implements [Checker].
 func (c *ErrorCode) Kind() string { return "errorCode" }
 
-// Check implements [Checker].
+// Check implements [Checker]. It judges only protocol errors: whether the
+// outcome should have been one is the outcome check's business, so a step
+// that accepts "tool_error or protocol_error -32602" passes with either.
 func (c *ErrorCode) Check(r *Result) []Failure {
-	if r.ErrorCode != nil && *r.ErrorCode == c.Want {
+	if r.Outcome != OutcomeProtocolError || (r.ErrorCode != nil && *r.ErrorCode == c.Want) {
 		return nil
 	}
 	if r.ErrorCode == nil {
-		return []Failure{{Kind: c.Kind(), Message: fmt.Sprintf("expected JSON-RPC error code %d, got outcome %s", c.Want, r.Outcome)}}
+		return []Failure{{Kind: c.Kind(), Message: fmt.Sprintf("expected JSON-RPC error code %d, got none", c.Want)}}
 	}
 	return []Failure{{Kind: c.Kind(), Message: fmt.Sprintf("expected JSON-RPC error code %d, got %d", c.Want, *r.ErrorCode)}}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -61,4 +62,17 @@ func CheckEndpoint(raw string) error {
 
 func loopbackName(host string) bool {
 	return strings.EqualFold(host, "localhost") || host == "127.0.0.1" || host == "::1"
+}
+
+// CheckHeaderName reports why name cannot be a credential header (as in
+// headersFromEnv, or quick mode's --header): it must be an HTTP token and
+// not one of the headers the MCP transport sets itself.
+func CheckHeaderName(name string) error {
+	if !validToken(name) {
+		return fmt.Errorf("%q is not a valid HTTP header name", name)
+	}
+	if slices.ContainsFunc(protocolHeaders, func(h string) bool { return strings.EqualFold(h, name) }) {
+		return fmt.Errorf("header %s is set by the MCP transport and cannot be overridden", name)
+	}
+	return nil
 }

@@ -38,6 +38,10 @@ type Options struct {
 	// per version and merges the results into one report with the
 	// divergences between versions; one version overrides the suite's.
 	Protocols []string
+	// ListOnly connects and discovers, compiles the generated checks, and
+	// returns a report in which every step is listed but skipped: it calls
+	// no tool (--list).
+	ListOnly bool
 	// Trace, when set, receives one JSON line per tool call (and per tool
 	// that generation skipped), with the arguments, redacted.
 	Trace io.Writer

@@ -46,6 +46,13 @@ type Report struct {
 	// differ between them.
 	ProtocolRuns []ProtocolRun `json:"protocolRuns,omitempty"`
 	Divergences  []Divergence  `json:"divergences,omitempty"`
+	// Scores, Findings, SkippedTools, Tokens and Notes come from generated
+	// checks (the generate block, or quick mode).
+	Scores       []Score       `json:"scores,omitempty"`
+	Findings     []Finding     `json:"findings,omitempty"`
+	SkippedTools []SkippedTool `json:"skippedTools,omitempty"`
+	Tokens       *Tokens       `json:"tokens,omitempty"`
+	Notes        []string      `json:"notes,omitempty"`
 	// Warnings are observations that do not fail the suite.
 	Warnings  []string         `json:"warnings,omitempty"`
 	Scenarios []ScenarioResult `json:"scenarios"`
@@ -125,6 +132,24 @@ type StepResult struct {
 	// Reason says why a step was skipped or failed before or outside its
 	// assertions, in the runner's words (never server text).
 	Reason string `json:"reason,omitempty"`
+	// Flagged marks a step with observations worth a look that do not fail
+	// it (Notes): an echo mismatch, a generated valid call that a server
+	// rejected, an advisory step's mismatches.
+	Flagged bool     `json:"flagged,omitempty"`
+	Notes   []string `json:"notes,omitempty"`
+	// Score is the score a generated step counts toward; Case and Property
+	// say which generated case it is ("wrong-type", "location").
+	Score    string `json:"score,omitempty"`
+	Case     string `json:"case,omitempty"`
+	Property string `json:"property,omitempty"`
+	// ResponseChars is the size of the raw result, for the size probe.
+	ResponseChars int `json:"-"`
+
+	// result is the decoded result of a generated step, for analyzers.
+	result map[string]any
+	// stop ends the scenario here without failing it (a lifecycle check
+	// that gives up), with this reason for the steps after.
+	stop string
 
 	// Pos is where the step was written (human report only).
 	Pos config.Pos `json:"-"`
@@ -151,9 +176,24 @@ type AssertionResult struct {
 }
 
 // Tally recomputes Summary counts and scenario statuses from the steps, and
-// Passed from those and Failure.
+// Passed from those, the findings, the score thresholds and Failure.
+//
+// A failed step or finding that counts toward a score with a threshold
+// (--fail-under and friends) does not fail the run by itself: the threshold
+// decides. Every other failed step or finding does.
 func (r *Report) Tally() {
 	r.Summary.Passed, r.Summary.Failed, r.Summary.Skipped = 0, 0, 0
+	gated := map[string]bool{}
+	thresholdsMet := true
+	for _, sc := range r.Scores {
+		if sc.FailUnder != nil {
+			gated[sc.Name] = true
+			if sc.Met != nil && !*sc.Met {
+				thresholdsMet = false
+			}
+		}
+	}
+	failing := 0
 	for i := range r.Scenarios {
 		sc := &r.Scenarios[i]
 		sc.Status = StatusPassed
@@ -165,6 +205,9 @@ func (r *Report) Tally() {
 			case StatusFailed:
 				r.Summary.Failed++
 				sc.Status = StatusFailed
+				if st.Score == "" || !gated[st.Score] {
+					failing++
+				}
 			default:
 				r.Summary.Skipped++
 				skipped++
@@ -174,7 +217,12 @@ func (r *Report) Tally() {
 			sc.Status = StatusSkipped
 		}
 	}
-	r.Passed = r.Failure == nil && r.TerminatedEarly == nil && r.Summary.Failed == 0
+	for _, f := range r.Findings {
+		if f.Status == StatusFailed && (f.Score == "" || !gated[f.Score]) {
+			failing++
+		}
+	}
+	r.Passed = r.Failure == nil && r.TerminatedEarly == nil && failing == 0 && thresholdsMet
 }
 
 func ms(d time.Duration) float64 {

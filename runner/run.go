@@ -19,6 +19,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/assert"
 	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/runner/generate"
 )
 
 // Skip reasons, in the runner's words.
@@ -27,6 +28,7 @@ const (
 	reasonNotRun        = "not run: the suite failed before the first call"
 	reasonInterrupted   = "not run: the run was interrupted"
 	reasonUnreachable   = "not run: server unreachable"
+	reasonListed        = "listed, not run (--list)"
 )
 
 // stderrLines is how many lines of a dead server's stderr a report keeps.
@@ -106,6 +108,8 @@ type plannedStep struct {
 	timeout  time.Duration
 	validate bool
 	rawPaths bool // a structuredPaths check needs structuredContent's raw bytes
+	text     bool // a check reads the result's text content
+	record   bool // analyzers read this step's decoded result after the run
 	scenario string
 }
 
@@ -128,10 +132,11 @@ func plan(suite *config.Suite) [][]plannedStep {
 			p := plannedStep{
 				step:     st,
 				hasRef:   hasRef(st.Arguments),
-				keep:     referenced[st.ID],
 				timeout:  ms2d(suite.TimeoutMs),
 				validate: st.ValidateArguments == nil || *st.ValidateArguments,
 				rawPaths: len(st.Expect.StructuredPaths) > 0,
+				text:     st.Expect.Fidelity || st.Expect.Absent != nil || st.CaptureID != "",
+				keep:     referenced[st.ID] || st.CaptureID != "",
 				scenario: sc.Name,
 			}
 			if st.TimeoutMs > 0 {
@@ -185,6 +190,9 @@ type runState struct {
 
 	mu       sync.Mutex // guards the counters below and rep.ServerStderr
 	sessions int
+
+	// concurrency analysis: tools checked and tools with a failure.
+	concurrencyChecked, concurrencyFailedTools int
 }
 
 func (r *runState) run(ctx context.Context) *Report {
@@ -251,13 +259,63 @@ func (r *runState) run(ctx context.Context) *Report {
 		r.fail("allowlist", err)
 		return rep
 	}
+	if r.suite.Generate != nil {
+		if err := r.addGenerated(tools); err != nil {
+			r.fail("generate", err)
+			return rep
+		}
+	}
 	r.compileContracts()
+	if r.opts.ListOnly {
+		for i := range rep.Scenarios {
+			skipFrom(rep.Scenarios[i].Steps, 0, reasonListed)
+		}
+		return rep
+	}
 
 	r.schedule(ctx, shared)
 	if ctx.Err() != nil {
 		rep.Failure = &SuiteFailure{Stage: "interrupted", Message: "the run was interrupted; steps not run are skipped"}
 	}
+	if r.suite.Generate != nil {
+		r.analyze()
+	}
 	return rep
+}
+
+// addGenerated compiles the generated checks into scenarios after the
+// fixture's own, plans them and gives them their place in the report.
+func (r *runState) addGenerated(tools []tool) error {
+	if m := r.suite.Generate.PriceModel; m != "" {
+		if _, ok := generate.PricePerMTok(m); !ok {
+			return fmt.Errorf("unknown price model %q (known: %s)", m, strings.Join(generate.PriceModels(), ", "))
+		}
+	}
+	gen := compileGenerated(r.suite, tools)
+	s := *r.suite
+	s.Scenarios = append(slices.Clip(s.Scenarios), gen.scenarios...)
+	r.suite = &s
+	first := len(r.plans)
+	for i, p := range plan(&config.Suite{Scenarios: gen.scenarios, TimeoutMs: s.TimeoutMs}) {
+		for j := range p {
+			p[j].record = true
+		}
+		r.plans = append(r.plans, p)
+		sc := &s.Scenarios[first+i]
+		res := ScenarioResult{Name: sc.Name, Pos: sc.Pos, Steps: make([]StepResult, len(sc.Steps))}
+		for j := range sc.Steps {
+			st := &sc.Steps[j]
+			res.Steps[j] = StepResult{ID: st.ID, Tool: st.Tool, Origin: originOf(st), Status: StatusSkipped, Reason: reasonNotRun,
+				Score: st.Score, Case: st.Case, Property: st.Property, Pos: st.Pos}
+		}
+		r.rep.Scenarios = append(r.rep.Scenarios, res)
+	}
+	r.rep.SkippedTools = gen.skipped
+	r.rep.Notes = append(r.rep.Notes, gen.notes...)
+	for _, sk := range gen.skipped {
+		r.trace.write(TraceEntry{Tool: sk.Tool, Skipped: sk.Reason})
+	}
+	return nil
 }
 
 // open dials a session and counts it.
@@ -434,15 +492,29 @@ func (r *runState) runScenario(ctx context.Context, i int, shared *link) {
 		skipFrom(steps, 0, r.protocolReason("scenario", sc.Protocols))
 		return
 	}
+	isolation := r.suite.Isolation
+	if sc.Isolation != "" {
+		isolation = sc.Isolation
+	}
+	if sc.Parallel {
+		r.runParallel(ctx, i, shared, isolation)
+		return
+	}
 	l := shared
-	if r.suite.Isolation == config.IsolationScenario {
+	switch isolation {
+	case config.IsolationScenario:
 		l = &link{}
 		defer l.close(r)
+	case config.IsolationStep:
+		l = nil // a fresh link per step, below
 	}
-	sess, err := r.session(ctx, l, true)
-	if err != nil {
-		r.unreachable(ctx, l, i, 0, err)
-		return
+	var sess *session
+	if l != nil {
+		var err error
+		if sess, err = r.session(ctx, l, true); err != nil {
+			r.unreachable(ctx, l, i, 0, err)
+			return
+		}
 	}
 	results := map[string]any{}
 	for j := range r.plans[i] {
@@ -455,29 +527,87 @@ func (r *runState) runScenario(ctx context.Context, i int, shared *link) {
 			steps[j].Reason = r.protocolReason("step", p.step.Protocols)
 			continue
 		}
-		if sc.Reconnect && j > 0 {
-			if sess, err = r.session(ctx, l, true); err != nil {
-				r.unreachable(ctx, l, i, j, err)
+		stepLink := l
+		if l == nil {
+			stepLink = &link{}
+		}
+		if l == nil || (sc.Reconnect && j > 0) {
+			var err error
+			if sess, err = r.session(ctx, stepLink, true); err != nil {
+				r.unreachable(ctx, stepLink, i, j, err)
 				return
 			}
 		}
 		res := r.runStep(ctx, sess, p, results)
 		steps[j] = res
 		if res.Outcome == assert.OutcomeTransportClosed || res.Outcome == assert.OutcomeSessionLost || (res.Outcome != "" && sess.lost()) {
-			l.lostAt(sess, r.rep.Scenarios[i].Name, p.step.ID)
+			stepLink.lostAt(sess, r.rep.Scenarios[i].Name, p.step.ID)
+		}
+		if l == nil {
+			stepLink.close(r)
 		}
 		if r.opts.OnStep != nil {
 			r.opts.OnStep(i, res)
 		}
-		if res.Status != StatusPassed {
-			why := reasonEarlierFailed + " (" + p.step.ID + ")"
-			if ctx.Err() != nil {
-				why = reasonInterrupted
-			}
-			skipFrom(steps, j+1, why)
+		switch {
+		case res.stop != "":
+			skipFrom(steps, j+1, res.stop)
+			return
+		case res.Status != StatusPassed && ctx.Err() != nil:
+			skipFrom(steps, j+1, reasonInterrupted)
+			return
+		case res.Status != StatusPassed && !sc.ContinueOnFailure:
+			skipFrom(steps, j+1, reasonEarlierFailed+" ("+p.step.ID+")")
 			return
 		}
 	}
+}
+
+// runParallel runs all steps of scenario i at once: on the shared session,
+// on one session of the scenario's own, or (isolation: step) each on a
+// session of its own, which over stdio means a server process each. Such
+// steps are independent by construction (no $ref between them), so nothing
+// is skipped when one fails.
+func (r *runState) runParallel(ctx context.Context, i int, shared *link, isolation string) {
+	steps := r.rep.Scenarios[i].Steps
+	l := shared
+	if isolation == config.IsolationScenario {
+		l = &link{}
+		defer l.close(r)
+	}
+	var wg sync.WaitGroup
+	for j := range r.plans[i] {
+		p := &r.plans[i][j]
+		if !r.protocolApplies(p.step.Protocols) {
+			steps[j].Reason = r.protocolReason("step", p.step.Protocols)
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			stepLink := l
+			if isolation == config.IsolationStep {
+				stepLink = &link{}
+				defer stepLink.close(r)
+			}
+			sess, err := r.session(ctx, stepLink, true)
+			if err != nil {
+				if ctx.Err() != nil {
+					steps[j].Reason = reasonInterrupted
+					return
+				}
+				steps[j].Status = StatusFailed
+				steps[j].Reason = "could not open a session for this step: " + r.clean(err.Error(), 300)
+				return
+			}
+			res := r.runStep(ctx, sess, p, map[string]any{})
+			steps[j] = res
+			if r.opts.OnStep != nil {
+				r.opts.OnStep(i, res)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // unreachable records that scenario i could not get a session at step j:
@@ -586,7 +716,7 @@ func (r *runState) runStep(ctx context.Context, sess *session, p *plannedStep, r
 		sess.gone.Store(true)
 	}
 
-	ar := &assert.Result{Outcome: cl.Outcome, ErrorCode: cl.Code, Duration: elapsed}
+	ar := &assert.Result{Outcome: cl.Outcome, ErrorCode: cl.Code, Duration: elapsed, Arguments: argv}
 	var decoded map[string]any
 	if err == nil && res != nil {
 		ar.HasResult, ar.IsError = true, res.IsError
@@ -594,8 +724,12 @@ func (r *runState) runStep(ctx context.Context, sess *session, p *plannedStep, r
 		if raw == nil {
 			raw, _ = json.Marshal(res)
 		}
+		out.ResponseChars = len(raw)
+		if p.text {
+			ar.Text, ar.HasContent = contentText(res), len(res.Content) > 0
+		}
 		validateOut := contract != nil && contract.output != nil && !res.IsError
-		if p.keep || validateOut || hasStructured(raw) {
+		if p.keep || p.record || validateOut || hasStructured(raw) {
 			decoded = decodeResult(raw)
 			if sc, ok := decoded["structuredContent"]; ok {
 				ar.Structured, ar.HasStructured = sc, true
@@ -613,7 +747,19 @@ func (r *runState) runStep(ctx context.Context, sess *session, p *plannedStep, r
 			}
 		}
 	}
+	if st.Expect.Absent != nil {
+		v, _, err := resolveValue(st.Expect.Absent.V, results)
+		if err != nil {
+			out.Reason = "expect.absent: " + err.Error()
+			r.traceStep(p, &out, argv, began)
+			return out
+		}
+		ar.Absent = v
+	}
 	r.check(p, &out, ar, decoded, results)
+	if p.record {
+		out.result = decoded
+	}
 	r.traceStep(p, &out, argv, began)
 	return out
 }
@@ -649,8 +795,22 @@ func (r *runState) check(p *plannedStep, out *StepResult, ar *assert.Result, dec
 	// Checkers are built per call rather than kept in the plan: a 10,000-step
 	// run would otherwise hold them all live, and every GC cycle rescans the
 	// live heap while the SDK makes ~129 KB of garbage per call.
+	out.Score, out.Case, out.Property = st.Score, st.Case, st.Property
+	failed := false
 	for _, c := range assert.Build(&st.Expect) {
 		for _, f := range c.Check(ar) {
+			if f.Note || st.Advisory {
+				// An observation, or an advisory step: worth a look, not a
+				// failure.
+				note := f.Kind + ": " + f.Message
+				if f.Path != "" {
+					note = f.Kind + " " + f.Path + ": " + f.Message
+				}
+				out.Notes = append(out.Notes, note)
+				out.Flagged = true
+				continue
+			}
+			failed = true
 			out.Assertions = append(out.Assertions, AssertionResult{
 				Kind: f.Kind, Path: f.Path, Message: f.Message,
 				Expected: f.Expected, HasExpected: f.HasExpected,
@@ -658,11 +818,26 @@ func (r *runState) check(p *plannedStep, out *StepResult, ar *assert.Result, dec
 			})
 		}
 	}
-	if len(out.Assertions) == 0 {
-		out.Status = StatusPassed
-		if p.keep && decoded != nil {
-			results[st.ID] = decoded
+	if failed || out.Reason != "" && ar.Outcome == "" {
+		return
+	}
+	out.Status = StatusPassed
+	if st.CaptureID != "" {
+		if decoded == nil || ar.Outcome != assert.OutcomeOK {
+			out.Flagged, out.stop = true, "the create call did not succeed, so there is no resource to follow"
+			return
 		}
+		id, where, ok := generate.ExtractID(st.CaptureID, decoded["structuredContent"], ar.Text)
+		if !ok {
+			out.Flagged, out.stop = true, "no id-shaped value ("+st.CaptureID+"_id, id, uuid) in the result; the lifecycle check gives up rather than guess"
+			out.Notes = append(out.Notes, out.stop)
+			return
+		}
+		out.Notes = append(out.Notes, "captured the "+st.CaptureID+" id at "+where)
+		decoded[config.CapturedID] = id
+	}
+	if p.keep && decoded != nil {
+		results[st.ID] = decoded
 	}
 }
 

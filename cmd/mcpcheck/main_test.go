@@ -98,10 +98,18 @@ func TestBadCommandLine(t *testing.T) {
 		args []string
 		want string
 	}{
-		{nil, "--config FILE is required"},
+		{nil, "give --config FILE, or -- COMMAND ARGS... / --url URL"},
 		{[]string{"--bogus"}, "flag provided but not defined: -bogus"},
 		{[]string{"--config"}, "flag needs an argument"},
-		{[]string{"--config", "x.yaml", "extra"}, `unexpected argument "extra"`},
+		{[]string{"--config", "x.yaml", "extra"}, "not both"},
+		{[]string{"--price-model", "gpt-9", "--", "x"}, "known models: "},
+		{[]string{"--concurrency", "1", "--", "x"}, "--concurrency must be 2..16"},
+		{[]string{"--fail-under", "120", "--", "x"}, "want a percentage 0..100"},
+		{[]string{"--url", "http://example.com/mcp"}, "https"},
+		{[]string{"--url", "https://example.com/mcp", "--header", "Mcp-Session-Id=x"}, "set by the MCP transport"},
+		{[]string{"--env", "A=1", "--url", "https://example.com/mcp"}, "--env is for a server started with -- COMMAND"},
+		{[]string{"--header", "A=1", "--", "x"}, "--header is for an --url server"},
+		{[]string{"--config", "../../examples/demo.yaml", "--allow-tools", "x"}, "--allow-tools is for quick mode"},
 		{[]string{"--config", "testdata/missing.yaml"}, "missing.yaml"},
 		{[]string{"--config", "../../examples/demo.yaml", "--jobs", "40"}, "--jobs"},
 		{[]string{"--config", "../../examples/demo.yaml", "--timeout", "-1s"}, "--timeout"},

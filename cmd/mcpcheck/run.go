@@ -8,12 +8,14 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/demo"
 	"github.com/mcpcheck/mcpcheck/runner"
+	"github.com/mcpcheck/mcpcheck/runner/generate"
 	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
@@ -32,9 +34,11 @@ var stdin io.Reader = os.Stdin
 var runOptions *runner.Options
 
 const usage = `Usage:
-  mcpcheck --config FILE [flags]     run a fixture against an MCP server
-  mcpcheck demo [flags]              serve the built-in demo MCP server
-  mcpcheck help                      show this help
+  mcpcheck --config FILE [flags]            run a fixture against an MCP server
+  mcpcheck [flags] -- COMMAND ARGS...       quick check: generated checks against a stdio server
+  mcpcheck [flags] --url URL [--header K=V] quick check against a Streamable HTTP server
+  mcpcheck demo [flags]                     serve the built-in demo MCP server
+  mcpcheck help                             show this help
 
 Flags for a run:
   --config FILE       the fixture to run (YAML or JSON)
@@ -46,12 +50,30 @@ Flags for a run:
                       2025-11-25; also 2026-07-28); give it twice to run
                       the suite under both and list the divergences
   --jobs N            scenarios in flight at once, 1..16 (default: the
-                      fixture's concurrency)
+                      fixture's concurrency; 4 in quick mode)
   --timeout DURATION  time limit of each request, e.g. 5s (default: the
-                      fixture's timeoutMs)
+                      fixture's timeoutMs; 15s in quick mode)
+  --trace FILE        write one JSON line per call (arguments redacted)
+  --list              print the steps that would run, call nothing
   --quiet             list failing steps only
   --no-color          never colour the output (also: NO_COLOR=1)
   --version           print the version and exit
+
+Generated checks (quick mode, or a fixture's generate block):
+  --env K=V                  a variable for the stdio server (repeatable)
+  --header K=V               a header for the --url server (repeatable)
+  --allow-tools a,b          generate only against these tools
+  --include-destructive      also call tools not annotated readOnlyHint: true,
+                             and run the lifecycle check
+  --concurrency N            also call each tool on N connections at once
+  --seed N                   seed of the generated inputs (default 0)
+  --slow-threshold-ms N      latency flag above N ms (default 5000)
+  --bloat-threshold-chars N  size flag above N characters (default 20000)
+  --price-model NAME         price the token estimate at NAME's input price
+  --fail-under N             fail when crash resilience is below N %
+  --fail-under-fidelity N, --fail-under-latency N, --fail-under-response-size N,
+  --fail-under-concurrency N, --fail-under-lifecycle N
+                             the same for the other scores
 
 Settings may also come from the environment: MCPCHECK_URL,
 MCPCHECK_PROTOCOL_VERSION, MCPCHECK_TIMEOUT_MS, MCPCHECK_CONCURRENCY, ...
@@ -76,30 +98,122 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return runSuite(ctx, args, stdout, stderr)
 }
 
-func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+// flags are the command line of a run.
+type flags struct {
+	config, jsonOut, url, trace string
+	protocols                   []string
+	jobs                        int
+	timeout                     time.Duration
+	quiet, noColor, version     bool
+	list                        bool
+
+	// Generated checks (quick mode, or overriding a fixture's generate block).
+	env, headers        []string // K=V
+	allowTools          string
+	includeDestructive  bool
+	seed                int64
+	concurrency         int
+	slowMs, bloatChars  int
+	priceModel          string
+	failUnder           map[string]float64
+	command             []string // after --
+	set                 map[string]bool
+}
+
+// thresholdFlags maps --fail-under flags to score names.
+var thresholdFlags = map[string]string{
+	"fail-under":               config.ScoreCrashResilience,
+	"fail-under-fidelity":      config.ScoreResponseFidelity,
+	"fail-under-latency":       config.ScoreLatency,
+	"fail-under-response-size": config.ScoreResponseSize,
+	"fail-under-concurrency":   config.ScoreConcurrency,
+	"fail-under-lifecycle":     config.ScoreLifecycle,
+}
+
+func parseFlags(args []string) (*flags, error) {
+	f := &flags{failUnder: map[string]float64{}, set: map[string]bool{}}
 	fs := flag.NewFlagSet("mcpcheck", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	var (
-		cfgPath   = fs.String("config", "", "")
-		jsonOut   = fs.String("json", "", "")
-		url       = fs.String("url", "", "")
-		protocols []string
-		jobs      = fs.Int("jobs", 0, "")
-		timeout   = fs.Duration("timeout", 0, "")
-		quiet     = fs.Bool("quiet", false, "")
-		noColor   = fs.Bool("no-color", false, "")
-		version   = fs.Bool("version", false, "")
-	)
+	fs.StringVar(&f.config, "config", "", "")
+	fs.StringVar(&f.jsonOut, "json", "", "")
+	fs.StringVar(&f.url, "url", "", "")
+	fs.StringVar(&f.trace, "trace", "", "")
+	fs.IntVar(&f.jobs, "jobs", 0, "")
+	fs.DurationVar(&f.timeout, "timeout", 0, "")
+	fs.BoolVar(&f.quiet, "quiet", false, "")
+	fs.BoolVar(&f.noColor, "no-color", false, "")
+	fs.BoolVar(&f.version, "version", false, "")
+	fs.BoolVar(&f.list, "list", false, "")
+	fs.StringVar(&f.allowTools, "allow-tools", "", "")
+	fs.BoolVar(&f.includeDestructive, "include-destructive", false, "")
+	fs.Int64Var(&f.seed, "seed", 0, "")
+	fs.IntVar(&f.concurrency, "concurrency", 0, "")
+	fs.IntVar(&f.slowMs, "slow-threshold-ms", 0, "")
+	fs.IntVar(&f.bloatChars, "bloat-threshold-chars", 0, "")
+	fs.StringVar(&f.priceModel, "price-model", "", "")
+	fs.Func("env", "", func(v string) error {
+		if k, _, ok := strings.Cut(v, "="); !ok || k == "" || strings.ContainsAny(k, "\x00") {
+			return fmt.Errorf("want KEY=VALUE, got %q", v)
+		}
+		f.env = append(f.env, v)
+		return nil
+	})
+	fs.Func("header", "", func(v string) error {
+		k, val, ok := strings.Cut(v, "=")
+		if !ok || k == "" {
+			return fmt.Errorf("want NAME=VALUE, got %q", v)
+		}
+		if strings.ContainsAny(val, "\r\n\x00") {
+			return fmt.Errorf("header %s: a value may not hold a line break or NUL", k)
+		}
+		f.headers = append(f.headers, v)
+		return nil
+	})
 	fs.Func("protocol", "", func(v string) error {
 		if !slices.Contains(config.SupportedProtocolVersions, v) {
 			return fmt.Errorf("unsupported protocol version %q (supported: %s)", v, strings.Join(config.SupportedProtocolVersions, ", "))
 		}
-		if !slices.Contains(protocols, v) {
-			protocols = append(protocols, v)
+		if !slices.Contains(f.protocols, v) {
+			f.protocols = append(f.protocols, v)
 		}
 		return nil
 	})
+	for name, score := range thresholdFlags {
+		fs.Func(name, "", func(v string) error {
+			n, err := strconv.ParseFloat(v, 64)
+			if err != nil || n < 0 || n > 100 {
+				return fmt.Errorf("want a percentage 0..100, got %q", v)
+			}
+			f.failUnder[score] = n
+			return nil
+		})
+	}
 	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+	f.command = fs.Args()
+	switch {
+	case f.timeout < 0 || (f.timeout > 0 && f.timeout < time.Millisecond) || f.timeout > config.MaxTimeoutMs*time.Millisecond:
+		return nil, fmt.Errorf("--timeout must be between 1ms and 24h, got %s", f.timeout)
+	case f.jobs != 0 && (f.jobs < 1 || f.jobs > config.MaxConcurrency):
+		return nil, fmt.Errorf("--jobs must be 1..%d, got %d", config.MaxConcurrency, f.jobs)
+	case f.concurrency < 0 || f.concurrency == 1 || f.concurrency > config.MaxConcurrency:
+		return nil, fmt.Errorf("--concurrency must be 2..%d (or 0, off), got %d", config.MaxConcurrency, f.concurrency)
+	case f.slowMs < 0 || f.bloatChars < 0:
+		return nil, errors.New("--slow-threshold-ms and --bloat-threshold-chars must be positive")
+	}
+	if f.priceModel != "" {
+		if _, ok := generate.PricePerMTok(f.priceModel); !ok {
+			return nil, fmt.Errorf("--price-model: unknown model %q; known models: %s", f.priceModel, strings.Join(generate.PriceModels(), ", "))
+		}
+	}
+	return f, nil
+}
+
+func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	f, err := parseFlags(args)
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usage)
 			return exitPass
@@ -107,65 +221,61 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "mcpcheck: %v\n\n%s", err, usage)
 		return exitBadArgs
 	}
-	if *version {
+	if f.version {
 		fmt.Fprintf(stdout, "mcpcheck %s\n", runner.Version)
 		return exitPass
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "mcpcheck: unexpected argument %q\n\n%s", fs.Arg(0), usage)
-		return exitBadArgs
-	}
-	if *cfgPath == "" {
-		fmt.Fprintf(stderr, "mcpcheck: --config FILE is required\n\n%s", usage)
-		return exitBadArgs
-	}
-	if *timeout < 0 || (*timeout > 0 && *timeout < time.Millisecond) || *timeout > config.MaxTimeoutMs*time.Millisecond {
-		fmt.Fprintf(stderr, "mcpcheck: --timeout must be between 1ms and 24h, got %s\n", *timeout)
-		return exitBadArgs
-	}
-	if *jobs != 0 && (*jobs < 1 || *jobs > config.MaxConcurrency) {
-		fmt.Fprintf(stderr, "mcpcheck: --jobs must be 1..%d, got %d\n", config.MaxConcurrency, *jobs)
-		return exitBadArgs
 	}
 	var opts runner.Options
 	if runOptions != nil {
 		opts = *runOptions
 	}
-	opts.Protocols = protocols
-	firstProtocol := ""
-	if len(protocols) > 0 {
-		firstProtocol = protocols[0]
-	}
-	suite, err := config.Load(*cfgPath, config.LoadOptions{
-		Environ: opts.Environ,
-		Overrides: config.Overrides{
-			Endpoint:        *url,
-			ProtocolVersion: firstProtocol,
-			Concurrency:     *jobs,
-			TimeoutMs:       int(timeout.Milliseconds()),
-		},
-	})
-	if err != nil {
-		fmt.Fprintf(stderr, "mcpcheck: %v\n", err)
+	opts.Protocols = f.protocols
+	var suite *config.Suite
+	switch {
+	case f.config != "" && len(f.command) > 0:
+		fmt.Fprintf(stderr, "mcpcheck: give --config FILE or -- COMMAND, not both\n\n%s", usage)
 		return exitBadArgs
+	case f.config != "":
+		if suite, err = loadFixture(f, &opts); err != nil {
+			fmt.Fprintf(stderr, "mcpcheck: %v\n", err)
+			return exitBadArgs
+		}
+	case len(f.command) > 0 || f.url != "":
+		if suite, err = quickSuite(f, &opts); err != nil {
+			fmt.Fprintf(stderr, "mcpcheck: %v\n", err)
+			return exitBadArgs
+		}
+	default:
+		fmt.Fprintf(stderr, "mcpcheck: give --config FILE, or -- COMMAND ARGS... / --url URL for a quick check\n\n%s", usage)
+		return exitBadArgs
+	}
+	if f.list {
+		opts.ListOnly = true
 	}
 
 	human, machine := stdout, io.Writer(nil)
-	var jsonFile *os.File
-	switch *jsonOut {
+	var jsonFile, traceFile *os.File
+	switch f.jsonOut {
 	case "":
 	case "-":
 		human, machine = stderr, stdout
 	default:
-		// Open the file before running, so a bad path fails fast (exit 2)
+		// Open files before running, so a bad path fails fast (exit 2)
 		// instead of after a long run.
-		jsonFile, err = os.Create(*jsonOut)
-		if err != nil {
+		if jsonFile, err = os.Create(f.jsonOut); err != nil {
 			fmt.Fprintf(stderr, "mcpcheck: --json: %v\n", err)
 			return exitBadArgs
 		}
 		defer jsonFile.Close()
 		machine = jsonFile
+	}
+	if f.trace != "" {
+		if traceFile, err = os.Create(f.trace); err != nil {
+			fmt.Fprintf(stderr, "mcpcheck: --trace: %v\n", err)
+			return exitBadArgs
+		}
+		defer traceFile.Close()
+		opts.Trace = traceFile
 	}
 
 	stopGC := tuneGC()
@@ -175,11 +285,21 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "mcpcheck: %v\n", err)
 		return exitBadArgs
 	}
-	color := false
-	if f, ok := human.(*os.File); ok && !*noColor {
-		color = report.UseColor(f)
+	if f.list {
+		if err := report.List(human, rep); err != nil {
+			fmt.Fprintf(stderr, "mcpcheck: %v\n", err)
+			return exitBadArgs
+		}
+		if rep.Failure != nil {
+			return exitFail
+		}
+		return exitPass
 	}
-	if err := report.Text(human, rep, report.TextOptions{Color: color, Quiet: *quiet}); err != nil {
+	color := false
+	if fh, ok := human.(*os.File); ok && !f.noColor {
+		color = report.UseColor(fh)
+	}
+	if err := report.Text(human, rep, report.TextOptions{Color: color, Quiet: f.quiet}); err != nil {
 		fmt.Fprintf(stderr, "mcpcheck: writing the report: %v\n", err)
 		return exitBadArgs
 	}
@@ -190,13 +310,81 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		if jsonFile != nil {
 			if err := jsonFile.Close(); err != nil {
-				fmt.Fprintf(stderr, "mcpcheck: writing %s: %v\n", *jsonOut, err)
+				fmt.Fprintf(stderr, "mcpcheck: writing %s: %v\n", f.jsonOut, err)
 				return exitBadArgs
 			}
+		}
+	}
+	if traceFile != nil {
+		if err := traceFile.Close(); err != nil {
+			fmt.Fprintf(stderr, "mcpcheck: writing %s: %v\n", f.trace, err)
+			return exitBadArgs
 		}
 	}
 	if !rep.Passed {
 		return exitFail
 	}
 	return exitPass
+}
+
+// loadFixture loads --config with the command line's overrides; flags for
+// generated checks apply to the fixture's generate block when it has one.
+func loadFixture(f *flags, opts *runner.Options) (*config.Suite, error) {
+	first := ""
+	if len(f.protocols) > 0 {
+		first = f.protocols[0]
+	}
+	suite, err := config.Load(f.config, config.LoadOptions{
+		Environ: opts.Environ,
+		Overrides: config.Overrides{
+			Endpoint:        f.url,
+			ProtocolVersion: first,
+			Concurrency:     f.jobs,
+			TimeoutMs:       int(f.timeout.Milliseconds()),
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range []string{"env", "header", "allow-tools"} {
+		if f.set[name] {
+			return nil, fmt.Errorf("--%s is for quick mode (without --config); put it in the fixture", name)
+		}
+	}
+	if g := suite.Generate; g != nil {
+		applyGenerateFlags(f, g)
+	}
+	return suite, nil
+}
+
+// applyGenerateFlags lets the command line override a generate block.
+func applyGenerateFlags(f *flags, g *config.Generate) {
+	if f.set["include-destructive"] {
+		g.IncludeDestructive = f.includeDestructive
+	}
+	if f.set["seed"] {
+		g.Seed = f.seed
+	}
+	if f.set["concurrency"] {
+		g.Concurrency = f.concurrency
+	}
+	if f.slowMs > 0 {
+		g.SlowThresholdMs = f.slowMs
+	}
+	if f.bloatChars > 0 {
+		g.BloatThresholdChars = f.bloatChars
+	}
+	if f.priceModel != "" {
+		g.PriceModel = f.priceModel
+	}
+	if len(f.failUnder) > 0 {
+		fu := map[string]float64{}
+		for k, v := range g.FailUnder {
+			fu[k] = v
+		}
+		for k, v := range f.failUnder {
+			fu[k] = v
+		}
+		g.FailUnder = fu
+	}
 }

@@ -58,6 +58,64 @@ func (t *textWriter) paint(color, s string) string {
 
 func (t *textWriter) printf(format string, args ...any) { fmt.Fprintf(&t.b, format, args...) }
 
+// scoreTitles are the human names of the scores.
+var scoreTitles = map[string]string{
+	"crashResilience":  "crash resilience",
+	"responseFidelity": "response fidelity",
+	"latency":          "latency",
+	"responseSize":     "response size",
+	"concurrency":      "concurrency",
+	"lifecycle":        "lifecycle",
+}
+
+// generated writes what generated checks add: scores, findings, skipped
+// tools, the token estimate and notes.
+func (t *textWriter) generated(r *runner.Report) {
+	if len(r.Scores) > 0 {
+		t.printf("\nScores:\n")
+		for _, sc := range r.Scores {
+			line := fmt.Sprintf("  %-18s %6.2f%%  %s  (%d/%d)", scoreTitles[sc.Name], sc.Percent, sc.Grade, sc.Passed, sc.Total)
+			if sc.FailUnder != nil {
+				verdict := t.paint(green, "met")
+				if sc.Met != nil && !*sc.Met {
+					verdict = t.paint(red, "NOT MET")
+				}
+				line += fmt.Sprintf("  fail-under %.4g: %s", *sc.FailUnder, verdict)
+			}
+			t.printf("%s\n", line)
+		}
+	}
+	if len(r.Findings) > 0 {
+		t.printf("\nFindings:\n")
+		for _, f := range r.Findings {
+			mark := t.paint(yellow, "flag")
+			if f.Status == runner.StatusFailed {
+				mark = t.paint(red, "FAIL")
+			}
+			t.printf("  %s %s [%s %s] %s\n", mark, f.Tool, f.Origin, f.Kind, f.Message)
+		}
+	}
+	if tok := r.Tokens; tok != nil {
+		t.printf("\nEstimated token cost: ~%d tokens across %d tool(s) (~%d per call); %s", tok.Total, tok.Calls, tok.PerCall, tok.Method)
+		if tok.Model != "" {
+			t.printf(" (~$%.4f at %s's list input price as of %s, no caching or volume discount)", tok.USD, tok.Model, tok.PricesAsOf)
+		}
+		t.printf("\n")
+	}
+	if len(r.SkippedTools) > 0 {
+		t.printf("\nSkipped tools (%d):\n", len(r.SkippedTools))
+		for _, s := range r.SkippedTools {
+			t.printf("  %s: %s\n", s.Tool, s.Reason)
+		}
+	}
+	if len(r.Notes) > 0 {
+		t.printf("\nNotes:\n")
+		for _, n := range r.Notes {
+			t.printf("  %s\n", n)
+		}
+	}
+}
+
 // Text writes the human report.
 func Text(w io.Writer, r *runner.Report, opts TextOptions) error {
 	t := &textWriter{opts: opts}
@@ -85,6 +143,7 @@ func Text(w io.Writer, r *runner.Report, opts TextOptions) error {
 	for i := range r.Scenarios {
 		t.scenario(&r.Scenarios[i])
 	}
+	t.generated(r)
 	if len(r.ProtocolRuns) > 1 {
 		t.printf("\nProtocol runs:")
 		for _, pr := range r.ProtocolRuns {
@@ -161,6 +220,9 @@ func (t *textWriter) scenario(sc *runner.ScenarioResult) {
 		switch st.Status {
 		case runner.StatusPassed:
 			mark = t.paint(green, "ok  ")
+			if st.Flagged {
+				mark = t.paint(yellow, "flag")
+			}
 		case runner.StatusFailed:
 			mark = t.paint(red, "FAIL")
 		default:
@@ -184,6 +246,9 @@ func (t *textWriter) scenario(sc *runner.ScenarioResult) {
 			t.printf("       %s\n", st.Reason)
 		case runner.StatusFailed:
 			t.failure(st)
+		}
+		for _, n := range st.Notes {
+			t.printf("       note: %s\n", n)
 		}
 	}
 }

@@ -1,0 +1,50 @@
+package assert
+
+import (
+	"fmt"
+
+	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/runner/generate"
+)
+
+// Fidelity judges whether a successful result is a genuine answer (the
+// mcp-reality-check questions): not a refusal disguised as success, not
+// empty, not in breach of the tool's own outputSchema. What a single call
+// cannot settle is a note, not a failure: an answer that repeats none of
+// the input strings (an echo mismatch), and a call that did not succeed at
+// all (the input may just be unrealistic). A result that honestly says
+// isError is never faulted.
+type Fidelity struct{}
+
+func buildFidelity(e *config.Expect) Checker {
+	if !e.Fidelity {
+		return nil
+	}
+	return &Fidelity{}
+}
+
+// Kind implements [Checker].
+func (c *Fidelity) Kind() string { return "fidelity" }
+
+// Check implements [Checker].
+func (c *Fidelity) Check(r *Result) []Failure {
+	switch r.Outcome {
+	case OutcomeOK:
+	case OutcomeOutputInvalid:
+		return []Failure{{Kind: c.Kind(), Message: "structuredContent breaks the tool's own outputSchema"}}
+	case OutcomeToolError, OutcomeProtocolError:
+		return []Failure{{Kind: c.Kind(), Note: true, Message: fmt.Sprintf("the call with realistic arguments got %s; possibly a synthetic-input false positive, not a confirmed bug", r.Outcome)}}
+	default:
+		return []Failure{{Kind: c.Kind(), Note: true, Message: fmt.Sprintf("the call with realistic arguments ended in %s", r.Outcome)}}
+	}
+	if !r.HasContent && !r.HasStructured {
+		return []Failure{{Kind: c.Kind(), Message: "empty content on success"}}
+	}
+	if phrase, ok := generate.Refusal(r.Text); ok {
+		return []Failure{{Kind: c.Kind(), Message: fmt.Sprintf("a refusal disguised as success (%q)", phrase)}}
+	}
+	if checked, mismatch := generate.EchoMismatch(r.Arguments, r.Text+" "+jsonText(r.Structured)); checked && mismatch {
+		return []Failure{{Kind: c.Kind(), Note: true, Message: "the answer mentions none of the input strings (echo mismatch; worth a look, not scored)"}}
+	}
+	return nil
+}

@@ -1,0 +1,322 @@
+package runner
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/mcpcheck/mcpcheck/assert"
+	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/runner/generate"
+)
+
+// Score is one generated check's score: the share of its cases that held.
+type Score struct {
+	Name    string  `json:"name"`
+	Percent float64 `json:"percent"`
+	Grade   string  `json:"grade"`
+	Passed  int     `json:"passed"`
+	Total   int     `json:"total"`
+	// FailUnder is the threshold given for this score, if any, and Met
+	// whether the score reached it.
+	FailUnder *float64 `json:"failUnder,omitempty"`
+	Met       *bool    `json:"met,omitempty"`
+}
+
+// Finding is an observation about one tool that no single step carries: a
+// probe's flag, a concurrency failure. Status is "failed" when it counts
+// against a score and fails the run; Flagged marks a note worth a look.
+type Finding struct {
+	Tool    string `json:"tool"`
+	Origin  string `json:"origin"`
+	Kind    string `json:"kind"`
+	Status  string `json:"status,omitempty"`
+	Flagged bool   `json:"flagged,omitempty"`
+	Message string `json:"message"`
+	// Score is the score a failed finding counts against.
+	Score string `json:"score,omitempty"`
+}
+
+// Tokens is the context-window cost estimate of calling every generated
+// tool's valid case once: characters / 4, a rule of thumb stated as such.
+type Tokens struct {
+	Total   int    `json:"total"`
+	Calls   int    `json:"calls"`
+	PerCall int    `json:"perCall"`
+	Method  string `json:"method"`
+	// Model and USD price the estimate at the model's list input price, when
+	// asked for.
+	Model      string  `json:"model,omitempty"`
+	USD        float64 `json:"usd,omitempty"`
+	PricesAsOf string  `json:"pricesAsOf,omitempty"`
+}
+
+// Probe defaults (mcp-fuzz's): absolute thresholds, and the relative rule
+// of more than 3× the server's median above a floor, only with ≥ 3 tools.
+const (
+	defaultSlowMs     = 5000
+	defaultBloatChars = 20000
+	outlierRatio      = 3
+	slowFloorMs       = 100
+	bloatFloorChars   = 1000
+	minProbeSamples   = 3
+)
+
+// analyze reads the finished generated steps: probes (latency, size,
+// tokens), the concurrency comparisons, and the scores. It makes no calls.
+func (r *runState) analyze() {
+	g := r.suite.Generate
+	valid := r.validSteps()
+	if g.Probes {
+		r.probes(g, valid)
+	}
+	if g.Concurrency > 1 {
+		r.concurrencyFindings(valid)
+	}
+	r.scores(g)
+}
+
+// validStep is a tool's generated valid call, as it ran.
+type validRun struct {
+	tool string
+	st   *StepResult
+}
+
+func (r *runState) validSteps() []validRun {
+	var out []validRun
+	for i := range r.rep.Scenarios {
+		for j := range r.rep.Scenarios[i].Steps {
+			st := &r.rep.Scenarios[i].Steps[j]
+			if st.Case == generate.CaseValid && st.Status != StatusSkipped {
+				out = append(out, validRun{st.Tool, st})
+			}
+		}
+	}
+	return out
+}
+
+// measurable reports whether a call produced a real response to measure:
+// crashed, hung or broken calls are excluded from the probes.
+func measurable(st *StepResult) bool {
+	switch st.Outcome {
+	case assert.OutcomeOK, assert.OutcomeToolError, assert.OutcomeProtocolError, assert.OutcomeOutputInvalid:
+		return true
+	}
+	return false
+}
+
+func (r *runState) probes(g *config.Generate, valid []validRun) {
+	slow, bloat := float64(defaultSlowMs), float64(defaultBloatChars)
+	if g.SlowThresholdMs > 0 {
+		slow = float64(g.SlowThresholdMs)
+	}
+	if g.BloatThresholdChars > 0 {
+		bloat = float64(g.BloatThresholdChars)
+	}
+	latency, size := map[string]float64{}, map[string]float64{}
+	chars := 0
+	for _, v := range valid {
+		if !measurable(v.st) {
+			continue
+		}
+		latency[v.tool] = v.st.DurationMs
+		size[v.tool] = float64(v.st.ResponseChars)
+		chars += v.st.ResponseChars
+	}
+	add := func(kind, score, unit string, values map[string]float64, flags map[string]string, measured int) {
+		names := make([]string, 0, len(flags))
+		for t := range flags {
+			names = append(names, t)
+		}
+		sort.Strings(names)
+		for _, t := range names {
+			msg := fmt.Sprintf("valid call: %.0f %s (%s)", values[t], unit, flags[t])
+			r.rep.Findings = append(r.rep.Findings, Finding{Tool: t, Origin: config.OriginProbe, Kind: kind, Flagged: true, Score: score, Message: msg})
+		}
+		r.rep.Scores = append(r.rep.Scores, percentScore(score, measured-len(flags), measured))
+	}
+	add("latency", config.ScoreLatency, "ms", latency, generate.Outliers(latency, slow, outlierRatio, slowFloorMs, minProbeSamples), len(latency))
+	add("responseSize", config.ScoreResponseSize, "characters", size, generate.Outliers(size, bloat, outlierRatio, bloatFloorChars, minProbeSamples), len(size))
+	if len(size) > 0 {
+		tok := &Tokens{Total: generate.EstimateTokens(chars), Calls: len(size), Method: "about 4 characters a token over each tool's valid call, an estimate, not a tokenizer"}
+		tok.PerCall = tok.Total / tok.Calls
+		if m := g.PriceModel; m != "" {
+			if price, ok := generate.PricePerMTok(m); ok {
+				tok.Model, tok.PricesAsOf = m, generate.PricesAsOf
+				tok.USD = math.Round(float64(tok.Total)*price/1e6*1e6) / 1e6
+			}
+		}
+		r.rep.Tokens = tok
+	}
+}
+
+// concurrencyFindings judges the concurrency scenarios. Independent
+// connections: a tool is flagged only when the failure is informative —
+// some calls succeeded and some did not on identical input, or the
+// sequential call succeeded and concurrent ones failed. Crossed responses:
+// an overlapping call whose result differs from its one-by-one twin, or
+// never arrives, is a failure; a tool that answers the same input
+// differently one by one is skipped as non-deterministic.
+func (r *runState) concurrencyFindings(valid []validRun) {
+	seqOK := map[string]bool{}
+	for _, v := range valid {
+		seqOK[v.tool] = v.st.Outcome == assert.OutcomeOK
+	}
+	checked := 0
+	byName := map[string]*ScenarioResult{}
+	for i := range r.rep.Scenarios {
+		byName[r.rep.Scenarios[i].Name] = &r.rep.Scenarios[i]
+	}
+	fail := func(tool, kind, msg string) {
+		r.rep.Findings = append(r.rep.Findings, Finding{Tool: tool, Origin: config.OriginConcurrency, Kind: kind, Status: StatusFailed, Score: config.ScoreConcurrency, Message: msg})
+	}
+	for i := range r.rep.Scenarios {
+		sc := &r.rep.Scenarios[i]
+		tool, ok := strings.CutPrefix(sc.Name, "concurrency: ")
+		if !ok {
+			continue
+		}
+		ran, okCount := 0, 0
+		var outcomes []string
+		for _, st := range sc.Steps {
+			if st.Status == StatusSkipped && st.Outcome == "" {
+				continue
+			}
+			ran++
+			if st.Outcome == assert.OutcomeOK {
+				okCount++
+			} else if !slices.Contains(outcomes, st.Outcome) {
+				outcomes = append(outcomes, st.Outcome)
+			}
+		}
+		if ran == 0 {
+			continue
+		}
+		checked++
+		switch {
+		case okCount > 0 && okCount < ran:
+			fail(tool, "independent-connections", fmt.Sprintf("%d of %d identical calls on independent connections succeeded and the rest ended in %s: the failure depends on load", okCount, ran, strings.Join(outcomes, ", ")))
+		case okCount == 0 && seqOK[tool]:
+			fail(tool, "independent-connections", fmt.Sprintf("the call succeeds alone but all %d concurrent calls on independent connections ended in %s", ran, strings.Join(outcomes, ", ")))
+		}
+	}
+	for i := range r.rep.Scenarios {
+		par := &r.rep.Scenarios[i]
+		tool, ok := strings.CutSuffix(strings.TrimPrefix(par.Name, "crossed: "), " (all at once)")
+		if !ok || !strings.HasPrefix(par.Name, "crossed: ") {
+			continue
+		}
+		seq := byName["crossed: "+tool+" (one by one)"]
+		if seq == nil {
+			continue
+		}
+		first := map[string]*StepResult{}
+		again := map[string]*StepResult{}
+		for j := range seq.Steps {
+			st := &seq.Steps[j]
+			if id, ok := strings.CutSuffix(st.ID, "-again"); ok {
+				again[id] = st
+			} else {
+				first[st.ID] = st
+			}
+		}
+		deterministic := true
+		for id, a := range first {
+			b := again[id]
+			if b == nil || a.Outcome != assert.OutcomeOK || b.Outcome != assert.OutcomeOK || !assert.Equal(answer(a), answer(b)) {
+				deterministic = false
+			}
+		}
+		if !deterministic {
+			r.rep.Notes = append(r.rep.Notes, fmt.Sprintf("tool %q: the same input one by one did not give the same answer (or failed); crossed-responses check skipped", tool))
+			continue
+		}
+		checked++
+		for j := range par.Steps {
+			st := &par.Steps[j]
+			twin := first[st.ID]
+			switch {
+			case twin == nil:
+			case st.Outcome != assert.OutcomeOK:
+				fail(tool, "crossed-responses", fmt.Sprintf("%s: overlapping with the others on one session it ended in %s, alone it succeeded", st.ID, st.Outcome))
+			case !assert.Equal(answer(st), answer(twin)):
+				fail(tool, "crossed-responses", fmt.Sprintf("%s: overlapping with the others on one session it got a different answer than alone (crossed responses?)", st.ID))
+			}
+		}
+	}
+	if checked > 0 {
+		r.concurrencyChecked, r.concurrencyFailedTools = checked, 0
+		tools := map[string]bool{}
+		for _, f := range r.rep.Findings {
+			if f.Score == config.ScoreConcurrency && f.Status == StatusFailed {
+				tools[f.Tool] = true
+			}
+		}
+		r.concurrencyFailedTools = len(tools)
+	}
+}
+
+// answer is what two calls are compared on: content and structuredContent.
+func answer(st *StepResult) any {
+	if st.result == nil {
+		return nil
+	}
+	return map[string]any{"content": st.result["content"], "structuredContent": st.result["structuredContent"]}
+}
+
+// scores computes each generated score and applies the thresholds.
+func (r *runState) scores(g *config.Generate) {
+	type tally struct{ passed, total int }
+	t := map[string]*tally{}
+	for i := range r.rep.Scenarios {
+		for j := range r.rep.Scenarios[i].Steps {
+			st := &r.rep.Scenarios[i].Steps[j]
+			if st.Score == "" || st.Status == StatusSkipped {
+				continue
+			}
+			if st.Score == config.ScoreResponseFidelity && st.Outcome != assert.OutcomeOK && st.Outcome != assert.OutcomeOutputInvalid {
+				continue // an honest error or a crash says nothing about fidelity
+			}
+			c := t[st.Score]
+			if c == nil {
+				c = &tally{}
+				t[st.Score] = c
+			}
+			c.total++
+			if st.Status == StatusPassed {
+				c.passed++
+			}
+		}
+	}
+	for _, name := range []string{config.ScoreCrashResilience, config.ScoreResponseFidelity, config.ScoreLifecycle} {
+		if c := t[name]; c != nil {
+			r.rep.Scores = append(r.rep.Scores, percentScore(name, c.passed, c.total))
+		}
+	}
+	if r.concurrencyChecked > 0 {
+		r.rep.Scores = append(r.rep.Scores, percentScore(config.ScoreConcurrency, r.concurrencyChecked-r.concurrencyFailedTools, r.concurrencyChecked))
+	}
+	sort.SliceStable(r.rep.Scores, func(i, j int) bool { return scoreOrder(r.rep.Scores[i].Name) < scoreOrder(r.rep.Scores[j].Name) })
+	for i := range r.rep.Scores {
+		sc := &r.rep.Scores[i]
+		if th, ok := g.FailUnder[sc.Name]; ok {
+			met := sc.Total == 0 || sc.Percent >= th
+			sc.FailUnder, sc.Met = &th, &met
+		}
+	}
+}
+
+var scoreNames = []string{config.ScoreCrashResilience, config.ScoreResponseFidelity, config.ScoreLatency, config.ScoreResponseSize, config.ScoreConcurrency, config.ScoreLifecycle}
+
+func scoreOrder(name string) int { return slices.Index(scoreNames, name) }
+
+func percentScore(name string, passed, total int) Score {
+	s := Score{Name: name, Passed: passed, Total: total, Percent: 100}
+	if total > 0 {
+		s.Percent = math.Round(float64(passed)/float64(total)*10000) / 100
+	}
+	s.Grade = generate.Grade(s.Percent)
+	return s
+}

@@ -1,0 +1,49 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/mcpcheck/mcpcheck/runner"
+)
+
+// List writes the steps a run would make, one line each — scenario, step,
+// origin, tool, case and property — then the tools generation skipped and
+// its notes. It is --list's output: nothing in it was called.
+func List(w io.Writer, r *runner.Report) error {
+	fmt.Fprintf(w, "%s\n%s\n", r.Suite, targetLine(r))
+	if r.Failure != nil {
+		fmt.Fprintf(w, "\nerror %s: %s\n", r.Failure.Stage, r.Failure.Message)
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "\nSCENARIO\tSTEP\tORIGIN\tTOOL\tCASE\tPROPERTY")
+	n := 0
+	for _, sc := range r.Scenarios {
+		for _, st := range sc.Steps {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", sc.Name, st.ID, st.Origin, st.Tool, dash(st.Case), dash(st.Property))
+			n++
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\n%d steps\n", n)
+	if len(r.SkippedTools) > 0 {
+		fmt.Fprintf(w, "\nskipped tools:\n")
+		for _, s := range r.SkippedTools {
+			fmt.Fprintf(w, "  %s: %s\n", s.Tool, s.Reason)
+		}
+	}
+	for _, note := range r.Notes {
+		fmt.Fprintf(w, "note: %s\n", note)
+	}
+	return nil
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
