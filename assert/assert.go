@@ -144,4 +144,3 @@ func Failed(fs []Failure) bool {
 	}
 	return false
 }
-

@@ -108,16 +108,16 @@ type flags struct {
 	list                        bool
 
 	// Generated checks (quick mode, or overriding a fixture's generate block).
-	env, headers        []string // K=V
-	allowTools          string
-	includeDestructive  bool
-	seed                int64
-	concurrency         int
-	slowMs, bloatChars  int
-	priceModel          string
-	failUnder           map[string]float64
-	command             []string // after --
-	set                 map[string]bool
+	env, headers       []string // K=V
+	allowTools         string
+	includeDestructive bool
+	seed               int64
+	concurrency        int
+	slowMs, bloatChars int
+	priceModel         string
+	failUnder          map[string]float64
+	command            []string // after --
+	set                map[string]bool
 }
 
 // thresholdFlags maps --fail-under flags to score names.
