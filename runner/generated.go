@@ -40,13 +40,13 @@ func compileGenerated(suite *config.Suite, tools []tool) compiled {
 	for _, t := range sortedTools(tools) {
 		switch {
 		case suite.AllowTools != nil && !allowed[t.Name]:
-			out.skipped = append(out.skipped, SkippedTool{t.Name, "not in allowTools"})
+			out.skipped = append(out.skipped, SkippedTool{t.Name, "not in allowTools; generated calls are bounded by it"})
 		case !isReadOnly(t) && !g.IncludeDestructive:
 			why := "annotated readOnlyHint: false"
 			if _, present := generate.Hint(t.Annotations, "readOnlyHint"); !present {
 				why = "no readOnlyHint annotation (a missing hint is not read-only)"
 			}
-			out.skipped = append(out.skipped, SkippedTool{t.Name, why + "; --include-destructive lifts this"})
+			out.skipped = append(out.skipped, SkippedTool{t.Name, why + ", so no generated call is made to it; --include-destructive lifts this"})
 		default:
 			targets = append(targets, t)
 			if isReadOnly(t) {

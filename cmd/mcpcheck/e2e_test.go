@@ -147,6 +147,7 @@ func TestDemoOverHTTP(t *testing.T) {
 // run by some test here.
 func TestEveryExampleRuns(t *testing.T) {
 	covered := map[string]bool{"demo.yaml": true, "demo-http.yaml": true, "everything.yaml": true,
+		"memory.yaml": true, // TestMemoryLifecycle
 		"faults.yaml": true, "faults-http.yaml": true} // TestFaultReceipts
 	files, _ := filepath.Glob("../../examples/*")
 	for _, f := range files {
@@ -222,5 +223,12 @@ func TestDemoExampleInMemory(t *testing.T) {
 	}
 	if s := m["summary"].(map[string]any); s["passed"] != float64(10) {
 		t.Errorf("summary = %v", s)
+	}
+}
+
+func reportJSON(t *testing.T, w *strings.Builder, rep *runner.Report) {
+	t.Helper()
+	if err := report.JSON(w, rep); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -1,0 +1,170 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/runner"
+	"github.com/mcpcheck/mcpcheck/runner/peertest"
+)
+
+// quickReport is the part of a JSON report the generated-check tests read.
+type quickReport struct {
+	Passed bool `json:"passed"`
+	Scores []struct {
+		Name    string  `json:"name"`
+		Percent float64 `json:"percent"`
+		Passed  int     `json:"passed"`
+		Total   int     `json:"total"`
+	} `json:"scores"`
+	SkippedTools []struct {
+		Tool, Reason string
+	} `json:"skippedTools"`
+	Scenarios []struct {
+		Name  string `json:"name"`
+		Steps []struct {
+			ID, Tool, Origin, Status, Outcome, Case string
+		} `json:"steps"`
+	} `json:"scenarios"`
+}
+
+func decodeQuick(t *testing.T, data string) quickReport {
+	t.Helper()
+	validReport(t, data)
+	var q quickReport
+	if err := json.Unmarshal([]byte(data), &q); err != nil {
+		t.Fatal(err)
+	}
+	return q
+}
+
+func (q quickReport) score(name string) (float64, int) {
+	for _, s := range q.Scores {
+		if s.Name == name {
+			return s.Percent, s.Total
+		}
+	}
+	return -1, 0
+}
+
+func (q quickReport) skipped() []string {
+	var out []string
+	for _, s := range q.SkippedTools {
+		out = append(out, s.Tool)
+	}
+	return out
+}
+
+// calledTools lists every tool a step called.
+func (q quickReport) calledTools() []string {
+	var out []string
+	for _, sc := range q.Scenarios {
+		for _, st := range sc.Steps {
+			if st.Outcome != "" && !slices.Contains(out, st.Tool) {
+				out = append(out, st.Tool)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// everythingWriters are server-everything's tools not annotated read-only.
+var everythingWriters = []string{"gzip-file-as-resource", "simulate-research-query", "toggle-simulated-logging", "toggle-subscriber-updates"}
+
+func checkQuickEverything(t *testing.T, r result) {
+	t.Helper()
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	q := decodeQuick(t, r.stdout)
+	if got := q.skipped(); !slices.Equal(got, everythingWriters) {
+		t.Errorf("skipped tools = %v, want every non-read-only tool %v", got, everythingWriters)
+	}
+	for _, w := range everythingWriters {
+		if slices.Contains(q.calledTools(), w) {
+			t.Errorf("%s was called", w)
+		}
+	}
+	if pct, total := q.score("crashResilience"); pct != 100 || total < 10 {
+		t.Errorf("crash resilience %.2f%% of %d cases", pct, total)
+	}
+	if pct, total := q.score("responseFidelity"); pct != 100 || total != 9 {
+		t.Errorf("response fidelity %.2f%% of %d", pct, total)
+	}
+}
+
+func TestQuickEverythingStdio(t *testing.T) {
+	dir := peertest.Dir(t)
+	r := runCmd(t, "--json", "-", "--timeout", "30s", "--env", "GZIP_ALLOWED_DOMAINS=localhost", "--",
+		"node", filepath.Join(dir, peertest.Everything), "stdio")
+	checkQuickEverything(t, r)
+}
+
+func TestQuickEverythingHTTP(t *testing.T) {
+	endpoint := peertest.StartEverythingHTTP(t, peertest.Dir(t))
+	r := runCmd(t, "--json", "-", "--timeout", "30s", "--url", endpoint)
+	checkQuickEverything(t, r)
+}
+
+func TestQuickMemory(t *testing.T) {
+	dir := peertest.Dir(t)
+	r := runCmd(t, "--json", "-", "--env", "MEMORY_FILE_PATH="+filepath.Join(t.TempDir(), "memory.jsonl"), "--",
+		"node", filepath.Join(dir, peertest.Memory))
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	q := decodeQuick(t, r.stdout)
+	writers := []string{"add_observations", "create_entities", "create_relations", "delete_entities", "delete_observations", "delete_relations"}
+	if got := q.skipped(); !slices.Equal(got, writers) {
+		t.Errorf("skipped = %v, want %v", got, writers)
+	}
+	if got := q.calledTools(); !slices.Equal(got, []string{"open_nodes", "read_graph", "search_nodes"}) {
+		t.Errorf("called %v", got)
+	}
+	if pct, _ := q.score("crashResilience"); pct != 100 {
+		t.Errorf("crash resilience %.2f%%", pct)
+	}
+}
+
+// TestMemoryLifecycle runs examples/memory.yaml: the explicit lifecycle
+// group passes against server-memory, whose delete really deletes.
+func TestMemoryLifecycle(t *testing.T) {
+	dir := peertest.Dir(t)
+	environ := append(os.Environ(), "MCPCHECK_MEMORY_FILE="+filepath.Join(t.TempDir(), "memory.jsonl"))
+	suite, err := config.Load("../../examples/memory.yaml", config.LoadOptions{Environ: environ})
+	if err != nil {
+		t.Fatal(err)
+	}
+	suite.Cwd = dir
+	rep, err := runner.Run(context.Background(), suite, runner.Options{Environ: environ})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var js strings.Builder
+	reportJSON(t, &js, rep)
+	q := decodeQuick(t, js.String())
+	if !q.Passed {
+		t.Fatalf("memory.yaml failed:\n%s", js.String())
+	}
+	var chain []string
+	for _, sc := range q.Scenarios {
+		if sc.Name == "lifecycle: entity" {
+			for _, st := range sc.Steps {
+				chain = append(chain, st.ID+"="+st.Status)
+			}
+		}
+	}
+	if strings.Join(chain, " ") != "create=passed read=passed delete=passed read-after-delete=passed" {
+		t.Errorf("lifecycle chain: %v", chain)
+	}
+	if pct, total := q.score("lifecycle"); pct != 100 || total != 4 {
+		t.Errorf("lifecycle score %.2f%% of %d", pct, total)
+	}
+}
