@@ -54,6 +54,10 @@ var activatedTools = map[string]bool{
 	toolDuplicateResponse:         true,
 	toolResponseAfterCancellation: true,
 	toolSessionLoss:               true,
+	// The defects profile's parse_date drops its HTTP request when it
+	// crashes, and search_notes may hang until cancelled.
+	toolParseDate:   true,
+	toolSearchNotes: true,
 }
 
 // neverAnswered reports whether a call of the tool gets no response unless
@@ -94,8 +98,11 @@ var (
 	errCallEnded          = errors.New("the transport carrying this call went away")
 )
 
-// faults is the fault profile of one server: its activations and the
-// hooks that the transport-specific tools use.
+// faults is the misbehaving side of one server: the activations that its
+// transport's fault layer tags and the process hooks (stderr, exit) that
+// the fault tools and the defects profile's parse_date use. It exists when
+// either profile is on; the fault tools themselves are added only with
+// Options.Faults.
 type faults struct {
 	kind      transportKind
 	acts      *activations
@@ -108,6 +115,9 @@ type faults struct {
 	// running counts the handlers of activated tools that are running, so
 	// that tests can see server work stop when a call is cancelled.
 	running atomic.Int64
+
+	// defects is the defects profile, or nil without Options.Defects.
+	defects *defects
 }
 
 func newFaults(kind transportKind, opts Options) *faults {

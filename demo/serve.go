@@ -28,7 +28,8 @@ const sessionIdleTimeout = 30 * time.Minute
 //
 // With opts.Faults it serves the stdio fault profile. Its disconnect tool
 // makes ServeStdio return nil at once, and its crash tool ends the whole
-// process (os.Exit(3)) after a line on os.Stderr.
+// process (os.Exit(3)) after a line on os.Stderr. With opts.Defects, a
+// parse_date call without a date likewise ends the process (os.Exit(2)).
 //
 // If ctx ends while a read from in is blocked, that read is abandoned rather
 // than interrupted (the SDK cannot unblock it), so in should not be reused.
@@ -97,9 +98,10 @@ const eofGrace = 5 * time.Second
 // once 2025-06-18 or later is negotiated. Through the wrapper such a batch is
 // answered instead of ending the session.
 //
-// Calls that are never answered unless cancelled (subscriptions/listen, and
-// the hang and response_after_cancellation fault tools) are not waited for,
-// and neither is anything after the disconnect fault tool.
+// Calls that are never answered unless cancelled (subscriptions/listen, the
+// hang and response_after_cancellation fault tools, and a search_notes of
+// the defects profile that hangs) are not waited for, and neither is
+// anything after the disconnect fault tool.
 type answerBeforeEOF struct {
 	mcp.Transport
 	conn *drainingConn // set by Connect
@@ -140,7 +142,7 @@ func (c *drainingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	if err == nil {
 		// subscriptions/listen (2026-07-28) stays open until cancelled, so it
 		// is never waited for.
-		if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() && req.Method != "subscriptions/listen" && !neverAnswered(toolCallName(req)) {
+		if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() && req.Method != "subscriptions/listen" && !neverAnswered(toolCallName(req)) && !searchHangs(req) {
 			c.mu.Lock()
 			c.pending[req.ID] = true
 			c.mu.Unlock()
@@ -198,7 +200,8 @@ func (c *drainingConn) Close() error {
 // loopback address with a non-loopback Host header are refused (the SDK's
 // DNS rebinding protection).
 //
-// With opts.Faults it serves the Streamable HTTP fault profile.
+// With opts.Faults it serves the Streamable HTTP fault profile, and with
+// opts.Defects the defects profile.
 //
 // A client asking for protocol 2026-07-28 negotiates 2025-11-25 here; see
 // the package documentation.

@@ -26,9 +26,16 @@ type Options struct {
 	Logger *slog.Logger
 
 	// Faults adds the fault tools to the household's (see "Fault profile"
-	// in the package documentation). Without it the server lists exactly
-	// get_household, propose_task and commit_task.
+	// in the package documentation). Without it and Defects the server
+	// lists exactly get_household, propose_task and commit_task.
 	Faults bool
+
+	// Defects adds the defects profile (see "Defects profile" in the package
+	// documentation): realistic-looking tools, each with one planted defect
+	// for mcpcheck's generated checks to find, and controls that must not
+	// be flagged. It combines with Faults. Without it the tool list is
+	// exactly what the other options give.
+	Defects bool
 
 	// RemoteRefURL is the URL that the remote_ref fault tool's inputSchema
 	// refers to with $ref, for tests that check that a client never fetches
@@ -45,6 +52,10 @@ type Options struct {
 // duplicate_response, response_after_cancellation, session_loss and crash)
 // come only with the transports that carry them: [ServeStdio] and
 // [Handler].
+//
+// With opts.Defects it also has every tool of the defects profile. Served
+// this way, parse_date's crash closes the calling session instead of ending
+// a process or dropping an HTTP request.
 func NewServer(opts Options) *mcp.Server {
 	s, _ := newServer(opts)
 	return s
@@ -58,7 +69,9 @@ func newServer(opts Options) (*mcp.Server, *registry) {
 }
 
 // buildServer returns a demo server for the given transport, its households
-// and, with opts.Faults, its fault profile (else nil).
+// and, with opts.Faults or opts.Defects, the misbehaving side that its
+// transport's fault layer serves (else nil). The fault tools are added only
+// with opts.Faults, and f.defects is set only with opts.Defects.
 func buildServer(opts Options, kind transportKind) (*mcp.Server, *registry, *faults) {
 	s := mcp.NewServer(
 		&mcp.Implementation{Name: serverName, Version: serverVersion},
@@ -67,9 +80,15 @@ func buildServer(opts Options, kind transportKind) (*mcp.Server, *registry, *fau
 	reg := &registry{households: make(map[*mcp.ServerSession]*household)}
 	addTools(s, reg)
 	var f *faults
-	if opts.Faults {
+	if opts.Faults || opts.Defects {
 		f = newFaults(kind, opts)
+	}
+	if opts.Faults {
 		f.add(s)
+	}
+	if opts.Defects {
+		f.defects = newDefects(f)
+		f.defects.add(s)
 	}
 	return s, reg, f
 }
