@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-const usage = `Usage: mcpcheck demo [--faults] [--http ADDR [--allow-remote]]
+const usage = `Usage: mcpcheck demo [--faults] [--defects] [--http ADDR [--allow-remote]]
 
 Serves the built-in demo MCP server: a household task list with the tools
 get_household, propose_task and commit_task. Every MCP session starts with an
@@ -27,6 +27,9 @@ Flags:
   --faults         also serve the fault tools (ping, delay, hang, disconnect,
                    malformed_message, ...), which make the server misbehave
                    on request; see "go doc github.com/mcpcheck/mcpcheck/demo"
+  --defects        also serve realistic-looking tools (lookup_city,
+                   weather_report, create_note, ...), each with one planted
+                   defect for mcpcheck's generated checks to find
   --http ADDR      serve Streamable HTTP at http://ADDR/mcp instead of stdio;
                    ADDR is host:port, and port 0 picks a free port
   --allow-remote   allow an ADDR host other than 127.0.0.1, [::1] or localhost
@@ -35,6 +38,7 @@ Flags:
 Examples:
   mcpcheck demo --http 127.0.0.1:5191
   mcpcheck demo --faults
+  mcpcheck demo --defects --http 127.0.0.1:5191
 `
 
 // shutdownGrace bounds how long Run waits for in-flight HTTP requests after
@@ -54,6 +58,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	httpAddr := fs.String("http", "", "")
 	allowRemote := fs.Bool("allow-remote", false, "")
 	faults := fs.Bool("faults", false, "")
+	defects := fs.Bool("defects", false, "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usage)
@@ -71,8 +76,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 
 	opts := Options{
-		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
-		Faults: *faults,
+		Logger:  slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Faults:  *faults,
+		Defects: *defects,
 	}
 	if !httpSet {
 		if err := serveStdio(ctx, opts, stdin, stdout, stderr); err != nil && ctx.Err() == nil {
