@@ -3,7 +3,10 @@
 // contract that mcpcheck fixtures are written to protect. It gives
 // mcpcheck's examples and tests a known server, and lets a user try mcpcheck
 // before pointing it at a real one. All data is synthetic and held in
-// memory.
+// memory. Two optional profiles add tools for testing mcpcheck itself: the
+// fault profile misbehaves on request, one failure class per tool; the
+// defects profile looks like an ordinary server with one planted defect per
+// tool, for mcpcheck's generated checks to find.
 //
 // # Tools
 //
@@ -58,7 +61,8 @@
 // cancelled (the caller wires SIGINT and SIGTERM to it). ADDR must be
 // 127.0.0.1, [::1] or localhost unless --allow-remote is given. With
 // --faults, either transport also serves the fault tools (see "Fault
-// profile" below).
+// profile" below), and with --defects the defects profile's tools (see
+// "Defects profile"); the two combine.
 //
 // Library users can call [NewServer], [ServeStdio] or [Handler] directly.
 //
@@ -89,8 +93,8 @@
 //
 // With --faults ([Options].Faults) the server also lists tools that
 // misbehave on request, one failure class per tool, so that a fixture can
-// pin down how a client handles each. Without it the tool list is exactly
-// the household's three tools.
+// pin down how a client handles each. Without it (and without --defects)
+// the tool list is exactly the household's three tools.
 //
 // Every fault tool declares an inputSchema (additionalProperties false, with
 // bounds), and an outputSchema exactly when it returns structuredContent;
@@ -248,6 +252,162 @@
 //     headers only with the stream's first event; a POST stream that ends,
 //     or whose connection drops, without the response makes the client
 //     report "request terminated without response" and keep the session.
+//
+// # Defects profile
+//
+// With --defects ([Options].Defects) the server also lists 26 tools that
+// look like an ordinary server's. Each plants one defect that one of
+// mcpcheck's generated checks must catch, or is a control that none may
+// flag. Without it the tool list is what the other flags give; it combines
+// with --faults. Every transport lists every defects tool ([NewServer], stdio
+// and Streamable HTTP); only what parse_date's crash does depends on the
+// transport.
+//
+// The contracts are correct: every tool declares a strict inputSchema
+// (additionalProperties false, bounded strings and numbers) and an
+// outputSchema exactly when it returns structuredContent (all but
+// weather_report, list_reminders, echo_profile and export_catalog, which
+// answer text). The annotations are honest: all are openWorldHint false;
+// all are readOnlyHint true except the create_ tools (destructiveHint
+// false) and the delete_ tools (destructiveHint true, idempotentHint true).
+// Arguments outside the inputSchema are a tool error: the SDK checks them
+// for most tools, while convert_units, parse_date, search_notes and
+// exchange_rate check their own by hand, and what those forgot to check is
+// their defect. The checks named below are mcp-fuzz's and
+// mcp-reality-check's, as runner/generate implements them; this package's
+// tests run its building blocks against the tools (FuzzCases, Refusal,
+// EchoMismatch, Outliers, Groups, Links, ExtractID, Values.Distinct).
+//
+// Schema fuzzing. The valid call succeeds; a missing-required or wrong-type
+// call must be a tool error (or JSON-RPC -32602) to count as graceful.
+//
+//   - lookup_city {city, country?} → {city, country, country_code,
+//     timezone, latitude, longitude, population}. Control: every bad input
+//     is a tool error, as is an unknown city. country picks between cities
+//     of the same name (London, GB or CA) and is otherwise ignored, as a
+//     geocoder returns its best match.
+//   - convert_units {value, from, to} (from and to: km, m, cm, mm, mi, yd,
+//     ft, in) → {value, from, to, result}. A value that is not a number
+//     (the wrong-type call sends a string) is a JSON-RPC error -32603,
+//     "internal error: interface conversion: interface {} is string, not
+//     float64": the wrong-type case for value is not graceful.
+//   - parse_date {date (format date)} → {date, weekday, day_of_year,
+//     iso_week}. A call without date crashes the server: over stdio the
+//     process writes "mcpcheck demo: parse_date was called without a date
+//     and crashed; exiting with status 2" to stderr and exits with status
+//     2; over Streamable HTTP this request's connection is dropped, as the
+//     disconnect fault tool does, and the session survives; served by
+//     [NewServer], the calling session is closed. The missing-required case
+//     ends in transport_closed, and the runner must relaunch (or reconnect)
+//     and go on. A date of the wrong type or shape is a tool error.
+//   - search_notes {query, limit? (1..50, default 10)} → {query, total,
+//     results: [{note_id, title}]}, the session's notes that are not deleted
+//     whose title or body holds the query, oldest first. A limit that is not
+//     a number makes the call hang until the client cancels it (then
+//     nothing is sent over stdio and Streamable HTTP) or its transport goes
+//     away: the wrong-type case for limit times out. Such calls count
+//     against the bound of 128 activations (see "Fault profile").
+//
+// Output fidelity, on a successful valid call:
+//
+//   - weather_report {city} → isError false and the text "I'm sorry, but
+//     I can't access live weather data for CITY right now. Please check a
+//     local weather service for the latest conditions.": a disguised
+//     refusal, matched by the phrase "I'm sorry, but I can't". It names the
+//     city, so it draws no echo note.
+//   - list_reminders {} → isError false with no content items and no
+//     structuredContent: empty content on success.
+//   - exchange_rate {from, to} (USD, EUR, GBP, JPY, CAD, CHF, AUD) →
+//     declares {from, to, rate: number, as_of: date} but sends rate as a
+//     string ("0.9200"): structuredContent fails the outputSchema at /rate.
+//     The go-sdk client does not check it.
+//   - echo_profile {name} → a profile summary as text that never mentions
+//     the name: an echo-mismatch note, not a failure.
+//   - get_forecast {city, days? (1..5, default 3)} → {city, daily: [{date,
+//     summary, high_c, low_c, precipitation_chance}]} with a text summary
+//     that names the city. Control: no check flags it.
+//
+// Latency and response size, by mcp-fuzz's two-signal rule over the valid
+// calls (absolute 5,000 ms and 20,000 characters; relative 3× the median
+// above 100 ms and 1,000 characters):
+//
+//   - slow_search {query} → {query, results: [{title, url}]}, correct but
+//     after 1,200 ms: slow, relative to the others (which answer in about a
+//     millisecond; ticket_counter's 50 ms stays under the floor), and under
+//     the absolute threshold.
+//   - export_catalog {} → 60,000 characters of text (500 lines of 120):
+//     bloated, by the absolute threshold. Every other tool's valid result
+//     is under 1,000 characters as JSON, so none is a relative outlier.
+//
+// Resource lifecycle. These tools are not read-only. They group by name
+// (create_/get_/delete_ RESOURCE, id property RESOURCE_id), and a create
+// result carries {RESOURCE_id} at the top level: a random UUID.
+//
+//   - create_note {title, body} → {note_id, title}; get_note {note_id} →
+//     {note_id, title, body}; delete_note {note_id} → {deleted: true}. A
+//     stale read: delete_note only marks the note deleted and get_note
+//     still returns it, so create → read → delete → read does not end in a
+//     tool error. (A second delete_note is a tool error, and search_notes
+//     and counter_snapshot leave the note out.)
+//   - create_label {name} → {label_id}; get_label {label_id} → {label_id,
+//     name}; delete_label {label_id} → {deleted: true}. Control: after the
+//     delete, get_label is a tool error, "label not found: ID".
+//   - create_folder {name} → {folder_id}; get_folder, delete_folder as for
+//     labels; create_file {folder_id, name} → {file_id}, in a folder that
+//     must exist; get_file {file_id} → {file_id, folder_id, name};
+//     delete_file. Each lifecycle is correct, but deleting a folder leaves
+//     its files, which stay readable and still name it: the cross-resource
+//     (orphan) observation for the link folder → file.
+//
+// A session holds at most 1000 notes, labels, folders and files together
+// (deleted notes count, since they are kept); the next create is a tool
+// error. Reading or deleting an unknown id is a tool error, "KIND not
+// found: ID".
+//
+// Concurrency. These tools are read-only.
+//
+//   - counter_snapshot {} → {notes, labels, folders, files} held by the
+//     session. Control: safe under any concurrency.
+//   - shared_cache_get {key} → {key, value}. Crossed responses: each call
+//     puts its key in one slot of the session, waits 20 ms for the
+//     (simulated) fetch and answers for the key then in the slot, so calls
+//     that overlap on a session are all answered for the latest one's key.
+//     One at a time it is always right, and sessions never interfere.
+//     Sending distinct keys at once on one session catches it.
+//   - ticket_counter {} → {now_serving} (1, plus 1 per minute since the
+//     server started). Every call holds one lock for 50 ms, and a call that
+//     cannot take it within 20 ms is a tool error, "busy: ...". One at a
+//     time it always succeeds; called at once on independent connections,
+//     some calls fail on identical input. The lock is shared by the
+//     servers of a process and, through flock(2) on the file
+//     mcpcheck-demo-UID-ticket_counter.lock in the temporary directory
+//     (TMPDIR moves it), by the user's demo processes, so that independent
+//     connections contend over stdio too, where each is a process of its
+//     own. Where there is no flock (not Unix), the lock is per process.
+//
+// State (records and the cache slot) is per session and dropped with it, as
+// the household is.
+//
+// What a go-sdk v1.8.0 client observes, checked by this package's tests for
+// each transport, followed by a call of counter_snapshot on the same
+// session (observer):
+//
+//   - Valid calls, bad input that the tools handle and the ticket_counter
+//     "busy": results, with IsError true for the tool errors; observer
+//     works. shared_cache_get under overlap: results for the wrong key.
+//     list_reminders: a result with no content and no structuredContent.
+//     exchange_rate: a result whose rate is a string.
+//   - convert_units with a value that is not a number: jsonrpc.Error
+//     -32603, `calling "tools/call": internal error: interface conversion:
+//     interface {} is string, not float64`; observer works.
+//   - search_notes with a limit that is not a number: the caller's context
+//     error, bare (context.DeadlineExceeded); observer works.
+//   - parse_date without date, over stdio: io.EOF, `calling "tools/call":
+//     EOF`; observer: mcp.ErrConnectionClosed; Close returns an
+//     *exec.ExitError, exit status 2. In memory ([NewServer]): the same
+//     io.EOF, then mcp.ErrConnectionClosed. Over Streamable HTTP: `calling
+//     "tools/call": request terminated without response`, no class;
+//     observer works.
 //
 // # Example
 //
