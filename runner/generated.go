@@ -138,7 +138,7 @@ func (out *compiled) lifecycle(g *config.Generate, targets []tool, values *gener
 		if name == "" {
 			name = lg.Create.Tool + " #" + strconv.Itoa(i+1)
 		}
-		sc := config.Scenario{Name: "lifecycle: " + name}
+		sc := config.Scenario{Name: "lifecycle: " + name, Isolation: config.IsolationScenario}
 		sc.Steps = []config.Step{
 			{ID: "create", Tool: lg.Create.Tool, Arguments: lg.Create.Arguments, Origin: config.OriginLifecycle, Case: "create", Score: config.ScoreLifecycle, Pos: lg.Create.Pos},
 			{ID: "read", Tool: lg.Read.Tool, Arguments: lg.Read.Arguments, Origin: config.OriginLifecycle, Case: "read", Score: config.ScoreLifecycle, Pos: lg.Read.Pos},
@@ -183,7 +183,9 @@ func (out *compiled) lifecycle(g *config.Generate, targets []tool, values *gener
 	groupOf := map[string]generate.Group{}
 	for _, gr := range groups {
 		groupOf[gr.Resource] = gr
-		sc := config.Scenario{Name: "lifecycle: " + gr.Resource}
+		// A chain holds state on its session: it gets a session (over
+		// stdio, a server) of its own, so a crash elsewhere cannot break it.
+		sc := config.Scenario{Name: "lifecycle: " + gr.Resource, Isolation: config.IsolationScenario}
 		sc.Steps = append(sc.Steps, config.Step{ID: "create", Tool: gr.Create, Arguments: valid(gr.Create), Origin: config.OriginLifecycle,
 			Case: "create", CaptureID: gr.Resource, Advisory: true, ValidateArguments: &noValidation})
 		if gr.Read != "" {
@@ -203,7 +205,7 @@ func (out *compiled) lifecycle(g *config.Generate, targets []tool, values *gener
 	}
 	for _, ln := range generate.Links(groups, gtools) {
 		parent, child := groupOf[ln.Parent], groupOf[ln.Child]
-		sc := config.Scenario{Name: "lifecycle: " + ln.Parent + " → " + ln.Child}
+		sc := config.Scenario{Name: "lifecycle: " + ln.Parent + " → " + ln.Child, Isolation: config.IsolationScenario}
 		sc.Steps = []config.Step{
 			{ID: "create-parent", Tool: parent.Create, Arguments: valid(parent.Create), Origin: config.OriginLifecycle, Case: "create", CaptureID: parent.Resource, Advisory: true, ValidateArguments: &noValidation},
 			{ID: "create-child", Tool: child.Create, Arguments: withID(valid(child.Create), ln.Param, "create-parent"), Origin: config.OriginLifecycle, Case: "create", CaptureID: child.Resource, Advisory: true, ValidateArguments: &noValidation},
@@ -241,7 +243,8 @@ func (out *compiled) concurrency(g *config.Generate, targets, readOnly []tool, v
 			out.notes = append(out.notes, fmt.Sprintf("tool %q: fewer than two distinct valid inputs; no crossed-responses check", t.Name))
 			continue
 		}
-		seq := config.Scenario{Name: "crossed: " + t.Name + " (one by one)", ContinueOnFailure: true}
+		// One by one on a session of its own, so no other call overlaps.
+		seq := config.Scenario{Name: "crossed: " + t.Name + " (one by one)", ContinueOnFailure: true, Isolation: config.IsolationScenario}
 		par := config.Scenario{Name: "crossed: " + t.Name + " (all at once)", Parallel: true, Isolation: config.IsolationScenario}
 		for i, in := range inputs {
 			id := "input-" + strconv.Itoa(i+1)

@@ -29,6 +29,9 @@ type link struct {
 	mu   sync.Mutex
 	sess *session
 	down error
+	// calls is held shared by every call on the link and exclusively by a
+	// call run again alone (see runScenario).
+	calls sync.RWMutex
 	// lostScenario and lostStep name the step whose call lost the current
 	// (or last) session.
 	lostScenario, lostStep string
@@ -102,4 +105,11 @@ func (l *link) close(r *runState) {
 		r.retire(l.sess)
 		l.sess = nil
 	}
+}
+
+// current returns the link's session without replacing it.
+func (l *link) current() *session {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.sess
 }

@@ -466,11 +466,21 @@ func (r *runState) schedule(ctx context.Context, shared *link) {
 			}
 		}()
 	}
+	// Parallel scenarios put load on the server on purpose; they start once
+	// every other scenario has finished, so their load disturbs nothing else.
+	var later []int
 	for i := range r.plans {
+		if r.suite.Scenarios[i].Parallel {
+			later = append(later, i)
+			continue
+		}
 		jobs <- i
 	}
 	close(jobs)
 	wg.Wait()
+	for _, i := range later {
+		r.runScenario(ctx, i, shared)
+	}
 }
 
 // skipFrom marks steps[from:] skipped with why.
@@ -538,7 +548,18 @@ func (r *runState) runScenario(ctx context.Context, i int, shared *link) {
 				return
 			}
 		}
-		res := r.runStep(ctx, sess, p, results)
+		var res StepResult
+		if l != nil {
+			l.calls.RLock()
+			res = r.runStep(ctx, sess, p, results)
+			l.calls.RUnlock()
+			if rerun, ok := r.rerunAlone(ctx, l, i, p, res, results); ok {
+				res = rerun
+				sess = l.current()
+			}
+		} else {
+			res = r.runStep(ctx, sess, p, results)
+		}
 		steps[j] = res
 		if res.Outcome == assert.OutcomeTransportClosed || res.Outcome == assert.OutcomeSessionLost || (res.Outcome != "" && sess.lost()) {
 			stepLink.lostAt(sess, r.rep.Scenarios[i].Name, p.step.ID)
@@ -561,6 +582,33 @@ func (r *runState) runScenario(ctx context.Context, i int, shared *link) {
 			return
 		}
 	}
+}
+
+// rerunAlone runs a generated step again, alone on the link, when its call
+// ended with the server gone. With scenarios in flight together on one
+// server, a crash takes every call in flight down with it — and a call that
+// starts a moment later too — so only a call made alone can tell the call
+// that crashed the server from the ones that were merely there. The rerun
+// is what the report shows, so it reads the same whatever the concurrency
+// (the trace keeps both calls). Fixture steps are never run twice (a call
+// may have side effects); generated steps call read-only tools unless the
+// user opted into --include-destructive.
+func (r *runState) rerunAlone(ctx context.Context, l *link, i int, p *plannedStep, first StepResult, results map[string]any) (StepResult, bool) {
+	if !p.record || ctx.Err() != nil {
+		return first, false
+	}
+	switch first.Outcome {
+	case assert.OutcomeTransportClosed, assert.OutcomeSessionLost, assert.OutcomeMalformedResponse:
+	default:
+		return first, false
+	}
+	l.calls.Lock()
+	defer l.calls.Unlock()
+	sess, err := r.session(ctx, l, true)
+	if err != nil {
+		return first, false
+	}
+	return r.runStep(ctx, sess, p, results), true
 }
 
 // runParallel runs all steps of scenario i at once: on the shared session,
@@ -608,6 +656,29 @@ func (r *runState) runParallel(ctx context.Context, i int, shared *link, isolati
 		}()
 	}
 	wg.Wait()
+	if identicalCalls(r.plans[i]) {
+		// Identical calls are interchangeable: which of them won a race is
+		// chance, so results are listed in a fixed order (by outcome), and
+		// the report reads the same from run to run.
+		sort.SliceStable(steps, func(a, b int) bool { return resultKey(&steps[a]) < resultKey(&steps[b]) })
+		for k := range steps {
+			steps[k].ID = r.plans[i][k].step.ID
+		}
+	}
+}
+
+// identicalCalls reports whether every step of a plan makes the same call.
+func identicalCalls(ps []plannedStep) bool {
+	for k := 1; k < len(ps); k++ {
+		if ps[k].step.Tool != ps[0].step.Tool || ps[k].hasRef || ps[0].hasRef || !bytes.Equal(ps[k].args, ps[0].args) {
+			return false
+		}
+	}
+	return len(ps) > 1
+}
+
+func resultKey(st *StepResult) string {
+	return st.Status + "/" + st.Outcome + "/" + strings.Join(st.Notes, ";")
 }
 
 // unreachable records that scenario i could not get a session at step j:
