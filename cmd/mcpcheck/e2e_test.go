@@ -147,8 +147,9 @@ func TestDemoOverHTTP(t *testing.T) {
 // run by some test here.
 func TestEveryExampleRuns(t *testing.T) {
 	covered := map[string]bool{"demo.yaml": true, "demo-http.yaml": true, "everything.yaml": true,
-		"memory.yaml": true, // TestMemoryLifecycle
-		"faults.yaml": true, "faults-http.yaml": true} // TestFaultReceipts
+		"memory.yaml":  true,                           // TestMemoryLifecycle
+		"defects.yaml": true,                           // TestDefectsReceipts
+		"faults.yaml":  true, "faults-http.yaml": true} // TestFaultReceipts
 	files, _ := filepath.Glob("../../examples/*")
 	for _, f := range files {
 		if !covered[filepath.Base(f)] {

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/demo"
 	"github.com/mcpcheck/mcpcheck/runner"
 	"github.com/mcpcheck/mcpcheck/runner/peertest"
 )
@@ -166,5 +169,79 @@ func TestMemoryLifecycle(t *testing.T) {
 	}
 	if pct, total := q.score("lifecycle"); pct != 100 || total != 4 {
 		t.Errorf("lifecycle score %.2f%% of %d", pct, total)
+	}
+}
+
+// generatedReceipts renders a generated run's verdicts: every step, every
+// finding, every score. Durations and measured figures are left out.
+func generatedReceipts(t *testing.T, data string) string {
+	t.Helper()
+	var rep struct {
+		Scores []struct {
+			Name          string
+			Passed, Total int
+			Grade         string
+		} `json:"scores"`
+		Findings []struct {
+			Tool, Kind, Status string
+			Flagged            bool
+		} `json:"findings"`
+		SkippedTools []struct{ Tool string } `json:"skippedTools"`
+		Notes        []string                `json:"notes"`
+	}
+	if err := json.Unmarshal([]byte(data), &rep); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	// Steps, without connection counts, and without the identical calls on
+	// independent connections: how many of them win a race is chance; the
+	// finding below is the verdict.
+	for _, line := range strings.Split(strings.SplitN(receipts(t, data), "\n", 2)[1], "\n") {
+		if line != "" && !strings.HasPrefix(line, "concurrency: ") {
+			b.WriteString(line + "\n")
+		}
+	}
+	for _, s := range rep.Scores {
+		fmt.Fprintf(&b, "score %s: %d/%d %s\n", s.Name, s.Passed, s.Total, s.Grade)
+	}
+	for _, f := range rep.Findings {
+		fmt.Fprintf(&b, "finding %s %s: status=%s flagged=%v\n", f.Tool, f.Kind, f.Status, f.Flagged)
+	}
+	for _, s := range rep.SkippedTools {
+		fmt.Fprintf(&b, "skipped %s\n", s.Tool)
+	}
+	for _, n := range rep.Notes {
+		fmt.Fprintf(&b, "note %s\n", n)
+	}
+	return b.String()
+}
+
+// TestDefectsReceipts runs every generator against the demo's planted
+// defects, over stdio and over HTTP, and pins what each finds: the planted
+// tool fails or is flagged, the controls are not.
+func TestDefectsReceipts(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp) // ticket_counter's cross-process lock lives here
+	saved := runOptions
+	defer func() { runOptions = saved }()
+	opts := *runOptions
+	opts.Environ = append(os.Environ(), "TMPDIR="+tmp)
+	runOptions = &opts
+
+	srv := httptest.NewServer(demo.Handler(demo.Options{Defects: true}))
+	defer srv.Close()
+	for _, transport := range []string{"stdio", "http"} {
+		t.Run(transport, func(t *testing.T) {
+			args := []string{"--config", "../../examples/defects.yaml", "--json", "-"}
+			if transport == "http" {
+				args = append(args, "--url", srv.URL+"/mcp")
+			}
+			r := runCmd(t, args...)
+			if r.code != 1 {
+				t.Fatalf("exit %d, want 1 (the planted defects must fail the run)\n%s", r.code, r.stderr)
+			}
+			validReport(t, r.stdout)
+			golden(t, "defects-"+transport+".golden", generatedReceipts(t, r.stdout))
+		})
 	}
 }
