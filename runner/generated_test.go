@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -126,5 +127,103 @@ func TestGeneratedThresholds(t *testing.T) {
 	rep = mustRun(t, s, plantedOptions())
 	if !rep.Passed {
 		t.Errorf("a met threshold did not let the run pass: %+v %s", rep.Scores, statuses(rep))
+	}
+}
+
+// malformedOptions serves tools whose advertised metadata is broken in
+// every way a generator can trip on, counting tools/call requests.
+func malformedOptions(calls *atomic.Int64) Options {
+	// 400 levels: past every depth cap of ours (the SDK itself cannot carry
+	// a 5,000-deep schema through tools/list; the run then reports a
+	// discovery timeout, which is not a crash either).
+	deep := "{}"
+	for range 400 {
+		deep = `{"type":"object","properties":{"x":` + deep + `}}`
+	}
+	schemas := map[string]string{
+		"props_string":  `{"type":"object","properties":"not an object"}`,
+		"required_str":  `{"type":"object","properties":{"a":{"type":"string"}},"required":"a"}`,
+		"unknown_type":  `{"type":"object","properties":{"a":{"type":"quaternion"}},"required":["a"]}`,
+		"deep":          deep,
+		"huge_enum":     `{"type":"object","properties":{"a":{"enum":[` + strings.Repeat(`"v",`, 100000) + `"v"]}}}`,
+		"bad_bounds":    `{"type":"object","properties":{"a":{"type":"string","minLength":10,"maxLength":2},"n":{"type":"integer","minimum":5,"maximum":1}},"required":["a","n"]}`,
+		"remote_ref":    `{"type":"object","properties":{"a":{"$ref":"https://example.com/s.json"}},"required":["a"]}`,
+		"array_schema":  `[1,2,3]`,
+		"null_schema":   `null`,
+		"bool_required": `{"type":"object","required":[true,1,null]}`,
+	}
+	return Options{Dial: func(ctx context.Context) (mcp.Transport, error) {
+		s := mcp.NewServer(&mcp.Implementation{Name: "malformed", Version: "1"}, nil)
+		for name := range schemas {
+			s.AddTool(&mcp.Tool{Name: name, InputSchema: json.RawMessage(`{"type":"object"}`), Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+				func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					calls.Add(1)
+					return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "fine"}}}, nil
+				})
+		}
+		// Advertise the broken schemas instead of the real ones.
+		s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+				res, err := next(ctx, method, req)
+				if method == "tools/list" && err == nil {
+					for _, tl := range res.(*mcp.ListToolsResult).Tools {
+						tl.InputSchema = json.RawMessage(schemas[tl.Name])
+					}
+				}
+				return res, err
+			}
+		})
+		ct, st := mcp.NewInMemoryTransports()
+		if _, err := s.Connect(ctx, st, nil); err != nil {
+			return nil, err
+		}
+		return ct, nil
+	}}
+}
+
+func TestMalformedMetadataNeverCrashesGeneration(t *testing.T) {
+	var calls atomic.Int64
+	s := generatedSuite(t, &config.Generate{Fuzz: true, Fidelity: true, Probes: true, Concurrency: 2})
+	s.Scenarios = nil
+	rep := mustRun(t, s, malformedOptions(&calls))
+	if rep.Failure != nil {
+		t.Fatalf("failure: %+v", rep.Failure)
+	}
+	if len(rep.Notes) == 0 {
+		t.Error("no notes about the malformed schemas")
+	}
+	if calls.Load() == 0 {
+		t.Error("nothing was called")
+	}
+	for _, sc := range rep.Scenarios {
+		for _, st := range sc.Steps {
+			if st.Status == "" {
+				t.Errorf("%s/%s has no status", sc.Name, st.ID)
+			}
+		}
+	}
+}
+
+func TestListCallsNothing(t *testing.T) {
+	var calls atomic.Int64
+	s := generatedSuite(t, &config.Generate{Fuzz: true, Fidelity: true, Probes: true})
+	s.Scenarios = nil
+	opts := malformedOptions(&calls)
+	opts.ListOnly = true
+	rep := mustRun(t, s, opts)
+	if calls.Load() != 0 {
+		t.Errorf("--list made %d calls", calls.Load())
+	}
+	n := 0
+	for _, sc := range rep.Scenarios {
+		for _, st := range sc.Steps {
+			n++
+			if st.Status != StatusSkipped || st.Reason != reasonListed {
+				t.Errorf("%s/%s: %s %q", sc.Name, st.ID, st.Status, st.Reason)
+			}
+		}
+	}
+	if n < 10 {
+		t.Errorf("only %d steps listed", n)
 	}
 }
