@@ -37,6 +37,10 @@ type Finding struct {
 	Message string `json:"message"`
 	// Score is the score a failed finding counts against.
 	Score string `json:"score,omitempty"`
+	// Step names the generated step ("scenario / step") a finding repeats,
+	// so the findings list holds every finding in one place; the step
+	// itself carries the verdict.
+	Step string `json:"step,omitempty"`
 }
 
 // Tokens is the context-window cost estimate of calling every generated
@@ -76,6 +80,58 @@ func (r *runState) analyze() {
 		r.concurrencyFindings(valid)
 	}
 	r.scores(g)
+	r.stepFindings()
+}
+
+// orphanNote replaces the absent check's words on a parent/child read:
+// whether a child may outlive its parent is a design choice.
+const orphanNote = "the child is still readable after its parent was deleted: cascade, orphan or refusal are all legitimate designs — worth confirming this one is intended"
+
+// stepFindings lists every failed or flagged generated step as a finding,
+// after the probe and concurrency findings, in report order.
+func (r *runState) stepFindings() {
+	for i := range r.rep.Scenarios {
+		if i < r.fixtureScenarios {
+			continue
+		}
+		sc := &r.rep.Scenarios[i]
+		for j := range sc.Steps {
+			st := &sc.Steps[j]
+			if st.Status != StatusFailed && !st.Flagged {
+				continue
+			}
+			if st.Case == "orphan-read" && st.Flagged {
+				st.Notes = []string{orphanNote}
+			}
+			f := Finding{Tool: st.Tool, Origin: st.Origin, Kind: st.Case, Score: st.Score, Step: sc.Name + " / " + st.ID}
+			if st.Property != "" {
+				f.Kind += " " + st.Property
+			}
+			switch {
+			case st.Status == StatusFailed:
+				f.Status = StatusFailed
+				f.Message = stepMessage(st)
+			default:
+				f.Flagged = true
+				f.Message = st.Notes[0]
+				f.Score = ""
+			}
+			r.rep.Findings = append(r.rep.Findings, f)
+		}
+	}
+}
+
+// stepMessage summarises why a step failed, in the runner's words.
+func stepMessage(st *StepResult) string {
+	switch {
+	case len(st.Assertions) > 0:
+		a := st.Assertions[0]
+		return strings.TrimSpace(a.Kind + " " + a.Path + ": " + a.Message)
+	case st.Reason != "":
+		return st.Reason
+	default:
+		return "failed with outcome " + st.Outcome
+	}
 }
 
 // validStep is a tool's generated valid call, as it ran.
@@ -135,7 +191,7 @@ func (r *runState) probes(g *config.Generate, valid []validRun) {
 			msg := fmt.Sprintf("valid call: %.0f %s (%s)", values[t], unit, flags[t])
 			r.rep.Findings = append(r.rep.Findings, Finding{Tool: t, Origin: config.OriginProbe, Kind: kind, Flagged: true, Score: score, Message: msg})
 		}
-		r.rep.Scores = append(r.rep.Scores, percentScore(score, measured-len(flags), measured))
+		r.rep.Summary.Scores = append(r.rep.Summary.Scores, percentScore(score, measured-len(flags), measured))
 	}
 	add("latency", config.ScoreLatency, "ms", latency, generate.Outliers(latency, slow, outlierRatio, slowFloorMs, minProbeSamples), len(latency))
 	add("responseSize", config.ScoreResponseSize, "characters", size, generate.Outliers(size, bloat, outlierRatio, bloatFloorChars, minProbeSamples), len(size))
@@ -305,15 +361,17 @@ func (r *runState) scores(g *config.Generate) {
 	}
 	for _, name := range []string{config.ScoreCrashResilience, config.ScoreResponseFidelity, config.ScoreLifecycle} {
 		if c := t[name]; c != nil {
-			r.rep.Scores = append(r.rep.Scores, percentScore(name, c.passed, c.total))
+			r.rep.Summary.Scores = append(r.rep.Summary.Scores, percentScore(name, c.passed, c.total))
 		}
 	}
 	if r.concurrencyChecked > 0 {
-		r.rep.Scores = append(r.rep.Scores, percentScore(config.ScoreConcurrency, r.concurrencyChecked-r.concurrencyFailedTools, r.concurrencyChecked))
+		r.rep.Summary.Scores = append(r.rep.Summary.Scores, percentScore(config.ScoreConcurrency, r.concurrencyChecked-r.concurrencyFailedTools, r.concurrencyChecked))
 	}
-	sort.SliceStable(r.rep.Scores, func(i, j int) bool { return scoreOrder(r.rep.Scores[i].Name) < scoreOrder(r.rep.Scores[j].Name) })
-	for i := range r.rep.Scores {
-		sc := &r.rep.Scores[i]
+	sort.SliceStable(r.rep.Summary.Scores, func(i, j int) bool {
+		return scoreOrder(r.rep.Summary.Scores[i].Name) < scoreOrder(r.rep.Summary.Scores[j].Name)
+	})
+	for i := range r.rep.Summary.Scores {
+		sc := &r.rep.Summary.Scores[i]
 		if th, ok := g.FailUnder[sc.Name]; ok {
 			met := sc.Total == 0 || sc.Percent >= th
 			sc.FailUnder, sc.Met = &th, &met

@@ -183,10 +183,26 @@ func (out *compiled) lifecycle(g *config.Generate, targets []tool, values *gener
 	groupOf := map[string]generate.Group{}
 	for _, gr := range groups {
 		groupOf[gr.Resource] = gr
+	}
+	links := generate.Links(groups, gtools)
+	parentOf := map[string]generate.Link{}
+	for _, ln := range links {
+		parentOf[ln.Child] = ln
+	}
+	for _, gr := range groups {
 		// A chain holds state on its session: it gets a session (over
 		// stdio, a server) of its own, so a crash elsewhere cannot break it.
 		sc := config.Scenario{Name: "lifecycle: " + gr.Resource, Isolation: config.IsolationScenario}
-		sc.Steps = append(sc.Steps, config.Step{ID: "create", Tool: gr.Create, Arguments: valid(gr.Create), Origin: config.OriginLifecycle,
+		createArgs := valid(gr.Create)
+		if ln, ok := parentOf[gr.Resource]; ok {
+			// A child is created under a real parent, or its create fails
+			// for want of one.
+			parent := groupOf[ln.Parent]
+			sc.Steps = append(sc.Steps, config.Step{ID: "create-parent", Tool: parent.Create, Arguments: valid(parent.Create), Origin: config.OriginLifecycle,
+				Case: "create", CaptureID: parent.Resource, Advisory: true, ValidateArguments: &noValidation})
+			createArgs = withID(createArgs, ln.Param, "create-parent")
+		}
+		sc.Steps = append(sc.Steps, config.Step{ID: "create", Tool: gr.Create, Arguments: createArgs, Origin: config.OriginLifecycle,
 			Case: "create", CaptureID: gr.Resource, Advisory: true, ValidateArguments: &noValidation})
 		if gr.Read != "" {
 			sc.Steps = append(sc.Steps, config.Step{ID: "read", Tool: gr.Read, Arguments: withID(valid(gr.Read), gr.ReadIDParam, "create"),
@@ -203,7 +219,7 @@ func (out *compiled) lifecycle(g *config.Generate, targets []tool, values *gener
 		}
 		out.scenarios = append(out.scenarios, sc)
 	}
-	for _, ln := range generate.Links(groups, gtools) {
+	for _, ln := range links {
 		parent, child := groupOf[ln.Parent], groupOf[ln.Child]
 		sc := config.Scenario{Name: "lifecycle: " + ln.Parent + " → " + ln.Child, Isolation: config.IsolationScenario}
 		sc.Steps = []config.Step{

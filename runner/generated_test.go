@@ -93,7 +93,7 @@ func TestGeneratedFuzzAndFidelity(t *testing.T) {
 		t.Errorf("skipped = %+v", rep.SkippedTools)
 	}
 	scores := map[string]Score{}
-	for _, sc := range rep.Scores {
+	for _, sc := range rep.Summary.Scores {
 		scores[sc.Name] = sc
 	}
 	// 6 bad-input cases (missing + wrong type for 3 tools); internal_error's 2 are -32603.
@@ -104,7 +104,7 @@ func TestGeneratedFuzzAndFidelity(t *testing.T) {
 		t.Errorf("response fidelity = %+v", rf)
 	}
 	if _, ok := scores["latency"]; !ok {
-		t.Errorf("no latency score: %+v", rep.Scores)
+		t.Errorf("no latency score: %+v", rep.Summary.Scores)
 	}
 	if rep.Passed {
 		t.Error("a run with non-graceful fuzz cases passed without a threshold")
@@ -120,13 +120,13 @@ func TestGeneratedThresholds(t *testing.T) {
 	s.AllowTools = []string{"good", "internal_error"}
 	rep := mustRun(t, s, plantedOptions())
 	// 2 of 4 bad-input cases are graceful: 50 % < 60 %.
-	if rep.Passed || len(rep.Scores) == 0 || rep.Scores[0].Met == nil || *rep.Scores[0].Met {
-		t.Fatalf("passed %v scores %+v", rep.Passed, rep.Scores)
+	if rep.Passed || len(rep.Summary.Scores) == 0 || rep.Summary.Scores[0].Met == nil || *rep.Summary.Scores[0].Met {
+		t.Fatalf("passed %v scores %+v", rep.Passed, rep.Summary.Scores)
 	}
 	g.FailUnder["crashResilience"] = 50
 	rep = mustRun(t, s, plantedOptions())
 	if !rep.Passed {
-		t.Errorf("a met threshold did not let the run pass: %+v %s", rep.Scores, statuses(rep))
+		t.Errorf("a met threshold did not let the run pass: %+v %s", rep.Summary.Scores, statuses(rep))
 	}
 }
 

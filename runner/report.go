@@ -46,9 +46,8 @@ type Report struct {
 	// differ between them.
 	ProtocolRuns []ProtocolRun `json:"protocolRuns,omitempty"`
 	Divergences  []Divergence  `json:"divergences,omitempty"`
-	// Scores, Findings, SkippedTools, Tokens and Notes come from generated
-	// checks (the generate block, or quick mode).
-	Scores       []Score       `json:"scores,omitempty"`
+	// Findings, SkippedTools, Tokens and Notes come from generated checks
+	// (the generate block, or quick mode); their scores are in Summary.
 	Findings     []Finding     `json:"findings,omitempty"`
 	SkippedTools []SkippedTool `json:"skippedTools,omitempty"`
 	Tokens       *Tokens       `json:"tokens,omitempty"`
@@ -85,6 +84,8 @@ type Summary struct {
 	Failed     int     `json:"failed"`
 	Skipped    int     `json:"skipped"`
 	DurationMs float64 `json:"durationMs"`
+	// Scores of the generated checks.
+	Scores []Score `json:"scores,omitempty"`
 }
 
 // SuiteFailure is a failure that is not any one step's.
@@ -185,7 +186,7 @@ func (r *Report) Tally() {
 	r.Summary.Passed, r.Summary.Failed, r.Summary.Skipped = 0, 0, 0
 	gated := map[string]bool{}
 	thresholdsMet := true
-	for _, sc := range r.Scores {
+	for _, sc := range r.Summary.Scores {
 		if sc.FailUnder != nil {
 			gated[sc.Name] = true
 			if sc.Met != nil && !*sc.Met {
@@ -218,7 +219,7 @@ func (r *Report) Tally() {
 		}
 	}
 	for _, f := range r.Findings {
-		if f.Status == StatusFailed && (f.Score == "" || !gated[f.Score]) {
+		if f.Step == "" && f.Status == StatusFailed && (f.Score == "" || !gated[f.Score]) {
 			failing++
 		}
 	}

@@ -191,6 +191,9 @@ type runState struct {
 	mu       sync.Mutex // guards the counters below and rep.ServerStderr
 	sessions int
 
+	// fixtureScenarios is how many scenarios came from the fixture; the
+	// generated ones follow them.
+	fixtureScenarios int
 	// concurrency analysis: tools checked and tools with a failure.
 	concurrencyChecked, concurrencyFailedTools int
 }
@@ -292,6 +295,7 @@ func (r *runState) addGenerated(tools []tool) error {
 		}
 	}
 	gen := compileGenerated(r.suite, tools)
+	r.fixtureScenarios = len(r.suite.Scenarios)
 	s := *r.suite
 	s.Scenarios = append(slices.Clip(s.Scenarios), gen.scenarios...)
 	r.suite = &s

@@ -71,9 +71,9 @@ var scoreTitles = map[string]string{
 // generated writes what generated checks add: scores, findings, skipped
 // tools, the token estimate and notes.
 func (t *textWriter) generated(r *runner.Report) {
-	if len(r.Scores) > 0 {
+	if len(r.Summary.Scores) > 0 {
 		t.printf("\nScores:\n")
-		for _, sc := range r.Scores {
+		for _, sc := range r.Summary.Scores {
 			line := fmt.Sprintf("  %-18s %6.2f%%  %s  (%d/%d)", scoreTitles[sc.Name], sc.Percent, sc.Grade, sc.Passed, sc.Total)
 			if sc.FailUnder != nil {
 				verdict := t.paint(green, "met")
@@ -85,9 +85,15 @@ func (t *textWriter) generated(r *runner.Report) {
 			t.printf("%s\n", line)
 		}
 	}
-	if len(r.Findings) > 0 {
+	var own []runner.Finding
+	for _, f := range r.Findings {
+		if f.Step == "" { // the others repeat steps already shown above
+			own = append(own, f)
+		}
+	}
+	if len(own) > 0 {
 		t.printf("\nFindings:\n")
-		for _, f := range r.Findings {
+		for _, f := range own {
 			mark := t.paint(yellow, "flag")
 			if f.Status == runner.StatusFailed {
 				mark = t.paint(red, "FAIL")
