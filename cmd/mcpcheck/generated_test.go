@@ -252,3 +252,65 @@ func TestDefectsReceipts(t *testing.T) {
 		})
 	}
 }
+
+// TestQuickTraceAndList runs quick mode against the demo's defects over
+// stdio: --list shows what would run and calls nothing, --trace writes a
+// line per call (case, property, redacted arguments) and per skipped tool.
+func TestQuickTraceAndList(t *testing.T) {
+	r := runCmd(t, "--list", "--allow-tools", "lookup_city,convert_units,create_note", "--", "mcpcheck", "demo", "--defects")
+	if r.code != 0 {
+		t.Fatalf("--list exit %d\n%s", r.code, r.stderr)
+	}
+	for _, want := range []string{"generated: convert_units", "wrong-type.value", "fuzz", "skipped tools:", "create_note: annotated readOnlyHint: false"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("--list output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+
+	trace := filepath.Join(t.TempDir(), "run.jsonl")
+	r = runCmd(t, "--trace", trace, "--allow-tools", "lookup_city,convert_units,create_note", "--env", "API_KEY=sekrit-token-value", "--", "mcpcheck", "demo", "--defects")
+	if r.code != 1 { // convert_units answers -32603 to a wrong-typed value
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	data, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls, skipped int
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var e runner.TraceEntry
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("bad trace line %q: %v", line, err)
+		}
+		switch {
+		case e.Skipped != "":
+			skipped++
+			switch e.Tool {
+			case "lookup_city", "convert_units":
+				t.Errorf("allowlisted read-only tool %s skipped: %s", e.Tool, e.Skipped)
+			case "create_note":
+				if !strings.Contains(e.Skipped, "readOnlyHint: false") {
+					t.Errorf("create_note skipped for %q", e.Skipped)
+				}
+			default:
+				if !strings.Contains(e.Skipped, "not in allowTools") {
+					t.Errorf("%s skipped for %q", e.Tool, e.Skipped)
+				}
+			}
+		default:
+			calls++
+			if e.Origin == "" || e.Case == "" || e.StartedAt == "" || e.Outcome == "" {
+				t.Errorf("incomplete trace line: %s", line)
+			}
+			if e.Case == "wrong-type" && e.Property == "" {
+				t.Errorf("wrong-type case without its property: %s", line)
+			}
+		}
+	}
+	if calls < 5 || skipped < 20 {
+		t.Errorf("%d call lines, %d skipped lines", calls, skipped)
+	}
+	if strings.Contains(string(data)+r.stdout+r.stderr, "sekrit") {
+		t.Error("a --env value leaked")
+	}
+}
