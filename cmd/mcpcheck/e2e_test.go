@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -75,6 +76,27 @@ func TestDemoExampleJSONOnStdout(t *testing.T) {
 	golden(t, "demo.json.golden", normalizeJSON(r.stdout))
 	if !strings.HasPrefix(r.stderr, "PASS ") {
 		t.Errorf("human report not on stderr: %q", r.stderr)
+	}
+}
+
+// A bare --json, as mcp-fuzz users type it, means the JSON on stdout,
+// wherever it stands: last, or before another flag.
+func TestBareJSONFlag(t *testing.T) {
+	for _, args := range [][]string{
+		{"--config", "../../examples/demo.yaml", "--json"},
+		{"--json", "--config", "../../examples/demo.yaml"},
+	} {
+		r := runCmd(t, args...)
+		if r.code != 0 {
+			t.Fatalf("%v: exit %d\n%s", args, r.code, r.stderr)
+		}
+		validReport(t, r.stdout)
+		if !strings.HasPrefix(r.stderr, "PASS ") {
+			t.Errorf("%v: human report not on stderr: %q", args, r.stderr)
+		}
+	}
+	if got := jsonDefault([]string{"--json", "--", "node", "--json"}); !slices.Equal(got, []string{"--json", "-", "--", "node", "--json"}) {
+		t.Errorf("jsonDefault touched the server's own arguments: %q", got)
 	}
 }
 

@@ -116,6 +116,8 @@ func TestBadCommandLine(t *testing.T) {
 		{[]string{"--config", "../../examples/demo.yaml", "--protocol", "1999-01-01"}, "1999-01-01"},
 		{[]string{"--config", "../../examples/demo.yaml", "--url", "http://example.com/mcp"}, "https"},
 		{[]string{"--config", "../../examples/demo.yaml", "--json", "/nonexistent/dir/report.json"}, "--json"},
+		{[]string{"--trace", "--json", "--", "x"}, `--trace takes a file, got "--json"`},
+		{[]string{"--config", "--quiet"}, `--config takes a file, got "--quiet"`},
 	}
 	for _, tt := range tests {
 		r := runCmd(t, tt.args...)

@@ -42,8 +42,9 @@ const usage = `Usage:
 
 Flags for a run:
   --config FILE       the fixture to run (YAML or JSON)
-  --json FILE         also write the JSON report to FILE; "-" puts the JSON
-                      alone on stdout and the human report on stderr
+  --json [FILE]       also write the JSON report to FILE; "-", or no FILE,
+                      puts the JSON alone on stdout and the human report
+                      on stderr
   --url URL           run against this Streamable HTTP endpoint instead of
                       the fixture's command or endpoint
   --protocol VERSION  protocol version to pin (default: the fixture's, else
@@ -188,8 +189,13 @@ func parseFlags(args []string) (*flags, error) {
 			return nil
 		})
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := fs.Parse(jsonDefault(args)); err != nil {
 		return nil, err
+	}
+	for name, v := range map[string]string{"config": f.config, "json": f.jsonOut, "trace": f.trace} {
+		if len(v) > 1 && v[0] == '-' {
+			return nil, fmt.Errorf("--%s takes a file, got %q (a flag?)", name, v)
+		}
 	}
 	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
 	f.command = fs.Args()
@@ -209,6 +215,27 @@ func parseFlags(args []string) (*flags, error) {
 		}
 	}
 	return f, nil
+}
+
+// jsonDefault lets --json stand alone, as in mcp-fuzz: with no FILE after
+// it (the end of the flags, "--", or another flag next) it means "-", the
+// JSON on stdout. "--json=FILE" and "--json FILE" are unchanged.
+func jsonDefault(args []string) []string {
+	out := make([]string, 0, len(args)+1)
+	for k := 0; k < len(args); k++ {
+		a := args[k]
+		out = append(out, a)
+		if a == "--" {
+			return append(out, args[k+1:]...)
+		}
+		if a != "--json" && a != "-json" {
+			continue
+		}
+		if k+1 == len(args) || (len(args[k+1]) > 1 && args[k+1][0] == '-') {
+			out = append(out, "-")
+		}
+	}
+	return out
 }
 
 func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int {
