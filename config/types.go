@@ -117,6 +117,12 @@ type Scenario struct {
 	// ContinueOnFailure runs every step even after one fails (fuzz cases
 	// of one tool are independent of each other).
 	ContinueOnFailure bool
+	// Independent (set by generation only, never loaded from a fixture)
+	// runs the first step alone, then the others up to the suite's
+	// concurrency at once, on the scenario's link: for a read-only tool's
+	// fuzz cases, which neither reference nor change each other. It implies
+	// ContinueOnFailure and Reconnect.
+	Independent bool
 	// Parallel runs all the scenario's steps at once instead of in order;
 	// its steps may not $ref each other, and a failure skips nothing.
 	Parallel bool

@@ -269,24 +269,13 @@ func (r *runState) concurrencyFindings(valid []validRun) {
 			continue
 		}
 		first := map[string]*StepResult{}
-		again := map[string]*StepResult{}
 		for j := range seq.Steps {
-			st := &seq.Steps[j]
-			if id, ok := strings.CutSuffix(st.ID, "-again"); ok {
-				again[id] = st
-			} else {
+			if st := &seq.Steps[j]; !strings.HasSuffix(st.ID, "-again") {
 				first[st.ID] = st
 			}
 		}
-		deterministic := true
-		for id, a := range first {
-			b := again[id]
-			if b == nil || a.Outcome != assert.OutcomeOK || b.Outcome != assert.OutcomeOK || !assert.Equal(answer(a), answer(b)) {
-				deterministic = false
-			}
-		}
-		if !deterministic {
-			r.rep.Notes = append(r.rep.Notes, fmt.Sprintf("tool %q: the same input one by one did not give the same answer (or failed); crossed-responses check skipped", tool))
+		if why := crossedStop(seq.Name, seq.Steps); why != "" {
+			r.rep.Notes = append(r.rep.Notes, fmt.Sprintf("tool %q: %s", tool, why))
 			continue
 		}
 		checked++
@@ -325,6 +314,65 @@ func (r *runState) concurrencyFindings(valid []validRun) {
 		}
 		r.concurrencyFailedTools = len(tools)
 	}
+}
+
+// Names of the crossed-responses scenarios of a tool.
+const (
+	crossedPrefix  = "crossed: "
+	crossedSeqTail = " (one by one)"
+	crossedParTail = " (all at once)"
+)
+
+// crossedStop says why the one-by-one half of a crossed-responses check
+// (scenario name, the steps run so far) can already not serve as the
+// reference: a call that did not come back ok, or a repeat whose answer
+// differs from the first. Nothing more is called then, and the
+// all-at-once half is skipped too: there would be nothing to compare with.
+func crossedStop(name string, done []StepResult) string {
+	if !strings.HasPrefix(name, crossedPrefix) || !strings.HasSuffix(name, crossedSeqTail) {
+		return ""
+	}
+	first := map[string]*StepResult{}
+	for k := range done {
+		st := &done[k]
+		if st.Status == StatusSkipped && st.Outcome == "" {
+			if strings.HasSuffix(st.Reason, "crossed-responses check skipped") {
+				continue // the stop this function gave, already reported above
+			}
+			return "not run one by one (" + st.Reason + "); crossed-responses check skipped"
+		}
+		if st.Outcome != assert.OutcomeOK {
+			return fmt.Sprintf("%s came back %s one by one, so this tool has no reference answer; crossed-responses check skipped", st.ID, st.Outcome)
+		}
+		id, repeat := strings.CutSuffix(st.ID, "-again")
+		if !repeat {
+			first[id] = st
+			continue
+		}
+		if a := first[id]; a == nil || !assert.Equal(answer(a), answer(st)) {
+			return fmt.Sprintf("the same input (%s) one by one gave two different answers, so this tool is not deterministic; crossed-responses check skipped", id)
+		}
+	}
+	return ""
+}
+
+// crossedGate is why an all-at-once crossed-responses scenario is not run:
+// its one-by-one twin (run before it, parallel scenarios run last) stopped.
+func (r *runState) crossedGate(name string) string {
+	tool, ok := strings.CutSuffix(strings.TrimPrefix(name, crossedPrefix), crossedParTail)
+	if !ok || !strings.HasPrefix(name, crossedPrefix) {
+		return ""
+	}
+	for i := range r.rep.Scenarios {
+		if sc := &r.rep.Scenarios[i]; sc.Name == crossedPrefix+tool+crossedSeqTail {
+			for k := range sc.Steps {
+				if sc.Steps[k].Status == StatusSkipped && sc.Steps[k].Reason != "" && sc.Steps[k].Outcome == "" {
+					return "not run: " + sc.Steps[k].Reason
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // answer is what two calls are compared on: content and structuredContent.

@@ -29,6 +29,50 @@
 //   - Once the run has begun, every failure is in the report: a server that
 //     will not start or a failed discovery is [Report.Failure], and every
 //     step not run is "skipped" with the reason.
+//   - Parallel scenarios put load on the server on purpose, so they start
+//     only after every other scenario has finished (the latency probes are
+//     read from calls nothing else disturbed). Those on sessions of their
+//     own run up to `concurrency` at once among themselves; one on the
+//     shared session runs alone.
+//
+// # Generated checks
+//
+// With a `generate:` block (or in quick mode, which is a suite with only
+// that block), the discovered tool contracts are compiled by
+// compileGenerated into ordinary scenarios after the fixture's own, named
+// by what they check and by tool ("generated: T", "lifecycle: R",
+// "concurrency: T", "crossed: T (one by one)", "crossed: T (all at once)"),
+// in a fixed order. They run through the same scheduler and executor, and
+// then analyze reads the finished steps; it makes no call. Decisions:
+//
+//   - Only tools annotated readOnlyHint: true on the wire are called unless
+//     --include-destructive; an allowlist bounds generation and annotations
+//     never widen it. Every tool left alone is in [Report.SkippedTools].
+//   - Each tool's cases are one scenario that runs on even when a case
+//     fails (continueOnFailure) and reconnects after a transport loss.
+//     Scenarios of different tools run at once on the shared session.
+//   - A generated step whose call ended with the server gone (transport
+//     closed, session lost, malformed response) is run once more, alone on
+//     the link, and the report shows that call: a crash takes every call in
+//     flight with it, and only a call made alone says which one caused it.
+//     This is what keeps the report the same whatever --jobs. Fixture steps
+//     are never run twice.
+//   - Lifecycle chains and the crossed-responses scenarios each have a
+//     session (over stdio, a server process) of their own, so no other call
+//     can change or overlap what they compare; the independent-connections
+//     check opens one per call.
+//   - A failing valid call is advisory (mcp-fuzz's "possibly a
+//     synthetic-input false positive") unless fidelity is on, which judges
+//     it; fidelity counts only calls that came back ok or output_invalid.
+//   - Probes read the valid calls only (never a crashed or timed-out one)
+//     and flag; they make no call of their own.
+//   - Every failed or flagged generated step, probe flag and concurrency
+//     verdict is one entry of [Report.Findings] naming its tool and origin;
+//     scored entries carry status "failed", unscored ones flagged: true.
+//   - A score with a --fail-under threshold gates the run by that threshold
+//     alone: its failed steps do not also fail the run on their own. A
+//     score with no threshold fails the run on any failed step. A score
+//     over zero cases meets any threshold, and the report says it was zero.
 //
 // # Example
 //

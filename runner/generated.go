@@ -71,7 +71,9 @@ func compileGenerated(suite *config.Suite, tools []tool) compiled {
 		if !(g.Fuzz || g.Fidelity || g.Probes) {
 			continue
 		}
-		sc := config.Scenario{Name: "generated: " + t.Name, ContinueOnFailure: true, Reconnect: true}
+		// A read-only tool's cases neither reference nor change each other:
+		// after the valid call, they run at once (up to --jobs).
+		sc := config.Scenario{Name: "generated: " + t.Name, ContinueOnFailure: true, Reconnect: true, Independent: isReadOnly(t)}
 		sc.Steps = append(sc.Steps, validStep(g, t.Name, cases[0]))
 		if g.Fuzz {
 			for _, c := range cases[1:] {

@@ -3,6 +3,8 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -225,5 +227,63 @@ func TestListCallsNothing(t *testing.T) {
 	}
 	if n < 10 {
 		t.Errorf("only %d steps listed", n)
+	}
+}
+
+// A read-only tool that answers the same input differently each time has
+// no reference answer: the crossed-responses check stops at the first
+// differing repeat, makes no overlapping call, and says why in a note;
+// a deterministic tool's check runs in full and passes.
+func TestCrossedStopsOnNondeterministicTool(t *testing.T) {
+	var calls atomic.Int64
+	opts := Options{Dial: func(ctx context.Context) (mcp.Transport, error) {
+		s := mcp.NewServer(&mcp.Implementation{Name: "counter", Version: "1"}, nil)
+		ro := &mcp.ToolAnnotations{ReadOnlyHint: true}
+		schema := json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`)
+		s.AddTool(&mcp.Tool{Name: "drifting", InputSchema: schema, Annotations: ro}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			n := calls.Add(1)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "call " + strconv.FormatInt(n, 10)}}}, nil
+		})
+		s.AddTool(&mcp.Tool{Name: "good", InputSchema: schema, Annotations: ro}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "weather for " + string(req.Params.Arguments)}}}, nil
+		})
+		ct, st := mcp.NewInMemoryTransports()
+		if _, err := s.Connect(ctx, st, nil); err != nil {
+			return nil, err
+		}
+		return ct, nil
+	}}
+	s := generatedSuite(t, &config.Generate{Concurrency: 3})
+	s.Scenarios = nil
+	s.Concurrency = 4
+	rep := mustRun(t, s, opts)
+	byName := map[string]ScenarioResult{}
+	for _, sc := range rep.Scenarios {
+		byName[sc.Name] = sc
+	}
+	seq, par := byName["crossed: drifting (one by one)"], byName["crossed: drifting (all at once)"]
+	if len(seq.Steps) != 6 || len(par.Steps) != 3 {
+		t.Fatalf("crossed scenarios: %+v %+v", seq, par)
+	}
+	if seq.Steps[0].Outcome != "ok" || seq.Steps[1].Outcome != "ok" {
+		t.Errorf("first pair not run: %+v", seq.Steps[:2])
+	}
+	for _, st := range append(seq.Steps[2:], par.Steps...) {
+		if st.Status != StatusSkipped || !strings.Contains(st.Reason, "not deterministic") {
+			t.Errorf("%s: %s %q, want skipped as not deterministic", st.ID, st.Status, st.Reason)
+		}
+	}
+	if !slices.ContainsFunc(rep.Notes, func(n string) bool { return strings.Contains(n, `"drifting"`) && strings.Contains(n, "input-1") }) {
+		t.Errorf("no note on drifting: %q", rep.Notes)
+	}
+	for _, st := range byName["crossed: good (all at once)"].Steps {
+		if st.Status != StatusPassed || st.Outcome != "ok" {
+			t.Errorf("good all at once %s: %s %s %q", st.ID, st.Status, st.Outcome, st.Reason)
+		}
+	}
+	for _, f := range rep.Findings {
+		if f.Status == StatusFailed {
+			t.Errorf("unexpected failed finding %+v", f)
+		}
 	}
 }

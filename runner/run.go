@@ -454,14 +454,38 @@ func originOf(st *config.Step) string {
 // schedule runs the scenarios, up to the suite's concurrency at once, on
 // the shared session or (isolation: scenario) each on its own. Results land
 // in the report by scenario index, so finish order never shows.
+//
+// Parallel scenarios put load on the server on purpose; they start once
+// every other scenario has finished, so their load disturbs nothing else
+// (the latency probes above all). Among themselves, those on sessions of
+// their own (isolation: scenario or step) run up to the concurrency at once
+// too; one on the shared session runs alone, after them.
 func (r *runState) schedule(ctx context.Context, shared *link) {
-	n := r.suite.Concurrency
-	if n < 1 {
-		n = 1
+	var first, isolated, alone []int
+	for i := range r.plans {
+		sc := &r.suite.Scenarios[i]
+		switch {
+		case !sc.Parallel:
+			first = append(first, i)
+		case r.isolationOf(sc) != config.IsolationShared:
+			isolated = append(isolated, i)
+		default:
+			alone = append(alone, i)
+		}
 	}
+	r.pool(ctx, shared, first)
+	r.pool(ctx, shared, isolated)
+	for _, i := range alone {
+		r.runScenario(ctx, i, shared)
+	}
+}
+
+// pool runs the scenarios of list, up to the suite's concurrency at once.
+func (r *runState) pool(ctx context.Context, shared *link, list []int) {
+	n := max(r.suite.Concurrency, 1)
 	jobs := make(chan int)
 	var wg sync.WaitGroup
-	for range min(n, len(r.plans)) {
+	for range min(n, len(list)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -470,21 +494,22 @@ func (r *runState) schedule(ctx context.Context, shared *link) {
 			}
 		}()
 	}
-	// Parallel scenarios put load on the server on purpose; they start once
-	// every other scenario has finished, so their load disturbs nothing else.
-	var later []int
-	for i := range r.plans {
-		if r.suite.Scenarios[i].Parallel {
-			later = append(later, i)
-			continue
-		}
+	for _, i := range list {
 		jobs <- i
 	}
 	close(jobs)
 	wg.Wait()
-	for _, i := range later {
-		r.runScenario(ctx, i, shared)
+}
+
+// isolationOf is a scenario's isolation: its own, else the suite's.
+func (r *runState) isolationOf(sc *config.Scenario) string {
+	if sc.Isolation != "" {
+		return sc.Isolation
 	}
+	if r.suite.Isolation == "" {
+		return config.IsolationShared
+	}
+	return r.suite.Isolation
 }
 
 // skipFrom marks steps[from:] skipped with why.
@@ -506,10 +531,11 @@ func (r *runState) runScenario(ctx context.Context, i int, shared *link) {
 		skipFrom(steps, 0, r.protocolReason("scenario", sc.Protocols))
 		return
 	}
-	isolation := r.suite.Isolation
-	if sc.Isolation != "" {
-		isolation = sc.Isolation
+	if why := r.crossedGate(sc.Name); why != "" {
+		skipFrom(steps, 0, why)
+		return
 	}
+	isolation := r.isolationOf(sc)
 	if sc.Parallel {
 		r.runParallel(ctx, i, shared, isolation)
 		return
@@ -529,6 +555,10 @@ func (r *runState) runScenario(ctx context.Context, i int, shared *link) {
 			r.unreachable(ctx, l, i, 0, err)
 			return
 		}
+	}
+	if sc.Independent && l != nil {
+		r.runIndependent(ctx, i, l, sess)
+		return
 	}
 	results := map[string]any{}
 	for j := range r.plans[i] {
@@ -554,25 +584,19 @@ func (r *runState) runScenario(ctx context.Context, i int, shared *link) {
 		}
 		var res StepResult
 		if l != nil {
-			l.calls.RLock()
-			res = r.runStep(ctx, sess, p, results)
-			l.calls.RUnlock()
-			if rerun, ok := r.rerunAlone(ctx, l, i, p, res, results); ok {
-				res = rerun
-				sess = l.current()
-			}
+			res, sess = r.callOnLink(ctx, l, sess, i, p, results)
 		} else {
 			res = r.runStep(ctx, sess, p, results)
-		}
-		steps[j] = res
-		if res.Outcome == assert.OutcomeTransportClosed || res.Outcome == assert.OutcomeSessionLost || (res.Outcome != "" && sess.lost()) {
-			stepLink.lostAt(sess, r.rep.Scenarios[i].Name, p.step.ID)
-		}
-		if l == nil {
+			r.noteLoss(stepLink, sess, i, p, &res)
 			stepLink.close(r)
 		}
+		steps[j] = res
 		if r.opts.OnStep != nil {
 			r.opts.OnStep(i, res)
+		}
+		if why := crossedStop(sc.Name, steps[:j+1]); why != "" {
+			skipFrom(steps, j+1, why)
+			return
 		}
 		switch {
 		case res.stop != "":
@@ -586,6 +610,75 @@ func (r *runState) runScenario(ctx context.Context, i int, shared *link) {
 			return
 		}
 	}
+}
+
+// callOnLink makes step p's call on link l (whose session is sess), runs it
+// again alone if it ended with the server gone (a generated step), and
+// records a loss on the link. It returns the result and the link's session
+// after the call.
+func (r *runState) callOnLink(ctx context.Context, l *link, sess *session, i int, p *plannedStep, results map[string]any) (StepResult, *session) {
+	l.calls.RLock()
+	res := r.runStep(ctx, sess, p, results)
+	l.calls.RUnlock()
+	if rerun, ok := r.rerunAlone(ctx, l, i, p, res, results); ok {
+		res = rerun
+		sess = l.current()
+	}
+	r.noteLoss(l, sess, i, p, &res)
+	return res, sess
+}
+
+// noteLoss marks link l down when the call on sess lost the server.
+func (r *runState) noteLoss(l *link, sess *session, i int, p *plannedStep, res *StepResult) {
+	if res.Outcome == assert.OutcomeTransportClosed || res.Outcome == assert.OutcomeSessionLost || (res.Outcome != "" && sess.lost()) {
+		l.lostAt(sess, r.rep.Scenarios[i].Name, p.step.ID)
+	}
+}
+
+// runIndependent runs scenario i's first step alone (a tool's valid call:
+// what the probes measure), then the rest up to the suite's concurrency at
+// once on link l, each on the link's current session (relaunched when a
+// call lost it). The steps hold no $ref, so each has results of its own;
+// they land by index, so the report does not show the finish order.
+func (r *runState) runIndependent(ctx context.Context, i int, l *link, sess *session) {
+	steps := r.rep.Scenarios[i].Steps
+	run := func(j int, sess *session) {
+		p := &r.plans[i][j]
+		if !r.protocolApplies(p.step.Protocols) {
+			steps[j].Reason = r.protocolReason("step", p.step.Protocols)
+			return
+		}
+		res, _ := r.callOnLink(ctx, l, sess, i, p, map[string]any{})
+		steps[j] = res
+		if r.opts.OnStep != nil {
+			r.opts.OnStep(i, res)
+		}
+	}
+	if len(r.plans[i]) == 0 {
+		return
+	}
+	run(0, sess)
+	sem := make(chan struct{}, max(r.suite.Concurrency, 1))
+	var wg sync.WaitGroup
+	for j := 1; j < len(r.plans[i]); j++ {
+		sem <- struct{}{}
+		if ctx.Err() != nil {
+			<-sem
+			skipFrom(steps, j, reasonInterrupted)
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			s, err := r.session(ctx, l, true)
+			if err != nil {
+				r.unreachableUpTo(ctx, l, i, j, j+1, err)
+				return
+			}
+			run(j, s)
+		}()
+	}
+	wg.Wait()
 }
 
 // rerunAlone runs a generated step again, alone on the link, when its call
@@ -689,7 +782,12 @@ func resultKey(st *StepResult) string {
 // the run terminates early, naming the step, and the scenario's remaining
 // steps are skipped. Later scenarios find the link down and skip too.
 func (r *runState) unreachable(ctx context.Context, l *link, i, j int, err error) {
-	steps := r.rep.Scenarios[i].Steps
+	r.unreachableUpTo(ctx, l, i, j, len(r.rep.Scenarios[i].Steps), err)
+}
+
+// unreachableUpTo is unreachable for steps j..end-1 only.
+func (r *runState) unreachableUpTo(ctx context.Context, l *link, i, j, end int, err error) {
+	steps := r.rep.Scenarios[i].Steps[:end]
 	if ctx.Err() != nil {
 		skipFrom(steps, j, reasonInterrupted)
 		return

@@ -253,6 +253,25 @@ func TestDefectsReceipts(t *testing.T) {
 	}
 }
 
+// TestDefectsSameWhateverJobs: the generated report (statuses, outcomes,
+// findings, scores, notes) is the same one by one and sixteen at a time,
+// although read-only tools' cases and isolated parallel scenarios overlap.
+func TestDefectsSameWhateverJobs(t *testing.T) {
+	srv := httptest.NewServer(demo.Handler(demo.Options{Defects: true}))
+	defer srv.Close()
+	var got []string
+	for _, jobs := range []string{"1", "16"} {
+		r := runCmd(t, "--config", "../../examples/defects.yaml", "--json", "-", "--url", srv.URL+"/mcp", "--jobs", jobs)
+		if r.code != 1 {
+			t.Fatalf("--jobs %s: exit %d, want 1\n%s", jobs, r.code, r.stderr)
+		}
+		got = append(got, generatedReceipts(t, r.stdout))
+	}
+	if got[0] != got[1] {
+		t.Errorf("--jobs 1 and --jobs 16 reports differ:\n--- jobs 1\n%s\n--- jobs 16\n%s", got[0], got[1])
+	}
+}
+
 // TestQuickTraceAndList runs quick mode against the demo's defects over
 // stdio: --list shows what would run and calls nothing, --trace writes a
 // line per call (case, property, redacted arguments) and per skipped tool.
