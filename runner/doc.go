@@ -32,8 +32,9 @@
 //   - Parallel scenarios put load on the server on purpose, so they start
 //     only after every other scenario has finished (the latency probes are
 //     read from calls nothing else disturbed). Those on sessions of their
-//     own run up to `concurrency` at once among themselves; one on the
-//     shared session runs alone.
+//     own run up to `concurrency` at once among themselves, the one whose
+//     tools made the longest call so far first; one on the shared session
+//     runs alone.
 //
 // # Generated checks
 //
@@ -50,7 +51,9 @@
 //     never widen it. Every tool left alone is in [Report.SkippedTools].
 //   - Each tool's cases are one scenario that runs on even when a case
 //     fails (continueOnFailure) and reconnects after a transport loss.
-//     Scenarios of different tools run at once on the shared session.
+//     Scenarios of different tools run at once on the shared session, and
+//     a read-only tool's bad-input cases run at once (up to `concurrency`)
+//     after its valid call, which runs alone: it is what the probes time.
 //   - A generated step whose call ended with the server gone (transport
 //     closed, session lost, malformed response) is run once more, alone on
 //     the link, and the report shows that call: a crash takes every call in
@@ -61,6 +64,11 @@
 //     session (over stdio, a server process) of their own, so no other call
 //     can change or overlap what they compare; the independent-connections
 //     check opens one per call.
+//   - The crossed-responses check calls N distinct inputs one by one, each
+//     twice, then all at once. It stops at the first one-by-one call that
+//     is not ok or a repeat whose answer differs (the tool has no reference
+//     answer), skips the all-at-once half and says so in a note: more
+//     calls could not change the verdict.
 //   - A failing valid call is advisory (mcp-fuzz's "possibly a
 //     synthetic-input false positive") unless fidelity is on, which judges
 //     it; fidelity counts only calls that came back ok or output_invalid.

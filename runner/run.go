@@ -2,6 +2,7 @@ package runner
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -474,10 +475,34 @@ func (r *runState) schedule(ctx context.Context, shared *link) {
 		}
 	}
 	r.pool(ctx, shared, first)
-	r.pool(ctx, shared, isolated)
+	r.pool(ctx, shared, r.longestFirst(isolated))
 	for _, i := range alone {
 		r.runScenario(ctx, i, shared)
 	}
+}
+
+// longestFirst orders parallel scenarios by the longest call seen so far
+// to any tool they call, longest first, so that a slow tool's load does not
+// start last and hold the run up alone. Only the order of running changes;
+// results land by index.
+func (r *runState) longestFirst(list []int) []int {
+	longest := map[string]float64{}
+	for i := range r.rep.Scenarios {
+		for j := range r.rep.Scenarios[i].Steps {
+			st := &r.rep.Scenarios[i].Steps[j]
+			longest[st.Tool] = max(longest[st.Tool], st.DurationMs)
+		}
+	}
+	est := func(i int) float64 {
+		var d float64
+		for j := range r.suite.Scenarios[i].Steps {
+			d = max(d, longest[r.suite.Scenarios[i].Steps[j].Tool])
+		}
+		return d
+	}
+	out := slices.Clone(list)
+	slices.SortStableFunc(out, func(a, b int) int { return cmp.Compare(est(b), est(a)) })
+	return out
 }
 
 // pool runs the scenarios of list, up to the suite's concurrency at once.
