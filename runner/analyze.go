@@ -88,7 +88,8 @@ func (r *runState) analyze() {
 const orphanNote = "the child is still readable after its parent was deleted: cascade, orphan or refusal are all legitimate designs — worth confirming this one is intended"
 
 // stepFindings lists every failed or flagged generated step as a finding,
-// after the probe and concurrency findings, in report order.
+// after the probe and concurrency findings, in report order; the calls of
+// a concurrency check are judged together by concurrencyFindings instead.
 func (r *runState) stepFindings() {
 	for i := range r.rep.Scenarios {
 		if i < r.fixtureScenarios {
@@ -98,6 +99,12 @@ func (r *runState) stepFindings() {
 		for j := range sc.Steps {
 			st := &sc.Steps[j]
 			if st.Status != StatusFailed && !st.Flagged {
+				continue
+			}
+			if st.Origin == config.OriginConcurrency && st.Status != StatusFailed {
+				// One call of a concurrency check says nothing alone: the
+				// verdicts above compare them (a tool failing the same way
+				// concurrently as alone is not news, as in mcp-fuzz).
 				continue
 			}
 			if st.Case == "orphan-read" && st.Flagged {
