@@ -26,13 +26,7 @@ OUT=${OUT:-$(mktemp -d)}
 RUNS=${RUNS:-7}
 SPLIT_RUNS=${SPLIT_RUNS:-5}
 STEPS=${STEPS:-10000}
-if [ -z "${PEERS:-}" ]; then
-	for d in "${XDG_CACHE_HOME:-$HOME/.cache}"/mcpcheck/peers/*/; do
-		[ -f "$d.installed" ] && PEERS=${d%/}
-	done
-fi
-entry="${PEERS:?set PEERS (see the header)}/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
-[ -f "$entry" ] || { echo "no server-everything under $PEERS" >&2; exit 2; }
+. "$root/runner/testdata/bench/peers.sh"
 mkdir -p "$OUT"
 echo "OUT=$OUT PEERS=$PEERS"
 

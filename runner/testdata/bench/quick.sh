@@ -28,13 +28,7 @@ set -eu
 root=$(git rev-parse --show-toplevel)
 OUT=${OUT:-$(mktemp -d)}
 RUNS=${RUNS:-5}
-if [ -z "${PEERS:-}" ]; then
-	for d in "${XDG_CACHE_HOME:-$HOME/.cache}"/mcpcheck/peers/*/; do
-		[ -f "$d.installed" ] && PEERS=${d%/}
-	done
-fi
-entry="${PEERS:?set PEERS (see the header)}/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
-[ -f "$entry" ] || { echo "no server-everything under $PEERS" >&2; exit 2; }
+. "$root/runner/testdata/bench/peers.sh"
 mkdir -p "$OUT"
 (cd "$root" && go build -o "$OUT/mcpcheck" ./cmd/mcpcheck)
 echo "OUT=$OUT PEERS=$PEERS RUNS=$RUNS"
