@@ -82,6 +82,14 @@
 //     score with no threshold fails the run on any failed step. A score
 //     over zero cases meets any threshold, and the report says it was zero.
 //
+// # Runtime gate
+//
+// [GuardedCall] applies the fidelity rules to one real call an agent makes
+// on its own session, with its own arguments (mcp-reality-check's
+// guarded_call): the outcome class, and whether a result that claims
+// success is a refusal in disguise, empty, or breaks the tool's
+// outputSchema. It is the same classification and the same checks as a run.
+//
 // # Example
 //
 //	suite, err := config.Load("fixtures.yaml", config.LoadOptions{})
