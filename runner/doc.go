@@ -89,6 +89,9 @@
 // guarded_call): the outcome class, and whether a result that claims
 // success is a refusal in disguise, empty, or breaks the tool's
 // outputSchema. It is the same classification and the same checks as a run.
+// [LatencyGate] adds mcp-fuzz's latency and size probes to it, judged
+// against the same tool's own earlier calls in the session rather than
+// against other tools.
 //
 // # Example
 //

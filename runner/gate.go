@@ -3,11 +3,14 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpcheck/mcpcheck/assert"
+	"github.com/mcpcheck/mcpcheck/runner/generate"
 )
 
 // Gate is what [GuardedCall] made of one real tool call.
@@ -32,8 +35,10 @@ type Gate struct {
 	// the input strings) and checks that could not run (an outputSchema
 	// the validator refused).
 	Notes []string
-	// Duration is the call's wall time.
-	Duration time.Duration
+	// Duration is the call's wall time, and ResponseChars the size of the
+	// result as JSON (0 without a result).
+	Duration      time.Duration
+	ResponseChars int
 }
 
 // GuardedCall makes one real call of tool t on an open client session and
@@ -66,6 +71,7 @@ func GuardedCall(ctx context.Context, cs *mcp.ClientSession, t *mcp.Tool, args m
 	}
 	g.Result = res
 	raw, _ := json.Marshal(res)
+	g.ResponseChars = len(raw)
 	ar := &assert.Result{Outcome: g.Outcome, HasResult: true, IsError: res.IsError,
 		Text: contentText(res), HasContent: len(res.Content) > 0, Arguments: args}
 	if sc, ok := decodeResult(raw)["structuredContent"]; ok {
@@ -96,4 +102,77 @@ func GuardedCall(ctx context.Context, cs *mcp.ClientSession, t *mcp.Tool, args m
 		g.Flagged, g.Reasons = true, append(g.Reasons, f.Message)
 	}
 	return g
+}
+
+// LatencyGate is mcp-fuzz's latency and size probes for a live session:
+// [LatencyGate.Call] is [GuardedCall] plus a flag when the call is unusually
+// slow or large. The absolute thresholds hold for every call; the relative
+// rule compares a call with the same tool's own earlier successful calls
+// (more than 3× their median and above a floor of 100 ms or 1,000
+// characters, once the tool has at least 3 of them), not with unrelated
+// tools. Calls that did not come back ok are neither judged nor remembered.
+// Use one per session; it is safe for concurrent use.
+type LatencyGate struct {
+	// SlowMs and BloatChars are the absolute thresholds; zero means 5000
+	// ms and 20000 characters, as in a run.
+	SlowMs, BloatChars float64
+
+	mu   sync.Mutex
+	hist map[string]*gateHistory
+}
+
+type gateHistory struct{ ms, chars []float64 }
+
+// Call makes the call through [GuardedCall] and adds the latency and size
+// verdicts to the result: Flagged, with a "latency: ..." or
+// "response size: ..." reason.
+func (lg *LatencyGate) Call(ctx context.Context, cs *mcp.ClientSession, t *mcp.Tool, args map[string]any) Gate {
+	g := GuardedCall(ctx, cs, t, args)
+	if g.Outcome != assert.OutcomeOK {
+		return g
+	}
+	ms := float64(g.Duration.Microseconds()) / 1000
+	chars := float64(g.ResponseChars)
+	lg.mu.Lock()
+	if lg.hist == nil {
+		lg.hist = map[string]*gateHistory{}
+	}
+	h := lg.hist[t.Name]
+	if h == nil {
+		h = &gateHistory{}
+		lg.hist[t.Name] = h
+	}
+	slow := gateVerdict(ms, h.ms, positiveOr(lg.SlowMs, defaultSlowMs), slowFloorMs, "ms")
+	large := gateVerdict(chars, h.chars, positiveOr(lg.BloatChars, defaultBloatChars), bloatFloorChars, "characters")
+	h.ms, h.chars = append(h.ms, ms), append(h.chars, chars)
+	lg.mu.Unlock()
+	if slow != "" {
+		g.Flagged, g.Reasons = true, append(g.Reasons, "latency: "+slow)
+	}
+	if large != "" {
+		g.Flagged, g.Reasons = true, append(g.Reasons, "response size: "+large)
+	}
+	return g
+}
+
+// gateVerdict judges v against an absolute threshold and against the
+// tool's own earlier samples; "" is unremarkable.
+func gateVerdict(v float64, earlier []float64, absolute, floor float64, unit string) string {
+	if v > absolute {
+		return fmt.Sprintf("%.0f %s, above the absolute threshold %.0f", v, unit, absolute)
+	}
+	if len(earlier) < minProbeSamples {
+		return ""
+	}
+	if med := generate.Median(earlier); v > outlierRatio*med && v > floor {
+		return fmt.Sprintf("%.0f %s, more than %d× this tool's median %.1f over its %d earlier calls (and above the floor %.0f)", v, unit, outlierRatio, med, len(earlier), floor)
+	}
+	return ""
+}
+
+func positiveOr(v, def float64) float64 {
+	if v > 0 {
+		return v
+	}
+	return def
 }

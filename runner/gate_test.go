@@ -82,3 +82,74 @@ func TestGuardedCall(t *testing.T) {
 		t.Errorf("after the gate's calls: %+v", g)
 	}
 }
+
+// TestLatencyGate: real calls to the demo's fault tools over Streamable
+// HTTP. The relative rule compares a call with the same tool's own history
+// (delay: three fast calls, then a slow one), the absolute one holds from
+// the first call, and failed calls are neither judged nor remembered.
+func TestLatencyGate(t *testing.T) {
+	srv := httptest.NewServer(demo.Handler(demo.Options{Faults: true, Defects: true}))
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "gate-test", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp", DisableStandaloneSSE: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	tools := map[string]*mcp.Tool{}
+	for tool, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		tools[tool.Name] = tool
+	}
+	var lg LatencyGate
+	call := func(name string, args map[string]any) Gate {
+		t.Helper()
+		g := lg.Call(ctx, cs, tools[name], args)
+		if g.Outcome != assert.OutcomeOK {
+			t.Fatalf("%s: outcome %s (%s)", name, g.Outcome, g.Detail)
+		}
+		return g
+	}
+	for range 3 {
+		if g := call("delay", map[string]any{"delayMs": 1}); g.Flagged {
+			t.Fatalf("a fast call flagged: %q", g.Reasons)
+		}
+	}
+	// 2 s: flagged unless the 1 ms calls took over 666 ms each.
+	g := call("delay", map[string]any{"delayMs": 2000})
+	if !g.Flagged || !strings.Contains(strings.Join(g.Reasons, ";"), "latency: ") || !strings.Contains(strings.Join(g.Reasons, ";"), "earlier calls") {
+		t.Errorf("2 s after three 1 ms calls: flagged=%v %q", g.Flagged, g.Reasons)
+	}
+	// Another tool has no history yet: a first call is judged by the
+	// absolute thresholds only.
+	if g := call("slow_search", map[string]any{"query": "milk"}); g.Flagged {
+		t.Errorf("slow_search's first call (1.2 s, under 5 s) flagged: %q", g.Reasons)
+	}
+	if g := call("export_catalog", map[string]any{}); !g.Flagged || !strings.Contains(strings.Join(g.Reasons, ";"), "response size: ") {
+		t.Errorf("export_catalog (60,539 characters): flagged=%v %q", g.Flagged, g.Reasons)
+	}
+	strict := LatencyGate{SlowMs: 1000}
+	if g := strict.Call(ctx, cs, tools["slow_search"], map[string]any{"query": "milk"}); !g.Flagged || !strings.Contains(g.Reasons[0], "absolute threshold 1000") {
+		t.Errorf("slow_search above a 1000 ms threshold: flagged=%v %q", g.Flagged, g.Reasons)
+	}
+	// A failed call is not remembered: the delay history stays at four.
+	hang, hangCancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer hangCancel()
+	if g := lg.Call(hang, cs, tools["hang"], nil); g.Outcome != assert.OutcomeTimeout || g.Flagged {
+		t.Errorf("hang: %s flagged=%v", g.Outcome, g.Flagged)
+	}
+	if n := len(lg.hist["hang"].msOrNil()); n != 0 {
+		t.Errorf("a timed-out call was remembered (%d samples)", n)
+	}
+}
+
+func (h *gateHistory) msOrNil() []float64 {
+	if h == nil {
+		return nil
+	}
+	return h.ms
+}
