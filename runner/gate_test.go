@@ -16,23 +16,7 @@ import (
 // TestGuardedCall makes real calls to the demo's defects over Streamable
 // HTTP through the go-sdk client and judges each as an agent's gate would.
 func TestGuardedCall(t *testing.T) {
-	srv := httptest.NewServer(demo.Handler(demo.Options{Defects: true}))
-	defer srv.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	client := mcp.NewClient(&mcp.Implementation{Name: "gate-test", Version: "1"}, nil)
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp", DisableStandaloneSSE: true}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	tools := map[string]*mcp.Tool{}
-	for tool, err := range cs.Tools(ctx, nil) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		tools[tool.Name] = tool
-	}
+	ctx, cs, tools := gateSession(t, demo.Options{Defects: true})
 	tests := []struct {
 		tool    string
 		args    map[string]any
@@ -88,23 +72,7 @@ func TestGuardedCall(t *testing.T) {
 // (delay: three fast calls, then a slow one), the absolute one holds from
 // the first call, and failed calls are neither judged nor remembered.
 func TestLatencyGate(t *testing.T) {
-	srv := httptest.NewServer(demo.Handler(demo.Options{Faults: true, Defects: true}))
-	defer srv.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	client := mcp.NewClient(&mcp.Implementation{Name: "gate-test", Version: "1"}, nil)
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp", DisableStandaloneSSE: true}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	tools := map[string]*mcp.Tool{}
-	for tool, err := range cs.Tools(ctx, nil) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		tools[tool.Name] = tool
-	}
+	ctx, cs, tools := gateSession(t, demo.Options{Faults: true, Defects: true})
 	var lg LatencyGate
 	call := func(name string, args map[string]any) Gate {
 		t.Helper()
@@ -152,4 +120,29 @@ func (h *gateHistory) msOrNil() []float64 {
 		return nil
 	}
 	return h.ms
+}
+
+// gateSession serves the demo with opts over Streamable HTTP and returns a
+// go-sdk client session on it and its tools by name; all are closed when
+// the test ends.
+func gateSession(t *testing.T, opts demo.Options) (context.Context, *mcp.ClientSession, map[string]*mcp.Tool) {
+	t.Helper()
+	srv := httptest.NewServer(demo.Handler(opts))
+	t.Cleanup(srv.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	client := mcp.NewClient(&mcp.Implementation{Name: "gate-test", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp", DisableStandaloneSSE: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	tools := map[string]*mcp.Tool{}
+	for tool, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		tools[tool.Name] = tool
+	}
+	return ctx, cs, tools
 }
