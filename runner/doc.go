@@ -52,8 +52,9 @@
 //   - Each tool's cases are one scenario that runs on even when a case
 //     fails (continueOnFailure) and reconnects after a transport loss.
 //     Scenarios of different tools run at once on the shared session, and
-//     a read-only tool's bad-input cases run at once (up to `concurrency`)
-//     after its valid call, which runs alone: it is what the probes time.
+//     a read-only tool's bad-input cases run at once (up to `concurrency`
+//     extra calls across the run) after its valid call, which runs alone:
+//     it is what the probes time.
 //   - A generated step whose call ended with the server gone (transport
 //     closed, session lost, malformed response) is run once more, alone on
 //     the link, and the report shows that call: a crash takes every call in

@@ -188,6 +188,10 @@ type runState struct {
 	trace *tracer
 	// contracts holds the compiled schemas of every tool a step calls.
 	contracts map[string]*contract
+	// extra bounds, across all scenarios, the calls that independent
+	// steps add beyond one per scenario in flight (see runIndependent),
+	// so at most twice the concurrency is ever in flight.
+	extra chan struct{}
 
 	mu       sync.Mutex // guards the counters below and rep.ServerStderr
 	sessions int
@@ -462,6 +466,7 @@ func originOf(st *config.Step) string {
 // their own (isolation: scenario or step) run up to the concurrency at once
 // too; one on the shared session runs alone, after them.
 func (r *runState) schedule(ctx context.Context, shared *link) {
+	r.extra = make(chan struct{}, max(r.suite.Concurrency, 1))
 	var first, isolated, alone []int
 	for i := range r.plans {
 		sc := &r.suite.Scenarios[i]
@@ -661,10 +666,11 @@ func (r *runState) noteLoss(l *link, sess *session, i int, p *plannedStep, res *
 }
 
 // runIndependent runs scenario i's first step alone (a tool's valid call:
-// what the probes measure), then the rest up to the suite's concurrency at
-// once on link l, each on the link's current session (relaunched when a
-// call lost it). The steps hold no $ref, so each has results of its own;
-// they land by index, so the report does not show the finish order.
+// what the probes measure), then the rest at once on link l, up to the
+// suite's concurrency across all scenarios (r.extra), each on the link's
+// current session (relaunched when a call lost it). The steps hold no
+// $ref, so each has results of its own; they land by index, so the report
+// does not show the finish order.
 func (r *runState) runIndependent(ctx context.Context, i int, l *link, sess *session) {
 	steps := r.rep.Scenarios[i].Steps
 	run := func(j int, sess *session) {
@@ -683,7 +689,10 @@ func (r *runState) runIndependent(ctx context.Context, i int, l *link, sess *ses
 		return
 	}
 	run(0, sess)
-	sem := make(chan struct{}, max(r.suite.Concurrency, 1))
+	sem := r.extra
+	if sem == nil {
+		sem = make(chan struct{}, max(r.suite.Concurrency, 1))
+	}
 	var wg sync.WaitGroup
 	for j := 1; j < len(r.plans[i]); j++ {
 		sem <- struct{}{}
