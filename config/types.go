@@ -123,6 +123,13 @@ type Scenario struct {
 	// fuzz cases, which neither reference nor change each other. It implies
 	// ContinueOnFailure and Reconnect.
 	Independent bool
+	// Reference and After are set by generation only. A Reference
+	// scenario (a crossed-responses check's one-by-one half) stops as soon
+	// as it cannot serve as one: a call that is not ok, or a repeat (step
+	// ID ending "-again") whose answer differs. A scenario with After set
+	// is skipped when the scenario of that name stopped so.
+	Reference bool
+	After     string
 	// Parallel runs all the scenario's steps at once instead of in order;
 	// its steps may not $ref each other, and a failure skips nothing.
 	Parallel bool

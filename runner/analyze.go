@@ -228,9 +228,9 @@ func (r *runState) concurrencyFindings(valid []validRun) {
 		seqOK[v.tool] = v.st.Outcome == assert.OutcomeOK
 	}
 	checked := 0
-	byName := map[string]*ScenarioResult{}
+	byName := map[string]int{}
 	for i := range r.rep.Scenarios {
-		byName[r.rep.Scenarios[i].Name] = &r.rep.Scenarios[i]
+		byName[r.rep.Scenarios[i].Name] = i
 	}
 	fail := func(tool, kind, msg string) {
 		r.rep.Findings = append(r.rep.Findings, Finding{Tool: tool, Origin: config.OriginConcurrency, Kind: kind, Status: StatusFailed, Score: config.ScoreConcurrency, Message: msg})
@@ -266,22 +266,22 @@ func (r *runState) concurrencyFindings(valid []validRun) {
 		}
 	}
 	for i := range r.rep.Scenarios {
+		// A crossed-responses check: the all-at-once half runs After its
+		// Reference, the one-by-one half.
+		after := r.suite.Scenarios[i].After
+		k, ok := byName[after]
 		par := &r.rep.Scenarios[i]
-		tool, ok := strings.CutSuffix(strings.TrimPrefix(par.Name, "crossed: "), " (all at once)")
-		if !ok || !strings.HasPrefix(par.Name, "crossed: ") {
+		if after == "" || !ok || !r.suite.Scenarios[k].Reference || len(par.Steps) == 0 {
 			continue
 		}
-		seq := byName["crossed: "+tool+" (one by one)"]
-		if seq == nil {
-			continue
-		}
+		seq, tool := &r.rep.Scenarios[k], par.Steps[0].Tool
 		first := map[string]*StepResult{}
 		for j := range seq.Steps {
 			if st := &seq.Steps[j]; !strings.HasSuffix(st.ID, "-again") {
 				first[st.ID] = st
 			}
 		}
-		if why := crossedStop(seq.Name, seq.Steps); why != "" {
+		if why := referenceStop(&r.suite.Scenarios[k], seq.Steps); why != "" {
 			r.rep.Notes = append(r.rep.Notes, fmt.Sprintf("tool %q: %s", tool, why))
 			continue
 		}
@@ -323,20 +323,14 @@ func (r *runState) concurrencyFindings(valid []validRun) {
 	}
 }
 
-// Names of the crossed-responses scenarios of a tool.
-const (
-	crossedPrefix  = "crossed: "
-	crossedSeqTail = " (one by one)"
-	crossedParTail = " (all at once)"
-)
-
-// crossedStop says why the one-by-one half of a crossed-responses check
-// (scenario name, the steps run so far) can already not serve as the
-// reference: a call that did not come back ok, or a repeat whose answer
-// differs from the first. Nothing more is called then, and the
-// all-at-once half is skipped too: there would be nothing to compare with.
-func crossedStop(name string, done []StepResult) string {
-	if !strings.HasPrefix(name, crossedPrefix) || !strings.HasSuffix(name, crossedSeqTail) {
+// referenceStop says why a Reference scenario (the one-by-one half of a
+// crossed-responses check; done are its steps run so far) can already not
+// serve as the reference: a call that did not come back ok, or a repeat
+// whose answer differs from the first. Nothing more is called then, and
+// the all-at-once half (After it) is skipped too: there would be nothing
+// to compare with.
+func referenceStop(sc *config.Scenario, done []StepResult) string {
+	if !sc.Reference {
 		return ""
 	}
 	first := map[string]*StepResult{}
@@ -363,18 +357,17 @@ func crossedStop(name string, done []StepResult) string {
 	return ""
 }
 
-// crossedGate is why an all-at-once crossed-responses scenario is not run:
-// its one-by-one twin (run before it, parallel scenarios run last) stopped.
-func (r *runState) crossedGate(name string) string {
-	tool, ok := strings.CutSuffix(strings.TrimPrefix(name, crossedPrefix), crossedParTail)
-	if !ok || !strings.HasPrefix(name, crossedPrefix) {
+// afterStopped is why a scenario that runs After another is not run: that
+// one (run before it: parallel scenarios run last) stopped early.
+func (r *runState) afterStopped(name string) string {
+	if name == "" {
 		return ""
 	}
 	for i := range r.rep.Scenarios {
-		if sc := &r.rep.Scenarios[i]; sc.Name == crossedPrefix+tool+crossedSeqTail {
+		if sc := &r.rep.Scenarios[i]; sc.Name == name {
 			for k := range sc.Steps {
-				if sc.Steps[k].Status == StatusSkipped && sc.Steps[k].Reason != "" && sc.Steps[k].Outcome == "" {
-					return "not run: " + sc.Steps[k].Reason
+				if st := &sc.Steps[k]; st.Status == StatusSkipped && st.Reason != "" && st.Outcome == "" {
+					return "not run: " + st.Reason
 				}
 			}
 		}

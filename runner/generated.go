@@ -262,8 +262,8 @@ func (out *compiled) concurrency(g *config.Generate, targets, readOnly []tool, v
 			continue
 		}
 		// One by one on a session of its own, so no other call overlaps.
-		seq := config.Scenario{Name: "crossed: " + t.Name + " (one by one)", ContinueOnFailure: true, Isolation: config.IsolationScenario}
-		par := config.Scenario{Name: "crossed: " + t.Name + " (all at once)", Parallel: true, Isolation: config.IsolationScenario}
+		seq := config.Scenario{Name: "crossed: " + t.Name + " (one by one)", ContinueOnFailure: true, Isolation: config.IsolationScenario, Reference: true}
+		par := config.Scenario{Name: "crossed: " + t.Name + " (all at once)", Parallel: true, Isolation: config.IsolationScenario, After: seq.Name}
 		for i, in := range inputs {
 			id := "input-" + strconv.Itoa(i+1)
 			seq.Steps = append(seq.Steps,

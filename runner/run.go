@@ -561,7 +561,7 @@ func (r *runState) runScenario(ctx context.Context, i int, shared *link) {
 		skipFrom(steps, 0, r.protocolReason("scenario", sc.Protocols))
 		return
 	}
-	if why := r.crossedGate(sc.Name); why != "" {
+	if why := r.afterStopped(sc.After); why != "" {
 		skipFrom(steps, 0, why)
 		return
 	}
@@ -624,7 +624,7 @@ func (r *runState) runScenario(ctx context.Context, i int, shared *link) {
 		if r.opts.OnStep != nil {
 			r.opts.OnStep(i, res)
 		}
-		if why := crossedStop(sc.Name, steps[:j+1]); why != "" {
+		if why := referenceStop(sc, steps[:j+1]); why != "" {
 			skipFrom(steps, j+1, why)
 			return
 		}
