@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/mcpcheck/mcpcheck/config"
-	"github.com/mcpcheck/mcpcheck/runner/generate"
 )
 
 // Fidelity judges whether a successful result is a genuine answer (the
@@ -40,10 +39,10 @@ func (c *Fidelity) Check(r *Result) []Failure {
 	if !r.HasContent && !r.HasStructured {
 		return []Failure{{Kind: c.Kind(), Message: "empty content on success"}}
 	}
-	if phrase, ok := generate.Refusal(r.Text); ok {
+	if phrase, ok := Refusal(r.Text); ok {
 		return []Failure{{Kind: c.Kind(), Message: fmt.Sprintf("a refusal disguised as success (%q)", phrase)}}
 	}
-	if checked, mismatch := generate.EchoMismatch(r.Arguments, r.Text+" "+jsonText(r.Structured)); checked && mismatch {
+	if checked, mismatch := EchoMismatch(r.Arguments, r.Text+" "+jsonText(r.Structured)); checked && mismatch {
 		return []Failure{{Kind: c.Kind(), Note: true, Message: "the answer mentions none of the input strings (echo mismatch; worth a look, not scored)"}}
 	}
 	return nil

@@ -7,7 +7,7 @@ import (
 
 // The generate block asks for checks derived from the server's own tool
 // contracts. Config only reads and checks it; what the checks are is the
-// runner's (runner/generate).
+// runner's.
 
 // Thresholds of the probes when the fixture leaves them out.
 const (
@@ -164,4 +164,14 @@ func checkGenerate(s *Suite, root *node, errs *errList) {
 			})
 		}
 	}
+}
+
+// PriceModels are the model names priceModel (and --price-model) accept,
+// as the fixture schema lists them.
+func PriceModels() []string {
+	_, tree, err := compiledSchema()
+	if err != nil {
+		return nil
+	}
+	return strList(schemaAt(tree, "#/$defs/generate/properties/priceModel").value("enum"))
 }

@@ -47,7 +47,7 @@ func TestLoadGenerateYAML(t *testing.T) {
 		Seed:                -42,
 		SlowThresholdMs:     250,
 		BloatThresholdChars: 1000,
-		PriceModel:          "claude-sonnet-4",
+		PriceModel:          "claude-sonnet-4-5",
 		FailUnder: map[string]float64{
 			ScoreCrashResilience: 90, ScoreResponseFidelity: 99.5, ScoreLatency: 0,
 			ScoreResponseSize: 100, ScoreConcurrency: 100, ScoreLifecycle: 50,

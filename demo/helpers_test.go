@@ -197,3 +197,21 @@ func args(kv ...any) map[string]any {
 	}
 	return m
 }
+
+// together makes the calls at once, after all are ready, and returns what
+// came back, in order.
+func together(n int, f func(i int) (*mcp.CallToolResult, error)) ([]*mcp.CallToolResult, []error) {
+	results := make([]*mcp.CallToolResult, n)
+	errs := make([]error, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			results[i], errs[i] = f(i)
+		})
+	}
+	close(start)
+	wg.Wait()
+	return results, errs
+}

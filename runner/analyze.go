@@ -9,7 +9,8 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/assert"
 	"github.com/mcpcheck/mcpcheck/config"
-	"github.com/mcpcheck/mcpcheck/runner/generate"
+	"github.com/mcpcheck/mcpcheck/runner/internal/gen"
+	"github.com/mcpcheck/mcpcheck/runner/internal/score"
 )
 
 // Score is one generated check's score: the share of its cases that held.
@@ -152,7 +153,7 @@ func (r *runState) validSteps() []validRun {
 	for i := range r.rep.Scenarios {
 		for j := range r.rep.Scenarios[i].Steps {
 			st := &r.rep.Scenarios[i].Steps[j]
-			if st.Case == generate.CaseValid && st.Status != StatusSkipped {
+			if st.Case == gen.CaseValid && st.Status != StatusSkipped {
 				out = append(out, validRun{st.Tool, st})
 			}
 		}
@@ -200,14 +201,14 @@ func (r *runState) probes(g *config.Generate, valid []validRun) {
 		}
 		r.rep.Summary.Scores = append(r.rep.Summary.Scores, percentScore(score, measured-len(flags), measured))
 	}
-	add("latency", config.ScoreLatency, "ms", latency, generate.Outliers(latency, slow, outlierRatio, slowFloorMs, minProbeSamples), len(latency))
-	add("responseSize", config.ScoreResponseSize, "characters", size, generate.Outliers(size, bloat, outlierRatio, bloatFloorChars, minProbeSamples), len(size))
+	add("latency", config.ScoreLatency, "ms", latency, score.Outliers(latency, slow, outlierRatio, slowFloorMs, minProbeSamples), len(latency))
+	add("responseSize", config.ScoreResponseSize, "characters", size, score.Outliers(size, bloat, outlierRatio, bloatFloorChars, minProbeSamples), len(size))
 	if len(size) > 0 {
-		tok := &Tokens{Total: generate.EstimateTokens(chars), Calls: len(size), Method: "about 4 characters a token over each tool's valid call, an estimate, not a tokenizer"}
+		tok := &Tokens{Total: score.EstimateTokens(chars), Calls: len(size), Method: "about 4 characters a token over each tool's valid call, an estimate, not a tokenizer"}
 		tok.PerCall = tok.Total / tok.Calls
 		if m := g.PriceModel; m != "" {
-			if price, ok := generate.PricePerMTok(m); ok {
-				tok.Model, tok.PricesAsOf = m, generate.PricesAsOf
+			if price, ok := score.PricePerMTok(m); ok {
+				tok.Model, tok.PricesAsOf = m, score.PricesAsOf
 				tok.USD = math.Round(float64(tok.Total)*price/1e6*1e6) / 1e6
 			}
 		}
@@ -436,6 +437,6 @@ func percentScore(name string, passed, total int) Score {
 	if total > 0 {
 		s.Percent = math.Round(float64(passed)/float64(total)*10000) / 100
 	}
-	s.Grade = generate.Grade(s.Percent)
+	s.Grade = score.Grade(s.Percent)
 	return s
 }

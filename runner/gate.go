@@ -10,7 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpcheck/mcpcheck/assert"
-	"github.com/mcpcheck/mcpcheck/runner/generate"
+	"github.com/mcpcheck/mcpcheck/runner/internal/score"
 )
 
 // Gate is what [GuardedCall] made of one real tool call.
@@ -164,7 +164,7 @@ func gateVerdict(v float64, earlier []float64, absolute, floor float64, unit str
 	if len(earlier) < minProbeSamples {
 		return ""
 	}
-	if med := generate.Median(earlier); v > outlierRatio*med && v > floor {
+	if med := score.Median(earlier); v > outlierRatio*med && v > floor {
 		return fmt.Sprintf("%.0f %s, more than %d× this tool's median %.1f over its %d earlier calls (and above the floor %.0f)", v, unit, outlierRatio, med, len(earlier), floor)
 	}
 	return ""

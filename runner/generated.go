@@ -7,7 +7,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/assert"
 	"github.com/mcpcheck/mcpcheck/config"
-	"github.com/mcpcheck/mcpcheck/runner/generate"
+	"github.com/mcpcheck/mcpcheck/runner/internal/gen"
 )
 
 // SkippedTool is a discovered tool that generation left alone, and why.
@@ -35,7 +35,7 @@ func compileGenerated(suite *config.Suite, tools []tool) compiled {
 	for _, t := range suite.AllowTools {
 		allowed[t] = true
 	}
-	values := generate.NewValues(g.Seed)
+	values := gen.NewValues(g.Seed)
 	var targets, readOnly []tool
 	for _, t := range sortedTools(tools) {
 		switch {
@@ -43,7 +43,7 @@ func compileGenerated(suite *config.Suite, tools []tool) compiled {
 			out.skipped = append(out.skipped, SkippedTool{t.Name, "not in allowTools; generated calls are bounded by it"})
 		case !isReadOnly(t) && !g.IncludeDestructive:
 			why := "annotated readOnlyHint: false"
-			if _, present := generate.Hint(t.Annotations, "readOnlyHint"); !present {
+			if _, present := gen.Hint(t.Annotations, "readOnlyHint"); !present {
 				why = "no readOnlyHint annotation (a missing hint is not read-only)"
 			}
 			out.skipped = append(out.skipped, SkippedTool{t.Name, why + ", so no generated call is made to it; --include-destructive lifts this"})
@@ -59,7 +59,7 @@ func compileGenerated(suite *config.Suite, tools []tool) compiled {
 		if !(g.Fuzz || g.Fidelity || g.Probes || g.Concurrency > 1) {
 			break
 		}
-		cases, notes := generate.FuzzCases(t.Name, t.InputSchema, values)
+		cases, notes := gen.FuzzCases(t.Name, t.InputSchema, values)
 		for _, n := range notes {
 			out.notes = append(out.notes, fmt.Sprintf("tool %q: %s", t.Name, n))
 		}
@@ -96,8 +96,8 @@ var noValidation = false
 // validStep is a tool's call with realistic arguments: judged for
 // fidelity when that is on, otherwise advisory (a failure is a note: the
 // arguments may just be unrealistic, as mcp-fuzz says of its valid call).
-func validStep(g *config.Generate, tool string, c generate.Case) config.Step {
-	st := config.Step{ID: "valid", Tool: tool, Arguments: c.Arguments, Case: generate.CaseValid,
+func validStep(g *config.Generate, tool string, c gen.Case) config.Step {
+	st := config.Step{ID: "valid", Tool: tool, Arguments: c.Arguments, Case: gen.CaseValid,
 		ValidateArguments: &noValidation}
 	switch {
 	case g.Fidelity:
@@ -119,7 +119,7 @@ var (
 	invalidParams    = int64(-32602)
 )
 
-func fuzzStep(tool string, c generate.Case) config.Step {
+func fuzzStep(tool string, c gen.Case) config.Step {
 	return config.Step{
 		ID:   c.Name + "." + c.Property,
 		Tool: tool, Arguments: c.Arguments, Origin: config.OriginFuzz,
@@ -134,7 +134,7 @@ func ref(step, pointer string) map[string]any {
 }
 
 // lifecycle compiles create → read → delete → stale-read chains.
-func (out *compiled) lifecycle(g *config.Generate, targets []tool, values *generate.Values) {
+func (out *compiled) lifecycle(g *config.Generate, targets []tool, values *gen.Values) {
 	for i, lg := range g.LifecycleGroups {
 		name := lg.Name
 		if name == "" {
@@ -157,13 +157,13 @@ func (out *compiled) lifecycle(g *config.Generate, targets []tool, values *gener
 		out.notes = append(out.notes, "lifecycle: groups found by name are only run with --include-destructive (they create and delete)")
 		return
 	}
-	gtools := make([]generate.Tool, len(targets))
+	gtools := make([]gen.Tool, len(targets))
 	byName := map[string]tool{}
 	for i, t := range targets {
-		gtools[i] = generate.Tool{Name: t.Name, InputSchema: t.InputSchema, OutputSchema: t.OutputSchema, Annotations: t.Annotations}
+		gtools[i] = gen.Tool{Name: t.Name, InputSchema: t.InputSchema, OutputSchema: t.OutputSchema, Annotations: t.Annotations}
 		byName[t.Name] = t
 	}
-	groups, notes := generate.Groups(gtools)
+	groups, notes := gen.Groups(gtools)
 	for _, n := range notes {
 		out.notes = append(out.notes, "lifecycle: "+n)
 	}
@@ -182,12 +182,12 @@ func (out *compiled) lifecycle(g *config.Generate, targets []tool, values *gener
 		m[param] = ref(step, "/"+config.CapturedID)
 		return m
 	}
-	groupOf := map[string]generate.Group{}
+	groupOf := map[string]gen.Group{}
 	for _, gr := range groups {
 		groupOf[gr.Resource] = gr
 	}
-	links := generate.Links(groups, gtools)
-	parentOf := map[string]generate.Link{}
+	links := gen.Links(groups, gtools)
+	parentOf := map[string]gen.Link{}
 	for _, ln := range links {
 		parentOf[ln.Child] = ln
 	}
@@ -241,7 +241,7 @@ func (out *compiled) lifecycle(g *config.Generate, targets []tool, values *gener
 // connections at once, and for read-only tools the crossed-responses
 // check: N distinct inputs one by one (each twice, to tell a
 // non-deterministic tool), then all at once on one session.
-func (out *compiled) concurrency(g *config.Generate, targets, readOnly []tool, valid map[string]map[string]any, values *generate.Values) {
+func (out *compiled) concurrency(g *config.Generate, targets, readOnly []tool, valid map[string]map[string]any, values *gen.Values) {
 	n := g.Concurrency
 	for _, t := range targets {
 		args, ok := valid[t.Name]
@@ -278,7 +278,7 @@ func (out *compiled) concurrency(g *config.Generate, targets, readOnly []tool, v
 // isReadOnly reports whether a tool is annotated readOnlyHint: true on the
 // wire; a missing hint is not read-only.
 func isReadOnly(t tool) bool {
-	v, present := generate.Hint(t.Annotations, "readOnlyHint")
+	v, present := gen.Hint(t.Annotations, "readOnlyHint")
 	return present && v
 }
 

@@ -20,7 +20,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/assert"
 	"github.com/mcpcheck/mcpcheck/config"
-	"github.com/mcpcheck/mcpcheck/runner/generate"
+	"github.com/mcpcheck/mcpcheck/runner/internal/gen"
 )
 
 // Skip reasons, in the runner's words.
@@ -294,11 +294,6 @@ func (r *runState) run(ctx context.Context) *Report {
 // addGenerated compiles the generated checks into scenarios after the
 // fixture's own, plans them and gives them their place in the report.
 func (r *runState) addGenerated(tools []tool) error {
-	if m := r.suite.Generate.PriceModel; m != "" {
-		if _, ok := generate.PricePerMTok(m); !ok {
-			return fmt.Errorf("unknown price model %q (known: %s)", m, strings.Join(generate.PriceModels(), ", "))
-		}
-	}
 	gen := compileGenerated(r.suite, tools)
 	r.fixtureScenarios = len(r.suite.Scenarios)
 	s := *r.suite
@@ -1034,7 +1029,7 @@ func (r *runState) check(p *plannedStep, out *StepResult, ar *assert.Result, dec
 			out.Flagged, out.stop = true, "the create call did not succeed, so there is no resource to follow"
 			return
 		}
-		id, where, ok := generate.ExtractID(st.CaptureID, decoded["structuredContent"], ar.Text)
+		id, where, ok := gen.ExtractID(st.CaptureID, decoded["structuredContent"], ar.Text)
 		if !ok {
 			out.Flagged, out.stop = true, "no id-shaped value ("+st.CaptureID+"_id, id, uuid) in the result; the lifecycle check gives up rather than guess"
 			out.Notes = append(out.Notes, out.stop)

@@ -11,10 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpcheck/mcpcheck/cmd/mcpcheck/internal/peertest"
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/demo"
 	"github.com/mcpcheck/mcpcheck/runner"
-	"github.com/mcpcheck/mcpcheck/runner/peertest"
 )
 
 // quickReport is the part of a JSON report the generated-check tests read.

@@ -15,7 +15,6 @@ import (
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/demo"
 	"github.com/mcpcheck/mcpcheck/runner"
-	"github.com/mcpcheck/mcpcheck/runner/generate"
 	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
@@ -210,8 +209,8 @@ func parseFlags(args []string) (*flags, error) {
 		return nil, errors.New("--slow-threshold-ms and --bloat-threshold-chars must be positive")
 	}
 	if f.priceModel != "" {
-		if _, ok := generate.PricePerMTok(f.priceModel); !ok {
-			return nil, fmt.Errorf("--price-model: unknown model %q; known models: %s", f.priceModel, strings.Join(generate.PriceModels(), ", "))
+		if known := config.PriceModels(); !slices.Contains(known, f.priceModel) {
+			return nil, fmt.Errorf("--price-model: unknown model %q; known models: %s", f.priceModel, strings.Join(known, ", "))
 		}
 	}
 	return f, nil

@@ -1,4 +1,4 @@
-package runner
+package main
 
 import (
 	"context"
@@ -13,8 +13,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpcheck/mcpcheck/cmd/mcpcheck/internal/peertest"
 	"github.com/mcpcheck/mcpcheck/config"
-	"github.com/mcpcheck/mcpcheck/runner/peertest"
+	"github.com/mcpcheck/mcpcheck/runner"
 )
 
 // The benchmarks below put the runner next to a bare go-sdk client loop that
@@ -34,10 +35,10 @@ import (
 // (runner first on even ops, bare first on odd ones), so drift on a shared
 // machine hits both; they report both ns/step figures and their ratio.
 //
-//	go test -run '^$' -bench 'Stdio' -benchtime 10x -count 5 ./runner/ | tee bench.txt
+//	go test -run '^$' -bench 'Stdio' -benchtime 10x -count 5 ./cmd/mcpcheck/ | tee bench.txt
 //	benchstat -col /impl bench.txt
 //
-// Timings are measured, never asserted. VERIFICATION-bench.md has the figures.
+// Timings are measured, never asserted; VERIFICATION.md has the figures.
 
 // demoSteps is the length of the demo scenario.
 const demoSteps = 1000
@@ -111,17 +112,17 @@ func (m cpuMark) since() (self, children time.Duration) {
 }
 
 // runnerSide runs suite through Run and checks that every step passed.
-func runnerSide(b *testing.B, suite *config.Suite, opts Options) sideResult {
+func runnerSide(b *testing.B, suite *config.Suite, opts runner.Options) sideResult {
 	n := len(suite.Scenarios[0].Steps)
 	var first, last time.Time
-	opts.OnStep = func(_ int, r StepResult) {
+	opts.OnStep = func(_ int, r runner.StepResult) {
 		last = time.Now()
 		if first.IsZero() {
 			first = last
 		}
 	}
 	mark := cpuNow()
-	rep, err := Run(context.Background(), suite, opts)
+	rep, err := runner.Run(context.Background(), suite, opts)
 	if err != nil {
 		b.Fatalf("Run: %v", err)
 	}
@@ -132,10 +133,10 @@ func runnerSide(b *testing.B, suite *config.Suite, opts Options) sideResult {
 	return sideResult{steady: last.Sub(first), self: self, children: kids}
 }
 
-func firstFailure(rep *Report) string {
+func firstFailure(rep *runner.Report) string {
 	for _, sc := range rep.Scenarios {
 		for _, st := range sc.Steps {
-			if st.Status == StatusFailed {
+			if st.Status == runner.StatusFailed {
 				return fmt.Sprintf("step %s: %s %s %+v", st.ID, st.Outcome, st.Reason, st.Assertions)
 			}
 		}
@@ -234,15 +235,14 @@ func benchSides(b *testing.B, steps int, runner, bare side) {
 }
 
 // BenchmarkDemoStdio is 1,000 get_household steps against the demo server
-// (this test binary re-executed, as the stdio tests do).
+// (this test binary re-executed as `mcpcheck demo`, as the stdio tests do).
 func BenchmarkDemoStdio(b *testing.B) {
 	n := benchSteps(b, demoSteps)
 	suite, err := config.Parse("bench-demo.yaml", []byte(demoFixture(n)), config.LoadOptions{Environ: []string{}})
 	if err != nil {
 		b.Fatalf("fixture: %v", err)
 	}
-	suite.Env = map[string]string{childEnvVar: "serve"}
-	opts := stdioOptions()
+	opts := *runOptions
 	opts.Environ = []string{"PATH=" + os.Getenv("PATH")}
 	call := bareCall{
 		tool: "get_household",
@@ -255,8 +255,8 @@ func BenchmarkDemoStdio(b *testing.B) {
 	benchSides(b, n,
 		side{"runner", func() sideResult { return runnerSide(b, suite, opts) }},
 		side{"bare", func() sideResult {
-			cmd := exec.Command(os.Args[0])
-			cmd.Env = []string{"PATH=" + os.Getenv("PATH"), childEnvVar + "=serve"}
+			cmd := exec.Command(os.Args[0], "demo")
+			cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
 			return bareSide(b, cmd, n, call)
 		}})
 }
@@ -271,7 +271,7 @@ func BenchmarkEverythingStdio(b *testing.B) {
 	if err != nil {
 		b.Fatalf("fixture: %v", err)
 	}
-	opts := Options{Environ: []string{"PATH=" + os.Getenv("PATH")}}
+	opts := runner.Options{Environ: []string{"PATH=" + os.Getenv("PATH")}}
 	call := bareCall{
 		tool: "get-structured-content",
 		args: func(i int) any { return map[string]any{"location": cities[i%3]} },

@@ -1,4 +1,4 @@
-package generate
+package assert
 
 import (
 	"strings"
@@ -125,8 +125,11 @@ func EchoMismatch(args map[string]any, text string) (checked bool, mismatch bool
 	return true, true
 }
 
+// maxEchoDepth bounds how deep EchoMismatch looks into the arguments.
+const maxEchoDepth = 128
+
 func collectStrings(v any, depth int, out *[]string) {
-	if depth > maxCheckDepth || len(*out) >= 1000 {
+	if depth > maxEchoDepth || len(*out) >= 1000 {
 		return
 	}
 	switch x := v.(type) {

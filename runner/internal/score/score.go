@@ -1,8 +1,10 @@
-package generate
+package score
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -31,7 +33,7 @@ func Outliers(samples map[string]float64, absolute, ratio, floor float64, minSam
 	}
 	med := Median(vals)
 	relative := ratio > 0 && len(vals) >= max(minSamples, 1)
-	for _, name := range sortedKeys(samples) {
+	for _, name := range slices.Sorted(maps.Keys(samples)) {
 		v := samples[name]
 		switch {
 		case math.IsNaN(v):
@@ -121,7 +123,7 @@ func PricePerMTok(model string) (float64, bool) {
 // PriceModels lists the models [PricePerMTok] knows, sorted, for a CLI
 // error message.
 func PriceModels() []string {
-	return sortedKeys(prices)
+	return slices.Sorted(maps.Keys(prices))
 }
 
 // Grade maps a percentage to a letter: A from 90, B from 80, C from 70,

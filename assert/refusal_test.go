@@ -1,4 +1,4 @@
-package generate
+package assert
 
 import (
 	"encoding/json"

@@ -1,10 +1,10 @@
-package generate_test
+package gen_test
 
 import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/mcpcheck/mcpcheck/runner/generate"
+	"github.com/mcpcheck/mcpcheck/runner/internal/gen"
 )
 
 const weatherSchema = `{
@@ -18,7 +18,7 @@ const weatherSchema = `{
 }`
 
 func ExampleValues_Valid() {
-	v := generate.NewValues(1)
+	v := gen.NewValues(1)
 	args, notes := v.Valid("get_weather", json.RawMessage(weatherSchema))
 	b, _ := json.Marshal(args)
 	fmt.Println(string(b), len(notes))
@@ -26,7 +26,7 @@ func ExampleValues_Valid() {
 }
 
 func ExampleValues_Distinct() {
-	v := generate.NewValues(1)
+	v := gen.NewValues(1)
 	for _, args := range v.Distinct("get_weather", json.RawMessage(weatherSchema), 3) {
 		b, _ := json.Marshal(args)
 		fmt.Println(string(b))
@@ -38,7 +38,7 @@ func ExampleValues_Distinct() {
 }
 
 func ExampleFuzzCases() {
-	cases, _ := generate.FuzzCases("get_weather", json.RawMessage(weatherSchema), generate.NewValues(1))
+	cases, _ := gen.FuzzCases("get_weather", json.RawMessage(weatherSchema), gen.NewValues(1))
 	for _, c := range cases {
 		b, _ := json.Marshal(c.Arguments)
 		fmt.Printf("%-16s %-5s %-16s %s\n", c.Name, c.Property, c.Detail, b)
@@ -52,30 +52,14 @@ func ExampleFuzzCases() {
 }
 
 func ExampleHint() {
-	ro, present := generate.Hint(json.RawMessage(`{"destructiveHint": false}`), "readOnlyHint")
+	ro, present := gen.Hint(json.RawMessage(`{"destructiveHint": false}`), "readOnlyHint")
 	fmt.Println(ro, present)
 	// Output: false false
 }
 
-func ExampleRefusal() {
-	fmt.Println(generate.Refusal("I’m sorry, but I cannot share that."))
-	fmt.Println(generate.Refusal("Sorry for the wait: 3 results found."))
-	// Output:
-	// I'm sorry, but I can't true
-	//  false
-}
-
 func ExampleExtractID() {
 	structured := map[string]any{"task": map[string]any{"id": "t-17", "title": "Water the plants"}}
-	id, where, ok := generate.ExtractID("task", structured, "")
+	id, where, ok := gen.ExtractID("task", structured, "")
 	fmt.Println(id, where, ok)
 	// Output: t-17 /structuredContent/task/id true
-}
-
-func ExampleOutliers() {
-	latencyMs := map[string]float64{"echo": 3, "get_sum": 4, "search": 5, "export": 900}
-	for name, why := range generate.Outliers(latencyMs, 5000, 3, 100, 3) {
-		fmt.Println(name+":", why)
-	}
-	// Output: export: 900 is 200.0× the median 4.5 of 4 samples (more than 3×, and above the floor 100)
 }

@@ -279,4 +279,4 @@
 //	if ro, ok := generate.Hint(tool.Annotations, "readOnlyHint"); !ok || !ro {
 //		// not known to be read-only: skipped unless destructive tools are included
 //	}
-package generate
+package gen
