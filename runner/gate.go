@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpcheck/mcpcheck/assert"
+	"github.com/mcpcheck/mcpcheck/runner/internal/schema"
 	"github.com/mcpcheck/mcpcheck/runner/internal/score"
 )
 
@@ -78,8 +79,8 @@ func GuardedCall(ctx context.Context, cs *mcp.ClientSession, t *mcp.Tool, args m
 		ar.Structured, ar.HasStructured = sc, true
 	}
 	if t.OutputSchema != nil && !res.IsError {
-		schema, _ := json.Marshal(t.OutputSchema)
-		out, err := compileToolSchema(t.Name, "output", schema)
+		raw, _ := json.Marshal(t.OutputSchema)
+		out, err := schema.Compile(t.Name, "output", raw)
 		switch {
 		case err != nil:
 			g.Notes = append(g.Notes, err.Error()+"; structuredContent not checked")

@@ -1043,42 +1043,6 @@ func (r *runState) check(p *plannedStep, out *StepResult, ar *assert.Result, dec
 	}
 }
 
-// checkArguments validates a step's arguments against the tool's
-// inputSchema before anything is sent.
-func checkArguments(c *contract, args map[string]any) (rejected bool, reason, detail string) {
-	if c.inputErr != nil {
-		return true, "the tool's inputSchema was refused, so its arguments cannot be checked; nothing was sent", c.inputErr.Error()
-	}
-	if c.input == nil {
-		return false, "", ""
-	}
-	var v any = args
-	if args == nil {
-		v = map[string]any{}
-	}
-	err := c.input.Validate(v)
-	if err == nil {
-		return false, "", ""
-	}
-	vi := violation(err)
-	return true, fmt.Sprintf("arguments do not match the tool's inputSchema at %q (%s); nothing was sent", vi.Path, vi.Keyword), vi.Message
-}
-
-// checkOutput validates structuredContent against the tool's outputSchema.
-// A successful result of a tool that declares one must carry conforming
-// structuredContent.
-func checkOutput(c *contract, ar *assert.Result) (bad bool, reason, detail string) {
-	if !ar.HasStructured {
-		return true, "the tool declares an outputSchema but the result has no structuredContent", ""
-	}
-	err := c.output.Validate(ar.Structured)
-	if err == nil {
-		return false, "", ""
-	}
-	vi := violation(err)
-	return true, fmt.Sprintf("structuredContent does not match the tool's outputSchema at %q (%s)", vi.Path, vi.Keyword), vi.Message
-}
-
 // hasStructured is a cheap check that a raw result carries structuredContent
 // before paying for a full decode.
 func hasStructured(raw []byte) bool {

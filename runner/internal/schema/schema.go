@@ -1,0 +1,310 @@
+// Package schema compiles the JSON Schemas a server sends (a tool's
+// inputSchema and outputSchema) with santhosh-tekuri/jsonschema, and says
+// where a value breaks one.
+//
+// A server's schema is untrusted input, so compiling it never makes mcpcheck
+// fetch anything: every `$ref`, `$dynamicRef` and `$recursiveRef` must be a
+// local fragment ("#...") and `$schema` must name a draft whose metaschema is
+// built in. A schema that breaks those rules, nests too deep, would cost too
+// much to validate, or makes the validator panic is refused with an error
+// and nothing is loaded.
+package schema
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/go-openapi/jsonpointer"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+)
+
+// Schema is one compiled schema document. It is safe for concurrent use.
+type Schema struct {
+	doc  any
+	root *jsonschema.Schema
+	loc  string
+
+	mu       sync.Mutex
+	compiler *jsonschema.Compiler
+	subs     map[string]*jsonschema.Schema
+	subErrs  map[string]error
+}
+
+// Compile compiles a tool's schema; which is "input" or "output" and names
+// the schema in errors. An empty raw (or JSON null) is no schema: nil, nil.
+func Compile(toolName, which string, raw []byte) (s *Schema, err error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return nil, nil
+	}
+	// The validator panics on some hostile schemas (a multipleOf of
+	// 1e-999999999 makes it dereference a nil *big.Rat): refuse them.
+	defer func() {
+		if p := recover(); p != nil {
+			s, err = nil, fmt.Errorf("%sSchema refused: the validator could not compile it (%v)", which, p)
+		}
+	}()
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("%sSchema is not JSON: %v", which, err)
+	}
+	if err := checkRefs(doc, 0); err != nil {
+		return nil, fmt.Errorf("%sSchema refused: %v; nothing was fetched", which, err)
+	}
+	if err := checkCost(doc); err != nil {
+		return nil, fmt.Errorf("%sSchema refused: %v", which, err)
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020) // MCP's default; a $schema in the document wins
+	// Nothing is ever loaded: not from the network, not from disk.
+	c.UseLoader(jsonschema.SchemeURLLoader{})
+	loc := "mcp://tools/" + url.PathEscape(toolName) + "/" + which
+	if err := c.AddResource(loc, doc); err != nil {
+		return nil, fmt.Errorf("%sSchema: %v", which, err)
+	}
+	root, err := c.Compile(loc)
+	if err != nil {
+		return nil, fmt.Errorf("%sSchema does not compile: %v", which, firstLine(err.Error()))
+	}
+	return &Schema{doc: doc, root: root, loc: loc, compiler: c}, nil
+}
+
+// Doc is the schema document as decoded (generic JSON, json.Number numbers).
+// It is shared: read it, never change it.
+func (s *Schema) Doc() any { return s.doc }
+
+// Validate checks v (generic JSON) against the whole schema.
+func (s *Schema) Validate(v any) error { return s.root.Validate(v) }
+
+// ValidateAt checks v against the subschema at pointer (an RFC 6901 JSON
+// Pointer into the document, "" for the root), compiling it on first use.
+// The subschema is judged in its place: its references resolve as they do
+// from the root.
+func (s *Schema) ValidateAt(pointer string, v any) (err error) {
+	if pointer == "" {
+		return s.root.Validate(v)
+	}
+	sub, err := s.at(pointer)
+	if err != nil {
+		return err
+	}
+	return sub.Validate(v)
+}
+
+func (s *Schema) at(pointer string) (sub *jsonschema.Schema, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sub, ok := s.subs[pointer]; ok {
+		return sub, nil
+	}
+	if err, ok := s.subErrs[pointer]; ok {
+		return nil, err
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			sub, err = nil, fmt.Errorf("the validator could not compile the schema at %s (%v)", pointer, p)
+		}
+		if err != nil {
+			if s.subErrs == nil {
+				s.subErrs = map[string]error{}
+			}
+			s.subErrs[pointer] = err
+		}
+	}()
+	// A URI fragment is percent-encoded; the pointer itself is RFC 6901.
+	frag := (&url.URL{Fragment: pointer}).EscapedFragment()
+	sub, err = s.compiler.Compile(s.loc + "#" + frag)
+	if err != nil {
+		return nil, fmt.Errorf("the schema at %s does not compile: %v", pointer, firstLine(err.Error()))
+	}
+	if s.subs == nil {
+		s.subs = map[string]*jsonschema.Schema{}
+	}
+	s.subs[pointer] = sub
+	return sub, nil
+}
+
+// knownDrafts are the $schema values whose metaschemas are built into the
+// validator, so naming them fetches nothing.
+var knownDrafts = map[string]bool{}
+
+func init() {
+	for _, d := range []string{
+		"json-schema.org/draft-04/schema", "json-schema.org/draft-06/schema", "json-schema.org/draft-07/schema",
+		"json-schema.org/draft/2019-09/schema", "json-schema.org/draft/2020-12/schema",
+	} {
+		for _, scheme := range []string{"http://", "https://"} {
+			knownDrafts[scheme+d] = true
+			knownDrafts[scheme+d+"#"] = true
+		}
+	}
+}
+
+// maxSchemaDepth bounds how deep a server's schema may nest before it is
+// refused rather than walked.
+const maxSchemaDepth = 200
+
+// maxSchemaCost bounds how many subschemas a schema may expand to when its
+// local references are followed (each reference followed anew, as a
+// validator does; a reference back into its own path is a recursion bounded
+// by the instance and counted once). The validator has no work limit of its
+// own, so a few hundred bytes of $defs, each level referring twice to the
+// next, would make one validation run for hours.
+const maxSchemaCost = 200_000
+
+// checkCost refuses schemas whose reference expansion exceeds maxSchemaCost.
+func checkCost(doc any) error {
+	budget := maxSchemaCost
+	var walk func(v any, path map[string]bool) bool
+	walk = func(v any, path map[string]bool) bool {
+		budget--
+		if budget < 0 {
+			return false
+		}
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				switch k {
+				case "enum", "const", "default", "examples":
+					continue
+				case "$ref", "$dynamicRef", "$recursiveRef":
+					ref, ok := e.(string)
+					if !ok || path[ref] {
+						continue
+					}
+					target, ok := localTarget(doc, ref)
+					if !ok {
+						continue
+					}
+					path[ref] = true
+					ok = walk(target, path)
+					delete(path, ref)
+					if !ok {
+						return false
+					}
+					continue
+				}
+				if !walk(e, path) {
+					return false
+				}
+			}
+		case []any:
+			for _, e := range x {
+				if !walk(e, path) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	if !walk(doc, map[string]bool{}) {
+		return fmt.Errorf("its references expand to more than %d subschemas, too many to validate safely", maxSchemaCost)
+	}
+	return nil
+}
+
+// localTarget resolves a "#/a/b" reference inside doc ("#" is the root).
+func localTarget(doc any, ref string) (any, bool) {
+	if ref != "#" && !strings.HasPrefix(ref, "#/") {
+		return nil, false // anchors are not followed for costing
+	}
+	frag, err := url.PathUnescape(ref[1:])
+	if err != nil {
+		return nil, false
+	}
+	p, err := jsonpointer.New(frag)
+	if err != nil {
+		return nil, false
+	}
+	v, _, err := p.Get(doc)
+	return v, err == nil
+}
+
+// checkRefs walks a schema document and refuses references that would make
+// a validator load anything, and $schema values that are not built in.
+// Values of data keywords (enum, const, default, examples) are data, not
+// schema, and are not walked.
+func checkRefs(v any, depth int) error {
+	if depth > maxSchemaDepth {
+		return fmt.Errorf("nested deeper than %d levels", maxSchemaDepth)
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			e := x[k]
+			switch k {
+			case "$ref", "$dynamicRef", "$recursiveRef":
+				if s, ok := e.(string); ok && !strings.HasPrefix(s, "#") {
+					return fmt.Errorf("%s %q is not a local reference", k, s)
+				}
+			case "$schema":
+				if s, ok := e.(string); ok && !knownDrafts[s] {
+					return fmt.Errorf("$schema %q is not a known draft", s)
+				}
+			case "enum", "const", "default", "examples":
+				continue
+			}
+			if err := checkRefs(e, depth+1); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if err := checkRefs(e, depth+1); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+var printer = message.NewPrinter(language.English)
+
+// Violation says where a value breaks a schema: the JSON Pointer of the
+// offending value and the keyword it broke (safe for the JSON report, which
+// must not show argument or result values), and the validator's message
+// (for the human report).
+type Violation struct {
+	Path    string
+	Keyword string
+	Message string
+}
+
+// Explain turns a validation error into a [Violation] (the first leaf cause).
+func Explain(err error) Violation {
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return Violation{Message: err.Error()}
+	}
+	leaf := ve
+	for len(leaf.Causes) > 0 {
+		leaf = leaf.Causes[0]
+	}
+	v := Violation{Message: leaf.ErrorKind.LocalizedString(printer)}
+	for _, tok := range leaf.InstanceLocation {
+		v.Path += "/" + jsonpointer.Escape(tok)
+	}
+	if kp := leaf.ErrorKind.KeywordPath(); len(kp) > 0 {
+		v.Keyword = kp[len(kp)-1]
+	}
+	return v
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
