@@ -117,19 +117,6 @@ type Scenario struct {
 	// ContinueOnFailure runs every step even after one fails (fuzz cases
 	// of one tool are independent of each other).
 	ContinueOnFailure bool
-	// Independent (set by generation only, never loaded from a fixture)
-	// runs the first step alone, then the others up to the suite's
-	// concurrency at once, on the scenario's link: for a read-only tool's
-	// fuzz cases, which neither reference nor change each other. It implies
-	// ContinueOnFailure and Reconnect.
-	Independent bool
-	// Reference and After are set by generation only. A Reference
-	// scenario (a crossed-responses check's one-by-one half) stops as soon
-	// as it cannot serve as one: a call that is not ok, or a repeat (step
-	// ID ending "-again") whose answer differs. A scenario with After set
-	// is skipped when the scenario of that name stopped so.
-	Reference bool
-	After     string
 	// Parallel runs all the scenario's steps at once instead of in order;
 	// its steps may not $ref each other, and a failure skips nothing.
 	Parallel bool
@@ -157,10 +144,6 @@ type Step struct {
 	Expect    Expect
 	// Origin says where the step came from (OriginFixture, OriginFuzz, ...).
 	Origin string
-	// Case and Property describe a generated step ("missing-required",
-	// "location"); empty for fixture steps.
-	Case     string
-	Property string
 	// ValidateArguments, when false, sends the arguments without checking
 	// them against the tool's discovered inputSchema. Nil means true.
 	ValidateArguments *bool
@@ -171,14 +154,7 @@ type Step struct {
 	// Advisory turns the step's failed expectations into notes: the step
 	// is flagged for a look instead of failing the run.
 	Advisory bool
-	// Score names the score a generated step counts toward
-	// (ScoreCrashResilience, ...); empty for fixture steps.
-	Score string
-	// CaptureID, when set (generated lifecycle steps), names the resource
-	// whose id the runner looks for in the step's result once it passes;
-	// later steps read it as {$ref: "<step>#/mcpcheck:id"}.
-	CaptureID string
-	Pos       Pos
+	Pos      Pos
 }
 
 // Scores a generated step can count toward.
@@ -190,10 +166,6 @@ const (
 	ScoreLatency          = "latency"
 	ScoreResponseSize     = "responseSize"
 )
-
-// CapturedID is the member of a step's result under which a captured id
-// is found by $ref (see Step.CaptureID).
-const CapturedID = "mcpcheck:id"
 
 // Expect is what must hold of a step's answer. Zero value: the call returns a
 // result with isError false.

@@ -9,7 +9,6 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/assert"
 	"github.com/mcpcheck/mcpcheck/config"
-	"github.com/mcpcheck/mcpcheck/runner/internal/gen"
 	"github.com/mcpcheck/mcpcheck/runner/internal/score"
 )
 
@@ -33,7 +32,7 @@ type Finding struct {
 	Tool    string `json:"tool"`
 	Origin  string `json:"origin"`
 	Kind    string `json:"kind"`
-	Status  string `json:"status,omitempty"`
+	Status  Status `json:"status,omitempty"`
 	Flagged bool   `json:"flagged,omitempty"`
 	Message string `json:"message"`
 	// Score is the score a failed finding counts against.
@@ -70,56 +69,44 @@ const (
 )
 
 // analyze reads the finished generated steps: probes (latency, size,
-// tokens), the concurrency comparisons, and the scores. It makes no calls.
+// tokens), the concurrency comparisons, and the scores. It makes no calls,
+// and reads the steps through the handles generation gave.
 func (r *runState) analyze() {
 	g := r.suite.Generate
-	valid := r.validSteps()
 	if g.Probes {
-		r.probes(g, valid)
+		r.probes(g)
 	}
+	checked, failedTools := 0, 0
 	if g.Concurrency > 1 {
-		r.concurrencyFindings(valid)
+		checked, failedTools = r.concurrencyFindings()
 	}
-	r.scores(g)
+	r.scores(g, checked, failedTools)
 	r.stepFindings()
 }
 
-// orphanNote replaces the absent check's words on a parent/child read:
-// whether a child may outlive its parent is a design choice.
-const orphanNote = "the child is still readable after its parent was deleted: cascade, orphan or refusal are all legitimate designs — worth confirming this one is intended"
-
-// stepFindings lists every failed or flagged generated step as a finding,
-// after the probe and concurrency findings, in report order; the calls of
-// a concurrency check are judged together by concurrencyFindings instead.
+// stepFindings lists the failed and flagged generated steps as findings,
+// after the probe and concurrency findings, in report order, as each
+// scenario's plan says (a concurrency check's calls are judged together).
 func (r *runState) stepFindings() {
-	for i := range r.rep.Scenarios {
-		if i < r.fixtureScenarios {
+	for _, sc := range r.plan {
+		if sc.findings == findingsNone {
 			continue
 		}
-		sc := &r.rep.Scenarios[i]
-		for j := range sc.Steps {
-			st := &sc.Steps[j]
-			if st.Status != StatusFailed && !st.Flagged {
+		res := &r.rep.Scenarios[sc.index]
+		for j := range res.Steps {
+			st := &res.Steps[j]
+			failed := st.Status == StatusFailed
+			if !failed && (!st.Flagged || sc.findings == findingsFailed) {
 				continue
 			}
-			if st.Origin == config.OriginConcurrency && st.Status != StatusFailed {
-				// One call of a concurrency check says nothing alone: the
-				// verdicts above compare them (a tool failing the same way
-				// concurrently as alone is not news, as in mcp-fuzz).
-				continue
-			}
-			if st.Case == "orphan-read" && st.Flagged {
-				st.Notes = []string{orphanNote}
-			}
-			f := Finding{Tool: st.Tool, Origin: st.Origin, Kind: st.Case, Score: st.Score, Step: sc.Name + " / " + st.ID}
+			f := Finding{Tool: st.Tool, Origin: st.Origin, Kind: st.Case, Score: st.Score, Step: res.Name + " / " + st.ID}
 			if st.Property != "" {
 				f.Kind += " " + st.Property
 			}
-			switch {
-			case st.Status == StatusFailed:
+			if failed {
 				f.Status = StatusFailed
 				f.Message = stepMessage(st)
-			default:
+			} else {
 				f.Flagged = true
 				f.Message = st.Notes[0]
 				f.Score = ""
@@ -142,20 +129,12 @@ func stepMessage(st *StepResult) string {
 	}
 }
 
-// validStep is a tool's generated valid call, as it ran.
-type validRun struct {
-	tool string
-	st   *StepResult
-}
-
-func (r *runState) validSteps() []validRun {
-	var out []validRun
-	for i := range r.rep.Scenarios {
-		for j := range r.rep.Scenarios[i].Steps {
-			st := &r.rep.Scenarios[i].Steps[j]
-			if st.Case == gen.CaseValid && st.Status != StatusSkipped {
-				out = append(out, validRun{st.Tool, st})
-			}
+// validRuns are the tools' valid calls that ran, for the probes.
+func (r *runState) validRuns() []*StepResult {
+	var out []*StepResult
+	for _, v := range r.gen.valid {
+		if st := &r.rep.Scenarios[v.scenario].Steps[v.step]; st.Status != StatusSkipped {
+			out = append(out, st)
 		}
 	}
 	return out
@@ -171,7 +150,7 @@ func measurable(st *StepResult) bool {
 	return false
 }
 
-func (r *runState) probes(g *config.Generate, valid []validRun) {
+func (r *runState) probes(g *config.Generate) {
 	slow, bloat := float64(defaultSlowMs), float64(defaultBloatChars)
 	if g.SlowThresholdMs > 0 {
 		slow = float64(g.SlowThresholdMs)
@@ -181,13 +160,13 @@ func (r *runState) probes(g *config.Generate, valid []validRun) {
 	}
 	latency, size := map[string]float64{}, map[string]float64{}
 	chars := 0
-	for _, v := range valid {
-		if !measurable(v.st) {
+	for _, st := range r.validRuns() {
+		if !measurable(st) {
 			continue
 		}
-		latency[v.tool] = v.st.DurationMs
-		size[v.tool] = float64(v.st.ResponseChars)
-		chars += v.st.ResponseChars
+		latency[st.Tool] = st.DurationMs
+		size[st.Tool] = float64(st.ResponseChars)
+		chars += st.ResponseChars
 	}
 	add := func(kind, score, unit string, values map[string]float64, flags map[string]string, measured int) {
 		names := make([]string, 0, len(flags))
@@ -216,35 +195,26 @@ func (r *runState) probes(g *config.Generate, valid []validRun) {
 	}
 }
 
-// concurrencyFindings judges the concurrency scenarios. Independent
-// connections: a tool is flagged only when the failure is informative —
-// some calls succeeded and some did not on identical input, or the
-// sequential call succeeded and concurrent ones failed. Crossed responses:
-// an overlapping call whose result differs from its one-by-one twin, or
-// never arrives, is a failure; a tool that answers the same input
-// differently one by one is skipped as non-deterministic.
-func (r *runState) concurrencyFindings(valid []validRun) {
+// concurrencyFindings judges the concurrency checks and returns how many
+// tools were checked and how many failed. Independent connections: a tool
+// is flagged only when the failure is informative — some calls succeeded
+// and some did not on identical input, or the sequential call succeeded and
+// concurrent ones failed. Crossed responses: an overlapping call whose
+// result differs from its one-by-one twin, or never arrives, is a failure;
+// a tool that answers the same input differently one by one is skipped as
+// non-deterministic.
+func (r *runState) concurrencyFindings() (checked, failedTools int) {
 	seqOK := map[string]bool{}
-	for _, v := range valid {
-		seqOK[v.tool] = v.st.Outcome == assert.OutcomeOK
-	}
-	checked := 0
-	byName := map[string]int{}
-	for i := range r.rep.Scenarios {
-		byName[r.rep.Scenarios[i].Name] = i
+	for _, st := range r.validRuns() {
+		seqOK[st.Tool] = st.Outcome == assert.OutcomeOK
 	}
 	fail := func(tool, kind, msg string) {
 		r.rep.Findings = append(r.rep.Findings, Finding{Tool: tool, Origin: config.OriginConcurrency, Kind: kind, Status: StatusFailed, Score: config.ScoreConcurrency, Message: msg})
 	}
-	for i := range r.rep.Scenarios {
-		sc := &r.rep.Scenarios[i]
-		tool, ok := strings.CutPrefix(sc.Name, "concurrency: ")
-		if !ok {
-			continue
-		}
+	for _, c := range r.gen.independent {
 		ran, okCount := 0, 0
 		var outcomes []string
-		for _, st := range sc.Steps {
+		for _, st := range r.rep.Scenarios[c.scenario].Steps {
 			if st.Status == StatusSkipped && st.Outcome == "" {
 				continue
 			}
@@ -261,29 +231,18 @@ func (r *runState) concurrencyFindings(valid []validRun) {
 		checked++
 		switch {
 		case okCount > 0 && okCount < ran:
-			fail(tool, "independent-connections", fmt.Sprintf("%d of %d identical calls on independent connections succeeded and the rest ended in %s: the failure depends on load", okCount, ran, strings.Join(outcomes, ", ")))
-		case okCount == 0 && seqOK[tool]:
-			fail(tool, "independent-connections", fmt.Sprintf("the call succeeds alone but all %d concurrent calls on independent connections ended in %s", ran, strings.Join(outcomes, ", ")))
+			fail(c.tool, caseIndependent, fmt.Sprintf("%d of %d identical calls on independent connections succeeded and the rest ended in %s: the failure depends on load", okCount, ran, strings.Join(outcomes, ", ")))
+		case okCount == 0 && seqOK[c.tool]:
+			fail(c.tool, caseIndependent, fmt.Sprintf("the call succeeds alone but all %d concurrent calls on independent connections ended in %s", ran, strings.Join(outcomes, ", ")))
 		}
 	}
-	for i := range r.rep.Scenarios {
-		// A crossed-responses check: the all-at-once half runs After its
-		// Reference, the one-by-one half.
-		after := r.suite.Scenarios[i].After
-		k, ok := byName[after]
-		par := &r.rep.Scenarios[i]
-		if after == "" || !ok || !r.suite.Scenarios[k].Reference || len(par.Steps) == 0 {
+	for _, c := range r.gen.crossed {
+		seq, par := &r.rep.Scenarios[c.sequential], &r.rep.Scenarios[c.together]
+		if len(par.Steps) == 0 {
 			continue
 		}
-		seq, tool := &r.rep.Scenarios[k], par.Steps[0].Tool
-		first := map[string]*StepResult{}
-		for j := range seq.Steps {
-			if st := &seq.Steps[j]; !strings.HasSuffix(st.ID, "-again") {
-				first[st.ID] = st
-			}
-		}
-		if why := referenceStop(&r.suite.Scenarios[k], seq.Steps); why != "" {
-			r.rep.Notes = append(r.rep.Notes, fmt.Sprintf("tool %q: %s", tool, why))
+		if why := referenceStop(r.plan[c.sequential], seq.Steps); why != "" {
+			r.rep.Notes = append(r.rep.Notes, fmt.Sprintf("tool %q: %s", c.tool, why))
 			continue
 		}
 		checked++
@@ -292,10 +251,8 @@ func (r *runState) concurrencyFindings(valid []validRun) {
 		var failedOutcomes []string
 		differs := false
 		for j := range par.Steps {
-			st := &par.Steps[j]
-			twin := first[st.ID]
+			st, twin := &par.Steps[j], &seq.Steps[c.twins[j]]
 			switch {
-			case twin == nil:
 			case st.Outcome != assert.OutcomeOK:
 				if !slices.Contains(failedOutcomes, st.Outcome) {
 					failedOutcomes = append(failedOutcomes, st.Outcome)
@@ -306,86 +263,23 @@ func (r *runState) concurrencyFindings(valid []validRun) {
 		}
 		switch {
 		case differs:
-			fail(tool, "crossed-responses", fmt.Sprintf("%d distinct calls overlapping on one session did not all get the answer each gets alone: responses crossed", len(par.Steps)))
+			fail(c.tool, "crossed-responses", fmt.Sprintf("%d distinct calls overlapping on one session did not all get the answer each gets alone: responses crossed", len(par.Steps)))
 		case len(failedOutcomes) > 0:
 			sort.Strings(failedOutcomes)
-			fail(tool, "crossed-responses", fmt.Sprintf("%d distinct calls overlapping on one session did not all come back (%s); each succeeds alone", len(par.Steps), strings.Join(failedOutcomes, ", ")))
+			fail(c.tool, "crossed-responses", fmt.Sprintf("%d distinct calls overlapping on one session did not all come back (%s); each succeeds alone", len(par.Steps), strings.Join(failedOutcomes, ", ")))
 		}
 	}
-	if checked > 0 {
-		r.concurrencyChecked, r.concurrencyFailedTools = checked, 0
-		tools := map[string]bool{}
-		for _, f := range r.rep.Findings {
-			if f.Score == config.ScoreConcurrency && f.Status == StatusFailed {
-				tools[f.Tool] = true
-			}
-		}
-		r.concurrencyFailedTools = len(tools)
-	}
-}
-
-// referenceStop says why a Reference scenario (the one-by-one half of a
-// crossed-responses check; done are its steps run so far) can already not
-// serve as the reference: a call that did not come back ok, or a repeat
-// whose answer differs from the first. Nothing more is called then, and
-// the all-at-once half (After it) is skipped too: there would be nothing
-// to compare with.
-func referenceStop(sc *config.Scenario, done []StepResult) string {
-	if !sc.Reference {
-		return ""
-	}
-	first := map[string]*StepResult{}
-	for k := range done {
-		st := &done[k]
-		if st.Status == StatusSkipped && st.Outcome == "" {
-			if strings.HasSuffix(st.Reason, "crossed-responses check skipped") {
-				continue // the stop this function gave, already reported above
-			}
-			return "not run one by one (" + st.Reason + "); crossed-responses check skipped"
-		}
-		if st.Outcome != assert.OutcomeOK {
-			return fmt.Sprintf("%s came back %s one by one, so this tool has no reference answer; crossed-responses check skipped", st.ID, st.Outcome)
-		}
-		id, repeat := strings.CutSuffix(st.ID, "-again")
-		if !repeat {
-			first[id] = st
-			continue
-		}
-		if a := first[id]; a == nil || !assert.Equal(answer(a), answer(st)) {
-			return fmt.Sprintf("the same input (%s) one by one gave two different answers, so this tool is not deterministic; crossed-responses check skipped", id)
+	tools := map[string]bool{}
+	for _, f := range r.rep.Findings {
+		if f.Score == config.ScoreConcurrency && f.Status == StatusFailed {
+			tools[f.Tool] = true
 		}
 	}
-	return ""
-}
-
-// afterStopped is why a scenario that runs After another is not run: that
-// one (run before it: parallel scenarios run last) stopped early.
-func (r *runState) afterStopped(name string) string {
-	if name == "" {
-		return ""
-	}
-	for i := range r.rep.Scenarios {
-		if sc := &r.rep.Scenarios[i]; sc.Name == name {
-			for k := range sc.Steps {
-				if st := &sc.Steps[k]; st.Status == StatusSkipped && st.Reason != "" && st.Outcome == "" {
-					return "not run: " + st.Reason
-				}
-			}
-		}
-	}
-	return ""
-}
-
-// answer is what two calls are compared on: content and structuredContent.
-func answer(st *StepResult) any {
-	if st.result == nil {
-		return nil
-	}
-	return map[string]any{"content": st.result["content"], "structuredContent": st.result["structuredContent"]}
+	return checked, len(tools)
 }
 
 // scores computes each generated score and applies the thresholds.
-func (r *runState) scores(g *config.Generate) {
+func (r *runState) scores(g *config.Generate, concurrencyChecked, concurrencyFailed int) {
 	type tally struct{ passed, total int }
 	t := map[string]*tally{}
 	for i := range r.rep.Scenarios {
@@ -413,8 +307,8 @@ func (r *runState) scores(g *config.Generate) {
 			r.rep.Summary.Scores = append(r.rep.Summary.Scores, percentScore(name, c.passed, c.total))
 		}
 	}
-	if r.concurrencyChecked > 0 {
-		r.rep.Summary.Scores = append(r.rep.Summary.Scores, percentScore(config.ScoreConcurrency, r.concurrencyChecked-r.concurrencyFailedTools, r.concurrencyChecked))
+	if concurrencyChecked > 0 {
+		r.rep.Summary.Scores = append(r.rep.Summary.Scores, percentScore(config.ScoreConcurrency, concurrencyChecked-concurrencyFailed, concurrencyChecked))
 	}
 	sort.SliceStable(r.rep.Summary.Scores, func(i, j int) bool {
 		return scoreOrder(r.rep.Summary.Scores[i].Name) < scoreOrder(r.rep.Summary.Scores[j].Name)

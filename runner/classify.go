@@ -25,7 +25,7 @@ type classification struct {
 	Detail string
 }
 
-// classify maps what a tools/call returned to an outcome class. It is the
+// classify maps what a call returned to an outcome class. It is the
 // one place that tells apart tool errors, protocol errors, timeouts, dead
 // transports, lost sessions and broken messages (input_rejected and
 // output_invalid are decided before and after the call, against the tool's
@@ -34,13 +34,13 @@ type classification struct {
 // reads a response with neither as EOF, so only the tap can tell), then the
 // call's own deadline, the SDK's sentinel errors, JSON-RPC errors, EOF, and
 // decoding failures.
-func classify(callCtx context.Context, res *mcp.CallToolResult, err error, tp *tap) classification {
+func classify(callCtx context.Context, rep *reply, err error, tp *tap) classification {
 	if m := tp.Malformed(); m != "" {
 		return classification{Outcome: assert.OutcomeMalformedResponse, Detail: m}
 	}
 	if err == nil {
-		if res != nil && res.IsError {
-			return classification{Outcome: assert.OutcomeToolError, Detail: contentText(res)}
+		if rep != nil && rep.isError {
+			return classification{Outcome: assert.OutcomeToolError, Detail: rep.text}
 		}
 		return classification{Outcome: assert.OutcomeOK}
 	}
@@ -90,18 +90,4 @@ var malformedSigns = []string{
 	"cannot unmarshal",
 	"unmarshal",
 	"invalid message",
-}
-
-// contentText joins a result's text content, for the human report.
-func contentText(res *mcp.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range res.Content {
-		if t, ok := c.(*mcp.TextContent); ok {
-			if b.Len() > 0 {
-				b.WriteByte('\n')
-			}
-			b.WriteString(t.Text)
-		}
-	}
-	return b.String()
 }

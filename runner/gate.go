@@ -65,7 +65,11 @@ func GuardedCall(ctx context.Context, cs *mcp.ClientSession, t *mcp.Tool, args m
 	began := time.Now()
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: t.Name, Arguments: args})
 	g := Gate{Duration: time.Since(began)}
-	cl := classify(ctx, res, err, &tap{})
+	var rep *reply
+	if err == nil && res != nil {
+		rep = &reply{isError: res.IsError, text: contentText(res.Content), hasContent: len(res.Content) > 0}
+	}
+	cl := classify(ctx, rep, err, &tap{})
 	g.Outcome, g.ErrorCode, g.Detail = cl.Outcome, cl.Code, cl.Detail
 	if err != nil || res == nil {
 		return g
@@ -74,7 +78,7 @@ func GuardedCall(ctx context.Context, cs *mcp.ClientSession, t *mcp.Tool, args m
 	raw, _ := json.Marshal(res)
 	g.ResponseChars = len(raw)
 	ar := &assert.Result{Outcome: g.Outcome, HasResult: true, IsError: res.IsError,
-		Text: contentText(res), HasContent: len(res.Content) > 0, Arguments: args}
+		Text: rep.text, HasContent: rep.hasContent, Arguments: args}
 	if sc, ok := decodeResult(raw)["structuredContent"]; ok {
 		ar.Structured, ar.HasStructured = sc, true
 	}

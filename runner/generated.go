@@ -16,37 +16,84 @@ type SkippedTool struct {
 	Reason string `json:"reason"`
 }
 
-// compiled is what generation adds to a suite.
-type compiled struct {
-	scenarios []config.Scenario
+// Cases of generated steps, as the report names them.
+const (
+	caseValid            = gen.CaseValid
+	caseCreate           = "create"
+	caseRead             = "read"
+	caseDelete           = "delete"
+	caseStaleRead        = "stale-read"
+	caseOrphanRead       = "orphan-read"
+	caseIndependent      = "independent-connections"
+	caseSequential       = "sequential"
+	caseSequentialRepeat = "sequential-repeat"
+	caseOverlapping      = "overlapping"
+)
+
+// generated is what generation adds to the plan: scenarios, and the typed
+// handles through which analysis reads them afterwards.
+type generated struct {
+	scenarios []*scenario
 	skipped   []SkippedTool
 	notes     []string // observations about the contracts (placeholders, no groups, ...)
+	// valid is each tool's valid call: what the probes measure.
+	valid []stepRef
+	// independent and crossed are the concurrency checks, per tool.
+	independent []independentCheck
+	crossed     []crossedCheck
 }
 
-// compileGenerated turns the discovered tool contracts into ordinary
-// scenarios, following the suite's generate block. Nothing here runs a
-// call: the scheduler, the executor, the outcome classes and the report are
-// the fixtures' own. Generated scenarios are named by what they check and
-// by tool, in a fixed order, so reports compare across runs.
-func compileGenerated(suite *config.Suite, tools []tool) compiled {
-	g := suite.Generate
-	var out compiled
+// stepRef is one step of the plan (indexes into the report).
+type stepRef struct{ scenario, step int }
+
+// independentCheck is a tool's valid call made on N connections at once.
+type independentCheck struct {
+	tool     string
+	scenario int
+}
+
+// crossedCheck is a tool's crossed-responses check: distinct inputs one by
+// one (the reference), then all at once.
+type crossedCheck struct {
+	tool       string
+	sequential int
+	together   int
+	// twins[j] is the one-by-one step with the same input as step j of
+	// the all-at-once scenario.
+	twins []int
+}
+
+// generator compiles the discovered tool contracts into ordinary plan
+// scenarios, following the suite's generate block. Nothing here runs a call:
+// the scheduler, the executor, the outcome classes and the report are the
+// fixtures' own. Scenarios are named by what they check and by tool, in a
+// fixed order, so reports compare across runs.
+type generator struct {
+	suite  *config.Suite
+	g      *config.Generate
+	values *gen.Values
+	out    generated
+	base   int // report index of the first generated scenario
+}
+
+func compileGenerated(suite *config.Suite, tools []tool, base int) generated {
+	c := &generator{suite: suite, g: suite.Generate, values: gen.NewValues(suite.Generate.Seed), base: base}
+	g := c.g
 	allowed := map[string]bool{}
 	for _, t := range suite.AllowTools {
 		allowed[t] = true
 	}
-	values := gen.NewValues(g.Seed)
 	var targets, readOnly []tool
 	for _, t := range sortedTools(tools) {
 		switch {
 		case suite.AllowTools != nil && !allowed[t.Name]:
-			out.skipped = append(out.skipped, SkippedTool{t.Name, "not in allowTools; generated calls are bounded by it"})
+			c.skip(t.Name, "not in allowTools; generated calls are bounded by it")
 		case !isReadOnly(t) && !g.IncludeDestructive:
 			why := "annotated readOnlyHint: false"
 			if _, present := gen.Hint(t.Annotations, "readOnlyHint"); !present {
 				why = "no readOnlyHint annotation (a missing hint is not read-only)"
 			}
-			out.skipped = append(out.skipped, SkippedTool{t.Name, why + ", so no generated call is made to it; --include-destructive lifts this"})
+			c.skip(t.Name, why+", so no generated call is made to it; --include-destructive lifts this")
 		default:
 			targets = append(targets, t)
 			if isReadOnly(t) {
@@ -59,54 +106,99 @@ func compileGenerated(suite *config.Suite, tools []tool) compiled {
 		if !(g.Fuzz || g.Fidelity || g.Probes || g.Concurrency > 1) {
 			break
 		}
-		cases, notes := gen.FuzzCases(t.Name, t.InputSchema, values)
+		cases, notes := gen.FuzzCases(t.Name, t.InputSchema, c.values)
 		for _, n := range notes {
-			out.notes = append(out.notes, fmt.Sprintf("tool %q: %s", t.Name, n))
+			c.note("tool %q: %s", t.Name, n)
 		}
 		if len(cases) == 0 {
-			out.skipped = append(out.skipped, SkippedTool{t.Name, "no usable inputSchema to generate arguments from"})
+			c.skip(t.Name, "no usable inputSchema to generate arguments from")
 			continue
 		}
 		valid[t.Name] = cases[0].Arguments
 		if !(g.Fuzz || g.Fidelity || g.Probes) {
 			continue
 		}
-		// A read-only tool's cases neither reference nor change each other:
-		// after the valid call, they run at once (up to --jobs).
-		sc := config.Scenario{Name: "generated: " + t.Name, ContinueOnFailure: true, Reconnect: true, Independent: isReadOnly(t)}
-		sc.Steps = append(sc.Steps, validStep(g, t.Name, cases[0]))
-		if g.Fuzz {
-			for _, c := range cases[1:] {
-				sc.Steps = append(sc.Steps, fuzzStep(t.Name, c))
-			}
-		}
-		out.scenarios = append(out.scenarios, sc)
+		c.cases(t, cases)
 	}
 	if g.Lifecycle || len(g.LifecycleGroups) > 0 {
-		out.lifecycle(g, targets, values)
+		c.lifecycle(targets)
 	}
 	if g.Concurrency > 1 {
-		out.concurrency(g, targets, readOnly, valid, values)
+		c.concurrency(targets, readOnly, valid)
 	}
-	return out
+	return c.out
 }
 
-var noValidation = false
+func (c *generator) skip(tool, why string) {
+	c.out.skipped = append(c.out.skipped, SkippedTool{tool, why})
+}
 
-// validStep is a tool's call with realistic arguments: judged for
-// fidelity when that is on, otherwise advisory (a failure is a note: the
-// arguments may just be unrealistic, as mcp-fuzz says of its valid call).
-func validStep(g *config.Generate, tool string, c gen.Case) config.Step {
-	st := config.Step{ID: "valid", Tool: tool, Arguments: c.Arguments, Case: gen.CaseValid,
-		ValidateArguments: &noValidation}
+func (c *generator) note(format string, args ...any) {
+	c.out.notes = append(c.out.notes, fmt.Sprintf(format, args...))
+}
+
+// scenario starts a generated scenario: in order on the shared session,
+// its failed and flagged steps listed as findings.
+func (c *generator) scenario(name string) *scenario {
+	return &scenario{name: name, mode: inOrder, isolation: config.IsolationShared, after: -1, findings: findingsAll}
+}
+
+// add appends a scenario to the plan and returns its report index.
+func (c *generator) add(sc *scenario) int {
+	sc.index = c.base + len(c.out.scenarios)
+	finish(sc)
+	c.out.scenarios = append(c.out.scenarios, sc)
+	return sc.index
+}
+
+// call plans one generated step. Its arguments are sent as generated: the
+// point of most cases is to send what the schema forbids.
+func (c *generator) call(id, tool string, args map[string]any, origin, kind string) step {
+	spec := &config.Step{ID: id, Tool: tool, Arguments: args, Origin: origin}
+	st := newStep(spec, c.suite.TimeoutMs)
+	st.kind, st.validate = kind, false
+	return st
+}
+
+// cases plans a tool's valid call and its bad-input cases as one scenario
+// that goes on when a case fails. A read-only tool's cases neither refer
+// to nor change each other: after the valid call, they run at once.
+func (c *generator) cases(t tool, cases []gen.Case) {
+	sc := c.scenario("generated: " + t.Name)
+	sc.continueOnFailure, sc.reconnect = true, true
+	if isReadOnly(t) {
+		sc.mode = fanOut
+	}
+	sc.steps = append(sc.steps, c.validStep(t.Name, cases[0]))
+	if c.g.Fuzz {
+		for _, k := range cases[1:] {
+			sc.steps = append(sc.steps, c.fuzzStep(t.Name, k))
+		}
+	}
+	for j := range sc.steps {
+		sc.steps[j].rerun = true
+	}
+	i := c.add(sc)
+	c.out.valid = append(c.out.valid, stepRef{i, 0})
+}
+
+// validStep is a tool's call with realistic arguments: judged for fidelity
+// when that is on, otherwise advisory (a failure is a note: the arguments
+// may just be unrealistic, as mcp-fuzz says of its valid call).
+func (c *generator) validStep(tool string, k gen.Case) step {
+	origin := config.OriginProbe
 	switch {
-	case g.Fidelity:
-		st.Origin, st.Score = config.OriginFidelity, config.ScoreResponseFidelity
-		st.Expect.Fidelity = true
-	case g.Fuzz:
-		st.Origin, st.Advisory = config.OriginFuzz, true
-	default:
-		st.Origin, st.Advisory = config.OriginProbe, true
+	case c.g.Fidelity:
+		origin = config.OriginFidelity
+	case c.g.Fuzz:
+		origin = config.OriginFuzz
+	}
+	st := c.call("valid", tool, k.Arguments, origin, caseValid)
+	if c.g.Fidelity {
+		st.score = config.ScoreResponseFidelity
+		st.spec.Expect.Fidelity = true
+	} else {
+		st.spec.Advisory = true
 	}
 	return st
 }
@@ -119,42 +211,54 @@ var (
 	invalidParams    = int64(-32602)
 )
 
-func fuzzStep(tool string, c gen.Case) config.Step {
-	return config.Step{
-		ID:   c.Name + "." + c.Property,
-		Tool: tool, Arguments: c.Arguments, Origin: config.OriginFuzz,
-		Case: c.Name, Property: c.Property, Score: config.ScoreCrashResilience,
-		ValidateArguments: &noValidation, // the point is to send what the schema forbids
-		Expect:            config.Expect{OutcomeAny: gracefulOutcomes, ErrorCode: &invalidParams},
-	}
+func (c *generator) fuzzStep(tool string, k gen.Case) step {
+	st := c.call(k.Name+"."+k.Property, tool, k.Arguments, config.OriginFuzz, k.Name)
+	st.property, st.score = k.Property, config.ScoreCrashResilience
+	st.spec.Expect = config.Expect{OutcomeAny: gracefulOutcomes, ErrorCode: &invalidParams}
+	return st
 }
 
 func ref(step, pointer string) map[string]any {
 	return map[string]any{"$ref": step + "#" + pointer}
 }
 
-// lifecycle compiles create → read → delete → stale-read chains.
-func (out *compiled) lifecycle(g *config.Generate, targets []tool, values *gen.Values) {
+// lifecycleStep plans one call of a create → read → delete chain.
+func (c *generator) lifecycleStep(id, tool string, args map[string]any, kind string) step {
+	return c.call(id, tool, args, config.OriginLifecycle, kind)
+}
+
+// lifecycle compiles create → read → delete → stale-read chains: the
+// fixture's explicit groups, and (with includeDestructive) the groups found
+// by tool name. A chain holds state on its session, so it gets a session
+// (over stdio, a server) of its own: a crash elsewhere cannot break it.
+func (c *generator) lifecycle(targets []tool) {
+	g := c.g
 	for i, lg := range g.LifecycleGroups {
 		name := lg.Name
 		if name == "" {
 			name = lg.Create.Tool + " #" + strconv.Itoa(i+1)
 		}
-		sc := config.Scenario{Name: "lifecycle: " + name, Isolation: config.IsolationScenario}
-		sc.Steps = []config.Step{
-			{ID: "create", Tool: lg.Create.Tool, Arguments: lg.Create.Arguments, Origin: config.OriginLifecycle, Case: "create", Score: config.ScoreLifecycle, Pos: lg.Create.Pos},
-			{ID: "read", Tool: lg.Read.Tool, Arguments: lg.Read.Arguments, Origin: config.OriginLifecycle, Case: "read", Score: config.ScoreLifecycle, Pos: lg.Read.Pos},
-			{ID: "delete", Tool: lg.Delete.Tool, Arguments: lg.Delete.Arguments, Origin: config.OriginLifecycle, Case: "delete", Score: config.ScoreLifecycle, Pos: lg.Delete.Pos},
-			{ID: "read-after-delete", Tool: lg.Read.Tool, Arguments: lg.Read.Arguments, Origin: config.OriginLifecycle, Case: "stale-read", Score: config.ScoreLifecycle, Pos: lg.Read.Pos,
-				Expect: config.Expect{Absent: &config.Value{V: ref("create", lg.IDPointer)}}},
+		sc := c.scenario("lifecycle: " + name)
+		sc.isolation = config.IsolationScenario
+		at := func(st step, pos config.Pos) step {
+			st.spec.Pos, st.score, st.validate = pos, config.ScoreLifecycle, true
+			return st
 		}
-		out.scenarios = append(out.scenarios, sc)
+		stale := at(c.lifecycleStep("read-after-delete", lg.Read.Tool, lg.Read.Arguments, caseStaleRead), lg.Read.Pos)
+		stale.spec.Expect.Absent = &config.Value{V: ref("create", lg.IDPointer)}
+		sc.steps = []step{
+			at(c.lifecycleStep("create", lg.Create.Tool, lg.Create.Arguments, caseCreate), lg.Create.Pos),
+			at(c.lifecycleStep("read", lg.Read.Tool, lg.Read.Arguments, caseRead), lg.Read.Pos),
+			at(c.lifecycleStep("delete", lg.Delete.Tool, lg.Delete.Arguments, caseDelete), lg.Delete.Pos),
+			stale,
+		}
+		c.add(sc)
 	}
 	if !g.Lifecycle {
 		return
 	}
 	if !g.IncludeDestructive {
-		out.notes = append(out.notes, "lifecycle: groups found by name are only run with --include-destructive (they create and delete)")
+		c.note("lifecycle: groups found by name are only run with --include-destructive (they create and delete)")
 		return
 	}
 	gtools := make([]gen.Tool, len(targets))
@@ -165,13 +269,13 @@ func (out *compiled) lifecycle(g *config.Generate, targets []tool, values *gen.V
 	}
 	groups, notes := gen.Groups(gtools)
 	for _, n := range notes {
-		out.notes = append(out.notes, "lifecycle: "+n)
+		c.note("lifecycle: %s", n)
 	}
 	if len(groups) == 0 {
-		out.notes = append(out.notes, "lifecycle: 0 groups detected (no create_X / get_X / delete_X tools sharing a resource); nothing checked, which is not a pass")
+		c.note("lifecycle: 0 groups detected (no create_X / get_X / delete_X tools sharing a resource); nothing checked, which is not a pass")
 	}
 	valid := func(name string) map[string]any {
-		args, _ := values.Valid(name, byName[name].InputSchema)
+		args, _ := c.values.Valid(name, byName[name].InputSchema)
 		return args
 	}
 	withID := func(args map[string]any, param, step string) map[string]any {
@@ -179,8 +283,19 @@ func (out *compiled) lifecycle(g *config.Generate, targets []tool, values *gen.V
 		for k, v := range args {
 			m[k] = v
 		}
-		m[param] = ref(step, "/"+config.CapturedID)
+		m[param] = ref(step, "/"+capturedID)
 		return m
+	}
+	// A create that succeeds but yields no id, or fails, ends the chain
+	// without failing it: there is nothing to follow.
+	create := func(id, tool, resource string, args map[string]any) step {
+		st := c.lifecycleStep(id, tool, args, caseCreate)
+		st.capture, st.spec.Advisory = resource, true
+		return st
+	}
+	scored := func(st step) step {
+		st.score = config.ScoreLifecycle
+		return st
 	}
 	groupOf := map[string]gen.Group{}
 	for _, gr := range groups {
@@ -192,48 +307,49 @@ func (out *compiled) lifecycle(g *config.Generate, targets []tool, values *gen.V
 		parentOf[ln.Child] = ln
 	}
 	for _, gr := range groups {
-		// A chain holds state on its session: it gets a session (over
-		// stdio, a server) of its own, so a crash elsewhere cannot break it.
-		sc := config.Scenario{Name: "lifecycle: " + gr.Resource, Isolation: config.IsolationScenario}
+		sc := c.scenario("lifecycle: " + gr.Resource)
+		sc.isolation = config.IsolationScenario
 		createArgs := valid(gr.Create)
 		if ln, ok := parentOf[gr.Resource]; ok {
 			// A child is created under a real parent, or its create fails
 			// for want of one.
 			parent := groupOf[ln.Parent]
-			sc.Steps = append(sc.Steps, config.Step{ID: "create-parent", Tool: parent.Create, Arguments: valid(parent.Create), Origin: config.OriginLifecycle,
-				Case: "create", CaptureID: parent.Resource, Advisory: true, ValidateArguments: &noValidation})
+			sc.steps = append(sc.steps, create("create-parent", parent.Create, parent.Resource, valid(parent.Create)))
 			createArgs = withID(createArgs, ln.Param, "create-parent")
 		}
-		sc.Steps = append(sc.Steps, config.Step{ID: "create", Tool: gr.Create, Arguments: createArgs, Origin: config.OriginLifecycle,
-			Case: "create", CaptureID: gr.Resource, Advisory: true, ValidateArguments: &noValidation})
+		sc.steps = append(sc.steps, create("create", gr.Create, gr.Resource, createArgs))
 		if gr.Read != "" {
-			sc.Steps = append(sc.Steps, config.Step{ID: "read", Tool: gr.Read, Arguments: withID(valid(gr.Read), gr.ReadIDParam, "create"),
-				Origin: config.OriginLifecycle, Case: "read", Score: config.ScoreLifecycle, ValidateArguments: &noValidation})
+			sc.steps = append(sc.steps, scored(c.lifecycleStep("read", gr.Read, withID(valid(gr.Read), gr.ReadIDParam, "create"), caseRead)))
 		}
 		if gr.Delete != "" {
-			sc.Steps = append(sc.Steps, config.Step{ID: "delete", Tool: gr.Delete, Arguments: withID(valid(gr.Delete), gr.DeleteIDParam, "create"),
-				Origin: config.OriginLifecycle, Case: "delete", Score: config.ScoreLifecycle, ValidateArguments: &noValidation})
+			sc.steps = append(sc.steps, scored(c.lifecycleStep("delete", gr.Delete, withID(valid(gr.Delete), gr.DeleteIDParam, "create"), caseDelete)))
 			if gr.Read != "" {
-				sc.Steps = append(sc.Steps, config.Step{ID: "read-after-delete", Tool: gr.Read, Arguments: withID(valid(gr.Read), gr.ReadIDParam, "create"),
-					Origin: config.OriginLifecycle, Case: "stale-read", Score: config.ScoreLifecycle, ValidateArguments: &noValidation,
-					Expect: config.Expect{Absent: &config.Value{V: ref("create", "/"+config.CapturedID)}}})
+				st := scored(c.lifecycleStep("read-after-delete", gr.Read, withID(valid(gr.Read), gr.ReadIDParam, "create"), caseStaleRead))
+				st.spec.Expect.Absent = &config.Value{V: ref("create", "/"+capturedID)}
+				sc.steps = append(sc.steps, st)
 			}
 		}
-		out.scenarios = append(out.scenarios, sc)
+		c.add(sc)
 	}
 	for _, ln := range links {
 		parent, child := groupOf[ln.Parent], groupOf[ln.Child]
-		sc := config.Scenario{Name: "lifecycle: " + ln.Parent + " → " + ln.Child, Isolation: config.IsolationScenario}
-		sc.Steps = []config.Step{
-			{ID: "create-parent", Tool: parent.Create, Arguments: valid(parent.Create), Origin: config.OriginLifecycle, Case: "create", CaptureID: parent.Resource, Advisory: true, ValidateArguments: &noValidation},
-			{ID: "create-child", Tool: child.Create, Arguments: withID(valid(child.Create), ln.Param, "create-parent"), Origin: config.OriginLifecycle, Case: "create", CaptureID: child.Resource, Advisory: true, ValidateArguments: &noValidation},
-			{ID: "delete-parent", Tool: parent.Delete, Arguments: withID(valid(parent.Delete), parent.DeleteIDParam, "create-parent"), Origin: config.OriginLifecycle, Case: "delete", Advisory: true, ValidateArguments: &noValidation},
-			// Whether a child may outlive its parent is a design choice
-			// (cascade, orphan, refuse), so this is an observation.
-			{ID: "read-orphan", Tool: child.Read, Arguments: withID(valid(child.Read), child.ReadIDParam, "create-child"), Origin: config.OriginLifecycle, Case: "orphan-read", Advisory: true, ValidateArguments: &noValidation,
-				Expect: config.Expect{Absent: &config.Value{V: ref("create-child", "/"+config.CapturedID)}}},
+		sc := c.scenario("lifecycle: " + ln.Parent + " → " + ln.Child)
+		sc.isolation = config.IsolationScenario
+		deleteParent := c.lifecycleStep("delete-parent", parent.Delete, withID(valid(parent.Delete), parent.DeleteIDParam, "create-parent"), caseDelete)
+		deleteParent.spec.Advisory = true
+		// Whether a child may outlive its parent is a design choice
+		// (cascade, orphan, refuse), so this is an observation.
+		orphan := c.lifecycleStep("read-orphan", child.Read, withID(valid(child.Read), child.ReadIDParam, "create-child"), caseOrphanRead)
+		orphan.spec.Advisory = true
+		orphan.spec.Expect.Absent = &config.Value{V: ref("create-child", "/"+capturedID)}
+		orphan.flagNote = "the child is still readable after its parent was deleted: cascade, orphan or refusal are all legitimate designs — worth confirming this one is intended"
+		sc.steps = []step{
+			create("create-parent", parent.Create, parent.Resource, valid(parent.Create)),
+			create("create-child", child.Create, child.Resource, withID(valid(child.Create), ln.Param, "create-parent")),
+			deleteParent,
+			orphan,
 		}
-		out.scenarios = append(out.scenarios, sc)
+		c.add(sc)
 	}
 }
 
@@ -241,37 +357,56 @@ func (out *compiled) lifecycle(g *config.Generate, targets []tool, values *gen.V
 // connections at once, and for read-only tools the crossed-responses
 // check: N distinct inputs one by one (each twice, to tell a
 // non-deterministic tool), then all at once on one session.
-func (out *compiled) concurrency(g *config.Generate, targets, readOnly []tool, valid map[string]map[string]any, values *gen.Values) {
-	n := g.Concurrency
+func (c *generator) concurrency(targets, readOnly []tool, valid map[string]map[string]any) {
+	n := c.g.Concurrency
+	advisory := func(st step) step {
+		st.spec.Advisory = true
+		return st
+	}
 	for _, t := range targets {
 		args, ok := valid[t.Name]
 		if !ok {
 			continue
 		}
-		sc := config.Scenario{Name: "concurrency: " + t.Name, Parallel: true, Isolation: config.IsolationStep}
+		// One call of the check says nothing alone: the verdict compares
+		// them, so only a failed call is a finding of its own.
+		sc := c.scenario("concurrency: " + t.Name)
+		sc.mode, sc.isolation, sc.findings = allAtOnce, config.IsolationStep, findingsFailed
 		for i := 1; i <= n; i++ {
-			sc.Steps = append(sc.Steps, config.Step{ID: "connection-" + strconv.Itoa(i), Tool: t.Name, Arguments: args,
-				Origin: config.OriginConcurrency, Case: "independent-connections", Advisory: true, ValidateArguments: &noValidation})
+			sc.steps = append(sc.steps, advisory(c.call("connection-"+strconv.Itoa(i), t.Name, args, config.OriginConcurrency, caseIndependent)))
 		}
-		out.scenarios = append(out.scenarios, sc)
+		c.out.independent = append(c.out.independent, independentCheck{t.Name, c.add(sc)})
 	}
 	for _, t := range readOnly {
-		inputs := values.Distinct(t.Name, t.InputSchema, n)
+		inputs := c.values.Distinct(t.Name, t.InputSchema, n)
 		if len(inputs) < 2 {
-			out.notes = append(out.notes, fmt.Sprintf("tool %q: fewer than two distinct valid inputs; no crossed-responses check", t.Name))
+			c.note("tool %q: fewer than two distinct valid inputs; no crossed-responses check", t.Name)
 			continue
 		}
 		// One by one on a session of its own, so no other call overlaps.
-		seq := config.Scenario{Name: "crossed: " + t.Name + " (one by one)", ContinueOnFailure: true, Isolation: config.IsolationScenario, Reference: true}
-		par := config.Scenario{Name: "crossed: " + t.Name + " (all at once)", Parallel: true, Isolation: config.IsolationScenario, After: seq.Name}
+		seq := c.scenario("crossed: " + t.Name + " (one by one)")
+		seq.continueOnFailure, seq.isolation, seq.reference, seq.findings = true, config.IsolationScenario, true, findingsFailed
+		par := c.scenario("crossed: " + t.Name + " (all at once)")
+		par.mode, par.isolation, par.findings = allAtOnce, config.IsolationScenario, findingsFailed
+		var twins []int
 		for i, in := range inputs {
 			id := "input-" + strconv.Itoa(i+1)
-			seq.Steps = append(seq.Steps,
-				config.Step{ID: id, Tool: t.Name, Arguments: in, Origin: config.OriginConcurrency, Case: "sequential", Advisory: true, ValidateArguments: &noValidation},
-				config.Step{ID: id + "-again", Tool: t.Name, Arguments: in, Origin: config.OriginConcurrency, Case: "sequential-repeat", Advisory: true, ValidateArguments: &noValidation})
-			par.Steps = append(par.Steps, config.Step{ID: id, Tool: t.Name, Arguments: in, Origin: config.OriginConcurrency, Case: "overlapping", Advisory: true, ValidateArguments: &noValidation})
+			first := advisory(c.call(id, t.Name, in, config.OriginConcurrency, caseSequential))
+			again := advisory(c.call(id+"-again", t.Name, in, config.OriginConcurrency, caseSequentialRepeat))
+			again.repeats = len(seq.steps)
+			twins = append(twins, len(seq.steps))
+			seq.steps = append(seq.steps, first, again)
+			par.steps = append(par.steps, advisory(c.call(id, t.Name, in, config.OriginConcurrency, caseOverlapping)))
 		}
-		out.scenarios = append(out.scenarios, seq, par)
+		for _, sc := range []*scenario{seq, par} {
+			for j := range sc.steps {
+				sc.steps[j].record = true
+			}
+		}
+		check := crossedCheck{tool: t.Name, sequential: c.add(seq), twins: twins}
+		par.after = check.sequential
+		check.together = c.add(par)
+		c.out.crossed = append(c.out.crossed, check)
 	}
 }
 

@@ -28,7 +28,7 @@ type Divergence struct {
 // DivergentOutcome is one protocol version's result of a divergent step.
 type DivergentOutcome struct {
 	ProtocolVersion string `json:"protocolVersion"`
-	Status          string `json:"status"`
+	Status          Status `json:"status"`
 	Outcome         string `json:"outcome,omitempty"`
 	ErrorCode       *int64 `json:"errorCode,omitempty"`
 }

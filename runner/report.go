@@ -10,12 +10,18 @@ import (
 // (schemas/report.schema.json).
 const SchemaVersion = 1
 
-// Step statuses.
+// Status is what became of a step, a scenario or a finding.
+type Status string
+
+// The statuses, as the report schema lists them.
 const (
-	StatusPassed  = "passed"
-	StatusFailed  = "failed"
-	StatusSkipped = "skipped"
+	StatusPassed  Status = "passed"
+	StatusFailed  Status = "failed"
+	StatusSkipped Status = "skipped"
 )
+
+// Statuses lists every status in the order of the report schema.
+var Statuses = []Status{StatusPassed, StatusFailed, StatusSkipped}
 
 // Report is the result of one run: the single model every writer (human
 // text, JSON, ...) renders. Fields tagged `json:"-"` are for the human report
@@ -109,7 +115,7 @@ type ScenarioResult struct {
 	// ProtocolVersion is the negotiated version this scenario ran under, in
 	// a multi-protocol run.
 	ProtocolVersion string       `json:"protocolVersion,omitempty"`
-	Status          string       `json:"status"`
+	Status          Status       `json:"status"`
 	Steps           []StepResult `json:"steps"`
 	// Pos is where the scenario was written (human report only).
 	Pos config.Pos `json:"-"`
@@ -120,7 +126,7 @@ type StepResult struct {
 	ID     string `json:"id"`
 	Tool   string `json:"tool"`
 	Origin string `json:"origin"`
-	Status string `json:"status"`
+	Status Status `json:"status"`
 	// Outcome is the outcome class of the call; empty when no call was made
 	// (skipped, or failed before sending: an unresolvable $ref).
 	Outcome    string            `json:"outcome,omitempty"`

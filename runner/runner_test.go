@@ -69,7 +69,7 @@ func statuses(r *Report) string {
 	var b strings.Builder
 	for _, sc := range r.Scenarios {
 		for _, st := range sc.Steps {
-			b.WriteString(sc.Name + "/" + st.ID + "=" + st.Status)
+			b.WriteString(sc.Name + "/" + st.ID + "=" + string(st.Status))
 			if st.Outcome != "" {
 				b.WriteString(":" + st.Outcome)
 			}

@@ -18,7 +18,7 @@ type TraceEntry struct {
 	Case       string         `json:"case,omitempty"`
 	Property   string         `json:"property,omitempty"`
 	Outcome    string         `json:"outcome,omitempty"`
-	Status     string         `json:"status,omitempty"`
+	Status     Status         `json:"status,omitempty"`
 	Detail     string         `json:"detail,omitempty"`
 	Arguments  map[string]any `json:"arguments,omitempty"`
 	StartedAt  string         `json:"startedAt,omitempty"`

@@ -166,7 +166,7 @@ func Text(w io.Writer, r *runner.Report, opts TextOptions) error {
 		for _, d := range r.Divergences {
 			var parts []string
 			for _, o := range d.Results {
-				s := o.ProtocolVersion + ": " + o.Status
+				s := o.ProtocolVersion + ": " + string(o.Status)
 				if o.Outcome != "" {
 					s += " (" + o.Outcome + ")"
 				}

@@ -38,7 +38,7 @@ const RequireEnv = "MCPCHECK_REQUIRE_INTEROP"
 // Root returns the repository root (where package.json lives).
 func Root() string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", "..", "..", ".."))
 }
 
 // Dir installs the pinned servers if needed and returns the install

@@ -1,0 +1,226 @@
+package runner
+
+import (
+	"encoding/json"
+	"strconv"
+	"time"
+
+	"github.com/mcpcheck/mcpcheck/config"
+)
+
+// The plan is what the scheduler and the executor run: the fixture's
+// scenarios and the generated ones, compiled into the runner's own types.
+// config describes what the user wrote; everything only the engine needs
+// (how a scenario's steps are scheduled, when it stops, which scenario it
+// waits for, what a step captures, how analysis reads it) lives here, set by
+// the compiler of the fixture (planSuite) or by generation (generated.go),
+// so that nothing downstream recovers meaning from names, ids or messages.
+
+// mode is how the steps of a scenario run.
+type mode uint8
+
+const (
+	// inOrder runs the steps one after another; a failed step skips the
+	// rest unless the scenario continues on failure. Steps may $ref the
+	// results of earlier ones.
+	inOrder mode = iota
+	// fanOut runs the first step alone, then the others at once, bounded
+	// across the run (see runState.extra): a read-only tool's generated
+	// cases, which neither refer to nor change each other. The first call is
+	// what the probes time.
+	fanOut
+	// allAtOnce starts every step at the same moment (parallel: true); its
+	// steps cannot refer to each other and a failure skips nothing.
+	allAtOnce
+)
+
+// findings says which steps of a scenario analysis lists as findings.
+type findings uint8
+
+const (
+	findingsNone   findings = iota // a fixture scenario: its steps speak for themselves
+	findingsAll                    // every failed or flagged step is a finding
+	findingsFailed                 // only failed steps: flagged calls are judged together (concurrency)
+)
+
+// scenario is one scenario of the plan.
+type scenario struct {
+	index     int // in the report
+	name      string
+	mode      mode
+	isolation string // config.IsolationShared, IsolationScenario or IsolationStep
+	// reconnect replaces a lost session before each step (a relaunched
+	// stdio server) instead of skipping the rest.
+	reconnect         bool
+	continueOnFailure bool
+	protocols         []string
+	// after, when not -1, is the scenario this one needs: when that one
+	// stopped early, this one is skipped with its reason. It always runs
+	// earlier (an allAtOnce scenario after an inOrder one).
+	after int
+	// reference stops the scenario at the first step that cannot serve as
+	// a reference answer: one that did not come back ok, or a repeat whose
+	// answer differs from the step it repeats (step.repeats).
+	reference bool
+	findings  findings
+	steps     []step
+	pos       config.Pos
+}
+
+// step is one planned call and what must hold of its answer.
+type step struct {
+	// spec is the step as written, by the user or a generator: its id,
+	// expectations, protocols, advisory flag and position.
+	spec *config.Step
+	call call
+	// Generated steps say what they are (reported as origin, case,
+	// property) and what they count toward.
+	origin, kind, property, score string
+	// capture, when set, names the resource whose id is looked for in the
+	// result once the step passes; later steps read it with
+	// {$ref: "<step>#/mcpcheck:id"} (capturedID).
+	capture string
+	// repeats is the index of the step this one calls again with the same
+	// input (a reference scenario's determinism check), else -1.
+	repeats int
+	// flagNote, when set, replaces the checkers' words when the step is
+	// flagged: the generator knows what the observation means.
+	flagNote string
+	// rerun allows running the step again alone when its call lost the
+	// server (see rerunAlone). Only generated calls of read-only tools (or
+	// of tools the user opted into) may be made twice: a fixture step may
+	// have side effects.
+	rerun bool
+	// record keeps the decoded result in the step's report for analysis.
+	record bool
+
+	timeout  time.Duration
+	validate bool // check the arguments against the inputSchema first
+	keep     bool // a later step of the scenario refers to this one's result
+	rawPaths bool // a structuredPaths check needs structuredContent's raw bytes
+	text     bool // a check reads the result's text content
+}
+
+// call is what a step asks of the server: a method and its parameters.
+type call struct {
+	method string // the JSON-RPC method; tools/call for a tool step
+	name   string // the tool called
+	// args are the arguments as written, possibly with $ref markers; raw
+	// is their encoding, made once when they hold none.
+	args   map[string]any
+	raw    json.RawMessage
+	hasRef bool
+}
+
+// methodToolsCall is the only method a step calls until other step kinds
+// exist: the scheduler and the executor are written for any.
+const methodToolsCall = "tools/call"
+
+// capturedID is the member of a step's result under which a captured id is
+// found by $ref (see step.capture).
+const capturedID = "mcpcheck:id"
+
+// planSuite compiles the fixture's scenarios, in order, into the plan.
+func planSuite(suite *config.Suite) []*scenario {
+	out := make([]*scenario, len(suite.Scenarios))
+	for i := range suite.Scenarios {
+		sc := &suite.Scenarios[i]
+		p := &scenario{
+			index: i, name: sc.Name, mode: inOrder, isolation: sc.Isolation,
+			reconnect: sc.Reconnect, continueOnFailure: sc.ContinueOnFailure,
+			protocols: sc.Protocols, after: -1, pos: sc.Pos,
+		}
+		if sc.Parallel {
+			p.mode = allAtOnce
+		}
+		if p.isolation == "" {
+			p.isolation = suite.Isolation
+		}
+		if p.isolation == "" {
+			p.isolation = config.IsolationShared
+		}
+		p.steps = make([]step, len(sc.Steps))
+		for j := range sc.Steps {
+			p.steps[j] = newStep(&sc.Steps[j], suite.TimeoutMs)
+		}
+		finish(p)
+		out[i] = p
+	}
+	return out
+}
+
+// newStep plans one step as written, with the suite's time limit unless
+// the step sets its own.
+func newStep(st *config.Step, suiteTimeoutMs int) step {
+	p := step{
+		spec:     st,
+		call:     newCall(methodToolsCall, st.Tool, st.Arguments),
+		origin:   st.Origin,
+		repeats:  -1,
+		timeout:  ms2d(suiteTimeoutMs),
+		validate: st.ValidateArguments == nil || *st.ValidateArguments,
+	}
+	if p.origin == "" {
+		p.origin = config.OriginFixture
+	}
+	if st.TimeoutMs > 0 {
+		p.timeout = ms2d(st.TimeoutMs)
+	}
+	return p
+}
+
+func newCall(method, name string, args map[string]any) call {
+	c := call{method: method, name: name, args: args, hasRef: hasRef(args)}
+	if !c.hasRef {
+		if args == nil {
+			args = map[string]any{}
+		}
+		c.raw, _ = json.Marshal(args)
+	}
+	return c
+}
+
+// finish settles what each step of a complete scenario must keep of its
+// answer: the result when a later step refers to it or it captures an id
+// (read by $ref too), the text when a check reads it, structuredContent's
+// raw bytes for path queries.
+func finish(sc *scenario) {
+	referenced := map[string]bool{}
+	for j := range sc.steps {
+		collectRefs(sc.steps[j].call.args, referenced)
+		if a := sc.steps[j].spec.Expect.Absent; a != nil {
+			collectRefs(a.V, referenced)
+		}
+	}
+	for j := range sc.steps {
+		st := &sc.steps[j]
+		e := &st.spec.Expect
+		st.keep = referenced[st.spec.ID] || st.capture != ""
+		st.text = e.Fidelity || e.Absent != nil || st.capture != ""
+		st.rawPaths = len(e.StructuredPaths) > 0
+	}
+}
+
+func collectRefs(v any, into map[string]bool) {
+	if s, ok := config.RefMarker(v); ok {
+		if r, err := config.ParseRef(s); err == nil {
+			into[r.Step] = true
+		}
+		return
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		for _, e := range x {
+			collectRefs(e, into)
+		}
+	case []any:
+		for _, e := range x {
+			collectRefs(e, into)
+		}
+	}
+}
+
+// label names the step for anomalies noticed after its call returned.
+func (sc *scenario) label(j int) string {
+	return "step " + sc.steps[j].spec.ID + " of " + strconv.Quote(sc.name)
+}

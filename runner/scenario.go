@@ -1,0 +1,370 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/mcpcheck/mcpcheck/assert"
+	"github.com/mcpcheck/mcpcheck/config"
+)
+
+// runScenario runs one scenario of the plan in its mode, unless the run was
+// interrupted, the scenario is for another protocol version, or the
+// scenario it needs stopped early.
+func (r *runState) runScenario(ctx context.Context, sc *scenario, shared *link) {
+	steps := r.rep.Scenarios[sc.index].Steps
+	if ctx.Err() != nil {
+		skipFrom(steps, 0, reasonInterrupted)
+		return
+	}
+	if !r.protocolApplies(sc.protocols) {
+		skipFrom(steps, 0, r.protocolReason("scenario", sc.protocols))
+		return
+	}
+	if why := r.afterStopped(sc.after); why != "" {
+		skipFrom(steps, 0, why)
+		return
+	}
+	if sc.mode == allAtOnce {
+		r.runAllAtOnce(ctx, sc, shared)
+		return
+	}
+	l := shared
+	switch sc.isolation {
+	case config.IsolationScenario:
+		l = &link{}
+		defer l.close(r)
+	case config.IsolationStep:
+		l = nil // a fresh link per step, below
+	}
+	var sess *session
+	if l != nil {
+		var err error
+		if sess, err = r.session(ctx, l, true); err != nil {
+			r.unreachable(ctx, l, sc, 0, err)
+			return
+		}
+		if sc.mode == fanOut {
+			r.runFanOut(ctx, sc, l, sess)
+			return
+		}
+	}
+	r.runInOrder(ctx, sc, l, sess)
+}
+
+// runInOrder runs the steps one after another on link l (nil: each step on
+// a link of its own), passing results on for $refs.
+func (r *runState) runInOrder(ctx context.Context, sc *scenario, l *link, sess *session) {
+	steps := r.rep.Scenarios[sc.index].Steps
+	results := map[string]any{}
+	for j := range sc.steps {
+		p := &sc.steps[j]
+		if ctx.Err() != nil {
+			skipFrom(steps, j, reasonInterrupted)
+			return
+		}
+		if !r.protocolApplies(p.spec.Protocols) {
+			steps[j].Reason = r.protocolReason("step", p.spec.Protocols)
+			continue
+		}
+		stepLink := l
+		if l == nil {
+			stepLink = &link{}
+		}
+		if l == nil || (sc.reconnect && j > 0) {
+			var err error
+			if sess, err = r.session(ctx, stepLink, true); err != nil {
+				r.unreachable(ctx, stepLink, sc, j, err)
+				return
+			}
+		}
+		var res StepResult
+		if l != nil {
+			res, sess = r.callOnLink(ctx, l, sess, sc, j, results)
+		} else {
+			res = r.runStep(ctx, sess, sc, j, results)
+			r.noteLoss(stepLink, sess, sc, j, &res)
+			stepLink.close(r)
+		}
+		steps[j] = res
+		r.stepDone(sc, j)
+		if why := referenceStop(sc, steps[:j+1]); why != "" {
+			skipFrom(steps, j+1, why)
+			return
+		}
+		switch {
+		case res.stop != "":
+			skipFrom(steps, j+1, res.stop)
+			return
+		case res.Status != StatusPassed && ctx.Err() != nil:
+			skipFrom(steps, j+1, reasonInterrupted)
+			return
+		case res.Status != StatusPassed && !sc.continueOnFailure:
+			skipFrom(steps, j+1, reasonEarlierFailed+" ("+p.spec.ID+")")
+			return
+		}
+	}
+}
+
+// stepDone tells the caller (Options.OnStep) that step j of sc is final.
+func (r *runState) stepDone(sc *scenario, j int) {
+	if r.opts.OnStep != nil {
+		r.opts.OnStep(sc.index, r.rep.Scenarios[sc.index].Steps[j])
+	}
+}
+
+// callOnLink makes step j's call on link l (whose session is sess), runs it
+// again alone if it ended with the server gone (see rerunAlone), and
+// records a loss on the link. It returns the result and the link's session
+// after the call.
+func (r *runState) callOnLink(ctx context.Context, l *link, sess *session, sc *scenario, j int, results map[string]any) (StepResult, *session) {
+	l.calls.RLock()
+	res := r.runStep(ctx, sess, sc, j, results)
+	l.calls.RUnlock()
+	if rerun, ok := r.rerunAlone(ctx, l, sc, j, res, results); ok {
+		res = rerun
+		sess = l.current()
+	}
+	r.noteLoss(l, sess, sc, j, &res)
+	return res, sess
+}
+
+// noteLoss marks link l down when the call on sess lost the server.
+func (r *runState) noteLoss(l *link, sess *session, sc *scenario, j int, res *StepResult) {
+	if res.Outcome == assert.OutcomeTransportClosed || res.Outcome == assert.OutcomeSessionLost || (res.Outcome != "" && sess.lost()) {
+		l.lostAt(sess, sc.name, sc.steps[j].spec.ID)
+	}
+}
+
+// runFanOut runs the scenario's first step alone (a tool's valid call:
+// what the probes measure), then the rest at once on link l, up to the
+// suite's concurrency across all scenarios (r.extra), each on the link's
+// current session (relaunched when a call lost it). The steps hold no
+// $ref, so each has results of its own; they land by index, so the report
+// does not show the finish order.
+func (r *runState) runFanOut(ctx context.Context, sc *scenario, l *link, sess *session) {
+	steps := r.rep.Scenarios[sc.index].Steps
+	run := func(j int, sess *session) {
+		p := &sc.steps[j]
+		if !r.protocolApplies(p.spec.Protocols) {
+			steps[j].Reason = r.protocolReason("step", p.spec.Protocols)
+			return
+		}
+		steps[j], _ = r.callOnLink(ctx, l, sess, sc, j, map[string]any{})
+		r.stepDone(sc, j)
+	}
+	if len(sc.steps) == 0 {
+		return
+	}
+	run(0, sess)
+	var wg sync.WaitGroup
+	for j := 1; j < len(sc.steps); j++ {
+		r.extra <- struct{}{}
+		if ctx.Err() != nil {
+			<-r.extra
+			skipFrom(steps, j, reasonInterrupted)
+			break
+		}
+		wg.Go(func() {
+			defer func() { <-r.extra }()
+			s, err := r.session(ctx, l, true)
+			if err != nil {
+				r.unreachableUpTo(ctx, l, sc, j, j+1, err)
+				return
+			}
+			run(j, s)
+		})
+	}
+	wg.Wait()
+}
+
+// rerunAlone runs a step again, alone on the link, when its call ended
+// with the server gone. With scenarios in flight together on one server, a
+// crash takes every call in flight down with it — and a call that starts a
+// moment later too — so only a call made alone can tell the call that
+// crashed the server from the ones that were merely there. The rerun is
+// what the report shows, so it reads the same whatever the concurrency (the
+// trace keeps both calls). Only steps planned with rerun are made twice.
+func (r *runState) rerunAlone(ctx context.Context, l *link, sc *scenario, j int, first StepResult, results map[string]any) (StepResult, bool) {
+	if !sc.steps[j].rerun || ctx.Err() != nil {
+		return first, false
+	}
+	switch first.Outcome {
+	case assert.OutcomeTransportClosed, assert.OutcomeSessionLost, assert.OutcomeMalformedResponse:
+	default:
+		return first, false
+	}
+	l.calls.Lock()
+	defer l.calls.Unlock()
+	sess, err := r.session(ctx, l, true)
+	if err != nil {
+		return first, false
+	}
+	return r.runStep(ctx, sess, sc, j, results), true
+}
+
+// runAllAtOnce runs all steps of a scenario at once: on the shared session,
+// on one session of the scenario's own, or (isolation: step) each on a
+// session of its own, which over stdio means a server process each. Such
+// steps are independent by construction (no $ref between them), so nothing
+// is skipped when one fails. Its steps are final only when all are back.
+func (r *runState) runAllAtOnce(ctx context.Context, sc *scenario, shared *link) {
+	steps := r.rep.Scenarios[sc.index].Steps
+	l := shared
+	if sc.isolation == config.IsolationScenario {
+		l = &link{}
+		defer l.close(r)
+	}
+	var wg sync.WaitGroup
+	for j := range sc.steps {
+		p := &sc.steps[j]
+		if !r.protocolApplies(p.spec.Protocols) {
+			steps[j].Reason = r.protocolReason("step", p.spec.Protocols)
+			continue
+		}
+		wg.Go(func() {
+			stepLink := l
+			if sc.isolation == config.IsolationStep {
+				stepLink = &link{}
+				defer stepLink.close(r)
+			}
+			sess, err := r.session(ctx, stepLink, true)
+			if err != nil {
+				if ctx.Err() != nil {
+					steps[j].Reason = reasonInterrupted
+					return
+				}
+				steps[j].Status = StatusFailed
+				steps[j].Reason = "could not open a session for this step: " + r.clean(err.Error(), 300)
+				return
+			}
+			steps[j] = r.runStep(ctx, sess, sc, j, map[string]any{})
+		})
+	}
+	wg.Wait()
+	if identicalCalls(sc.steps) {
+		// Identical calls are interchangeable: which of them won a race is
+		// chance, so results are listed in a fixed order (by outcome), and
+		// the report reads the same from run to run.
+		sort.SliceStable(steps, func(a, b int) bool { return resultKey(&steps[a]) < resultKey(&steps[b]) })
+		for k := range steps {
+			steps[k].ID = sc.steps[k].spec.ID
+		}
+	}
+	for j := range steps {
+		r.stepDone(sc, j)
+	}
+}
+
+// identicalCalls reports whether every step makes the same call.
+func identicalCalls(ps []step) bool {
+	for k := 1; k < len(ps); k++ {
+		a, b := &ps[0].call, &ps[k].call
+		if a.method != b.method || a.name != b.name || a.hasRef || b.hasRef || !bytes.Equal(a.raw, b.raw) {
+			return false
+		}
+	}
+	return len(ps) > 1
+}
+
+func resultKey(st *StepResult) string {
+	return string(st.Status) + "/" + st.Outcome + "/" + strings.Join(st.Notes, ";")
+}
+
+// skipFrom marks steps[from:] skipped with why.
+func skipFrom(steps []StepResult, from int, why string) {
+	for k := from; k < len(steps); k++ {
+		steps[k].Status = StatusSkipped
+		steps[k].Reason = why
+	}
+}
+
+// unreachable records that scenario sc could not get a session at step j:
+// the run terminates early, naming the step, and the scenario's remaining
+// steps are skipped. Later scenarios find the link down and skip too.
+func (r *runState) unreachable(ctx context.Context, l *link, sc *scenario, j int, err error) {
+	r.unreachableUpTo(ctx, l, sc, j, len(sc.steps), err)
+}
+
+// unreachableUpTo is unreachable for steps j..end-1 only.
+func (r *runState) unreachableUpTo(ctx context.Context, l *link, sc *scenario, j, end int, err error) {
+	steps := r.rep.Scenarios[sc.index].Steps[:end]
+	if ctx.Err() != nil {
+		skipFrom(steps, j, reasonInterrupted)
+		return
+	}
+	skipFrom(steps, j, reasonUnreachable)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.rep.TerminatedEarly == nil && len(steps) > 0 {
+		t := &Termination{Scenario: sc.name, Step: steps[min(j, len(steps)-1)].ID}
+		if lsc, lst := l.lostBy(); lst != "" {
+			// Name the step whose call took the server down, not the
+			// first one that found it gone.
+			t.Scenario, t.Step = lsc, lst
+		}
+		t.Reason = r.clean(err.Error(), 500)
+		r.rep.TerminatedEarly = t
+	}
+}
+
+// protocolApplies reports whether a protocols tag admits the negotiated
+// protocol version (an empty tag admits all).
+func (r *runState) protocolApplies(tags []string) bool {
+	return len(tags) == 0 || slices.Contains(tags, r.rep.ProtocolVersion)
+}
+
+func (r *runState) protocolReason(what string, tags []string) string {
+	return fmt.Sprintf("not run under protocol %s: this %s is for %s", r.rep.ProtocolVersion, what, strings.Join(tags, ", "))
+}
+
+// referenceStop says why a reference scenario (done are its steps run so
+// far) can already not serve as the reference: a call that did not come
+// back ok, or a repeat whose answer differs from the step it repeats.
+// Nothing more is called then, and the scenario that runs after it is
+// skipped too: there would be nothing to compare with.
+func referenceStop(sc *scenario, done []StepResult) string {
+	if !sc.reference {
+		return ""
+	}
+	for k := range done {
+		st := &done[k]
+		if st.Status == StatusSkipped && st.Outcome == "" {
+			return "not run one by one (" + st.Reason + "); crossed-responses check skipped"
+		}
+		if st.Outcome != assert.OutcomeOK {
+			return fmt.Sprintf("%s came back %s one by one, so this tool has no reference answer; crossed-responses check skipped", st.ID, st.Outcome)
+		}
+		if i := sc.steps[k].repeats; i >= 0 && !assert.Equal(answer(&done[i]), answer(st)) {
+			return fmt.Sprintf("the same input (%s) one by one gave two different answers, so this tool is not deterministic; crossed-responses check skipped", done[i].ID)
+		}
+	}
+	return ""
+}
+
+// afterStopped is why a scenario that needs scenario i is not run: that one
+// (run before it) stopped early.
+func (r *runState) afterStopped(i int) string {
+	if i < 0 {
+		return ""
+	}
+	for _, st := range r.rep.Scenarios[i].Steps {
+		if st.Status == StatusSkipped && st.Reason != "" && st.Outcome == "" {
+			return "not run: " + st.Reason
+		}
+	}
+	return ""
+}
+
+// answer is what two calls are compared on: content and structuredContent.
+func answer(st *StepResult) any {
+	if st.result == nil {
+		return nil
+	}
+	return map[string]any{"content": st.result["content"], "structuredContent": st.result["structuredContent"]}
+}
