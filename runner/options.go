@@ -45,9 +45,19 @@ type Options struct {
 	// Trace, when set, receives one JSON line per tool call (and per tool
 	// that generation skipped), with the arguments, redacted.
 	Trace io.Writer
-	// OnStep, when set, is called as each step finishes (from the scenario's
-	// goroutine; calls for different scenarios may be concurrent).
-	OnStep func(scenario int, r StepResult)
+	// OnStart, OnStep and OnScenario follow a run as it goes (the human
+	// report streams through them on a terminal). OnStart is called once,
+	// when the plan is ready and before the first call, with the report as
+	// it stands: every scenario and step in place, skipped "not run"; read
+	// what it needs before returning. OnStep is called when a step's result
+	// is final (from the scenario's goroutine: calls for different scenarios,
+	// and for the cases of one fanned-out scenario, may be concurrent), and
+	// OnScenario when every step of scenario i is final, skipped ones
+	// included. A run that fails before its first call, a --list run and a
+	// run under several protocols call none of them.
+	OnStart    func(r *Report)
+	OnStep     func(scenario, step int, r StepResult)
+	OnScenario func(scenario int, r ScenarioResult)
 }
 
 func (o *Options) terminateGrace() time.Duration {

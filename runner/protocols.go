@@ -40,6 +40,9 @@ type DivergentOutcome struct {
 // a `protocols` tag are by design not divergent.
 func runProtocols(ctx context.Context, suite *config.Suite, opts Options, versions []string) (*Report, error) {
 	start := time.Now()
+	// Each pass has scenarios of its own; the merged report exists only at
+	// the end, so the passes are not followed as they go.
+	opts.OnStart, opts.OnStep, opts.OnScenario = nil, nil, nil
 	var reps []*Report
 	for _, v := range versions {
 		s := *suite

@@ -186,6 +186,9 @@ func (r *runState) run(ctx context.Context) *Report {
 		return rep
 	}
 
+	if r.opts.OnStart != nil {
+		r.opts.OnStart(rep)
+	}
 	r.schedule(ctx, shared)
 	if ctx.Err() != nil {
 		rep.Failure = &SuiteFailure{Stage: "interrupted", Message: "the run was interrupted; steps not run are skipped"}

@@ -17,6 +17,9 @@ import (
 // interrupted, the scenario is for another protocol version, or the
 // scenario it needs stopped early.
 func (r *runState) runScenario(ctx context.Context, sc *scenario, shared *link) {
+	if r.opts.OnScenario != nil {
+		defer func() { r.opts.OnScenario(sc.index, r.rep.Scenarios[sc.index]) }()
+	}
 	steps := r.rep.Scenarios[sc.index].Steps
 	if ctx.Err() != nil {
 		skipFrom(steps, 0, reasonInterrupted)
@@ -114,7 +117,7 @@ func (r *runState) runInOrder(ctx context.Context, sc *scenario, l *link, sess *
 // stepDone tells the caller (Options.OnStep) that step j of sc is final.
 func (r *runState) stepDone(sc *scenario, j int) {
 	if r.opts.OnStep != nil {
-		r.opts.OnStep(sc.index, r.rep.Scenarios[sc.index].Steps[j])
+		r.opts.OnStep(sc.index, j, r.rep.Scenarios[sc.index].Steps[j])
 	}
 }
 

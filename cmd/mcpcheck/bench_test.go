@@ -115,7 +115,7 @@ func (m cpuMark) since() (self, children time.Duration) {
 func runnerSide(b *testing.B, suite *config.Suite, opts runner.Options) sideResult {
 	n := len(suite.Scenarios[0].Steps)
 	var first, last time.Time
-	opts.OnStep = func(_ int, r runner.StepResult) {
+	opts.OnStep = func(_, _ int, r runner.StepResult) {
 		last = time.Now()
 		if first.IsZero() {
 			first = last
