@@ -5,67 +5,39 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
-	"time"
 )
 
-// gcBudget is about how much new garbage may pile up between two
-// collections during a run.
+// minMemoryLimit is the smallest soft memory limit the collector is given.
 //
-// Why tune the collector at all: the go-sdk allocates ~129 KB of garbage per
-// tool call (fresh JSON decoder buffers), while the run keeps the fixture,
-// the plan and the growing report live. At GOGC=100 a cycle starts after 1×
-// the live heap of new garbage and rescans the whole live heap, so GC work
-// per call grows with the fixture. A fixed budget per cycle makes it shrink
-// instead, and bounds memory at about live + budget, whatever the size of
-// the fixture (VERIFICATION.md, performance).
-const gcBudget = 16 << 20
+// Why set a policy at all: the go-sdk allocates ~129 KB of garbage per tool
+// call (fresh JSON decoder buffers) while a run keeps its suite, plan and
+// growing report live, so at the default GOGC=100 every few calls start a
+// cycle that rescans the whole live heap; on a 10,000-step suite that was
+// over a quarter of mcpcheck's CPU. With the percentage rule off and a soft
+// memory limit instead, the collector runs only when the heap nears the
+// limit: a handful of cycles per run, at a peak that is the limit, measured
+// side by side in VERIFICATION.md.
+const minMemoryLimit = 96 << 20
 
-// minHeap is the Go runtime's minimum heap goal at GOGC=100; it scales with
-// the GC percentage.
-const minHeap = 4 << 20
-
-// gcPercent is the GC percentage that gives a heap goal of about
-// live + gcBudget: the goal is live×(1+pct/100) but never below
-// minHeap×pct/100, so pct is bounded by both, within 100..800.
-func gcPercent(live uint64) int {
-	live = max(live, 1<<20)
-	pct := min(100*gcBudget/live, 100*(live+gcBudget)/minHeap)
-	return int(min(max(pct, 100), 800))
-}
-
-// tuneGC keeps the GC percentage at gcPercent of the live heap while a run
-// goes on, re-reading the live heap four times a second, unless the user set
-// GOGC themselves. The returned func stops it.
-func tuneGC() (stop func()) {
+// setGCPolicy turns the percentage rule off and sets a soft memory limit of
+// minMemoryLimit or four times the live heap after loading (a very large
+// suite would otherwise leave the collector no room and make it run
+// continuously), once, at the start of a run. A user who set GOGC or
+// GOMEMLIMIT keeps their own policy.
+func setGCPolicy() {
 	if _, set := os.LookupEnv("GOGC"); set {
-		return func() {}
+		return
 	}
-	runtime.GC() // drop the loader's garbage so the first reading is true
+	if _, set := os.LookupEnv("GOMEMLIMIT"); set {
+		return
+	}
+	runtime.GC() // drop the loader's garbage so the reading is the live heap
 	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-	last := -1
-	adjust := func() {
-		metrics.Read(sample)
-		if sample[0].Value.Kind() != metrics.KindUint64 {
-			return
-		}
-		if pct := gcPercent(sample[0].Value.Uint64()); pct != last {
-			debug.SetGCPercent(pct)
-			last = pct
-		}
+	metrics.Read(sample)
+	limit := uint64(minMemoryLimit)
+	if sample[0].Value.Kind() == metrics.KindUint64 {
+		limit = max(limit, 4*sample[0].Value.Uint64())
 	}
-	adjust()
-	done := make(chan struct{})
-	go func() {
-		t := time.NewTicker(250 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				adjust()
-			}
-		}
-	}()
-	return func() { close(done) }
+	debug.SetMemoryLimit(int64(limit))
+	debug.SetGCPercent(-1)
 }

@@ -1,21 +1,38 @@
 package main
 
-import "testing"
+import (
+	"os"
+	"runtime/debug"
+	"testing"
+)
 
-func TestGCPercent(t *testing.T) {
-	tests := []struct {
-		live uint64
-		want int
-	}{
-		{0, 425},        // tiny heaps: bounded by the scaled minimum heap
-		{2 << 20, 450},  // goal max(2×5.5, 4×4.5) = 18 MB
-		{8 << 20, 200},  // goal 24 MB
-		{16 << 20, 100}, // the default already gives a 16 MB budget
-		{1 << 30, 100},  // never below the default
+// TestGCPolicy: without GOGC and GOMEMLIMIT the percentage rule is off and
+// a soft limit of at least minMemoryLimit is set; a user's GOGC wins.
+func TestGCPolicy(t *testing.T) {
+	t.Setenv("GOGC", "")
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+
+	debug.SetGCPercent(100)
+	setGCPolicy() // GOGC is set (empty): left alone
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("with GOGC set, the GC percentage became %d", got)
 	}
-	for _, tt := range tests {
-		if got := gcPercent(tt.live); got != tt.want {
-			t.Errorf("gcPercent(%d MB) = %d, want %d", tt.live>>20, got, tt.want)
-		}
+
+	unsetenv(t, "GOGC")
+	unsetenv(t, "GOMEMLIMIT")
+	setGCPolicy()
+	if got := debug.SetGCPercent(100); got != -1 {
+		t.Errorf("GC percentage = %d, want -1 (off)", got)
 	}
+	if got := debug.SetMemoryLimit(-1); got < minMemoryLimit {
+		t.Errorf("memory limit = %d, want at least %d", got, minMemoryLimit)
+	}
+}
+
+// unsetenv removes a variable for the rest of the test, restoring it after.
+func unsetenv(t *testing.T, name string) {
+	t.Helper()
+	t.Setenv(name, "") // records the old value for the cleanup
+	os.Unsetenv(name)
 }

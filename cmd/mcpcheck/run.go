@@ -304,9 +304,8 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		opts.Trace = traceFile
 	}
 
-	stopGC := tuneGC()
+	setGCPolicy()
 	rep, err := runner.Run(ctx, suite, opts)
-	stopGC()
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpcheck: %v\n", err)
 		return exitBadArgs
