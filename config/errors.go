@@ -24,20 +24,29 @@ var ErrFile = errors.New("fixture file unreadable")
 const maxErrors = 20
 
 // Error is one problem in a fixture, in the environment or on the command
-// line. Pos names the place in the fixture; it is zero for problems that come
-// from an environment variable or a flag, whose name then starts Msg.
+// line. Pos names the place in the fixture. A problem with a value that came
+// from outside the file has no place: Setting names the setting (a fixture
+// key, see [Settings]) and Env the variable it came from, or "" when it came
+// from the command line, whose flag names the caller knows.
 type Error struct {
-	Pos Pos
-	Msg string
+	Pos     Pos
+	Setting string
+	Env     string
+	Msg     string
 }
 
-// Error renders the problem as `file:line:col: msg`, or just msg when the
-// problem has no place in a file.
+// Error renders the problem as `file:line:col: msg`, `VARIABLE: msg` or
+// `setting KEY: msg`.
 func (e *Error) Error() string {
-	if e.Pos == (Pos{}) {
-		return e.Msg
+	switch {
+	case e.Pos != (Pos{}):
+		return e.Pos.String() + ": " + e.Msg
+	case e.Env != "":
+		return e.Env + ": " + e.Msg
+	case e.Setting != "":
+		return "setting " + e.Setting + ": " + e.Msg
 	}
-	return e.Pos.String() + ": " + e.Msg
+	return e.Msg
 }
 
 // Unwrap makes every Error match [ErrInvalid].
@@ -89,11 +98,20 @@ func (l *errList) at(pos loc, format string, args ...any) {
 }
 
 func (l *errList) add(pos Pos, format string, args ...any) {
+	l.errs = append(l.errs, &Error{Pos: pos, Msg: oneLine(format, args)})
+}
+
+// addSetting records a problem with a setting's value from the environment
+// variable env, or from the command line when env is "".
+func (l *errList) addSetting(key, env, format string, args ...any) {
+	l.errs = append(l.errs, &Error{Setting: key, Env: env, Msg: oneLine(format, args)})
+}
+
+func oneLine(format string, args []any) string {
 	msg := fmt.Sprintf(format, args...)
 	// Values from the input are quoted where they are put in a message; this
 	// is the last guard that keeps every problem on one line.
-	msg = strings.NewReplacer("\r", `\r`, "\n", `\n`).Replace(msg)
-	l.errs = append(l.errs, &Error{Pos: pos, Msg: msg})
+	return strings.NewReplacer("\r", `\r`, "\n", `\n`).Replace(msg)
 }
 
 func (l *errList) empty() bool { return len(l.errs) == 0 }
@@ -110,6 +128,8 @@ func (l *errList) err() error {
 			cmp.Compare(a.Pos.File, b.Pos.File),
 			cmp.Compare(a.Pos.Line, b.Pos.Line),
 			cmp.Compare(a.Pos.Col, b.Pos.Col),
+			cmp.Compare(a.Env, b.Env),
+			cmp.Compare(a.Setting, b.Setting),
 			cmp.Compare(a.Msg, b.Msg),
 		)
 	})

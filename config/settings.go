@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -29,54 +30,86 @@ const (
 // to time.Duration far from overflow.
 const MaxTimeoutMs = 86400000
 
-// LoadOptions are the layers on top of the fixture file.
+// LoadOptions are the layers on top of the fixture file (or of quick mode's
+// defaults): the environment, then the command line.
 type LoadOptions struct {
 	// Environ is the runner's environment as "KEY=value" entries, read for
 	// the MCPCHECK_* settings. Nil means os.Environ(); pass an empty slice
 	// to ignore the environment.
 	Environ []string
-	// Overrides are the command-line flags; they win over the environment
-	// and the file.
-	Overrides Overrides
+	// Flags are settings given on the command line, keyed by the fixture key
+	// they set (see [Settings]): "timeoutMs" → 5000, "generate.seed" →
+	// int64(7), "generate.failUnder.latency" → 90.0. They win over the
+	// environment and the file. An endpoint given here (or in MCPCHECK_URL)
+	// replaces the fixture's target: its command, env, envFromEnv and cwd
+	// are dropped and the server is reached over Streamable HTTP instead.
+	// Settings under generate apply only to a suite that has a generate
+	// block.
+	Flags map[string]any
 }
 
-// Overrides are settings given on the command line. A zero field is not
-// set. Errors name the flags as --url, --protocol-version, --timeout-ms,
-// --init-timeout-ms, --discovery-timeout-ms, --concurrency and --isolation.
-//
-// An Endpoint (from --url, or MCPCHECK_URL) replaces the fixture's target:
-// its command, env, envFromEnv and cwd are dropped and the server is reached
-// over Streamable HTTP instead.
-type Overrides struct {
-	Endpoint           string
-	ProtocolVersion    string
-	TimeoutMs          int
-	InitTimeoutMs      int
-	DiscoveryTimeoutMs int
-	Concurrency        int
-	Isolation          string
-}
+// settingKind is the Go type of a setting's value.
+type settingKind uint8
+
+const (
+	stringSetting  settingKind = iota
+	intSetting                 // int
+	int64Setting               // int64
+	boolSetting                // bool
+	percentSetting             // float64, 0..100
+)
 
 // A setting is one key that can come from the file, the environment or a
-// flag. It is also the key in every koanf layer.
+// flag. Its key is the fixture's own, dotted below generate; it is also the
+// key in every koanf layer.
 type setting struct {
 	key  string
-	env  string
-	flag string
-	// isInt settings are parsed from the environment as integers.
+	env  string // the MCPCHECK_ variable that sets it, if any
+	kind settingKind
+	// isInt settings are read from the file's top level as integers.
 	isInt bool
 	// check reports why a value is not acceptable, or "".
 	check func(v any) string
 }
 
-var settings = []setting{
-	{key: "endpoint", env: EnvURL, flag: "--url", check: checkURLSetting},
-	{key: "protocolVersion", env: EnvProtocolVersion, flag: "--protocol-version", check: checkProtocol},
-	{key: "timeoutMs", env: EnvTimeoutMs, flag: "--timeout-ms", isInt: true, check: checkRange(1, MaxTimeoutMs)},
-	{key: "initTimeoutMs", env: EnvInitTimeoutMs, flag: "--init-timeout-ms", isInt: true, check: checkRange(1, MaxTimeoutMs)},
-	{key: "discoveryTimeoutMs", env: EnvDiscoveryTimeoutMs, flag: "--discovery-timeout-ms", isInt: true, check: checkRange(1, MaxTimeoutMs)},
-	{key: "concurrency", env: EnvConcurrency, flag: "--concurrency", isInt: true, check: checkRange(1, MaxConcurrency)},
-	{key: "isolation", env: EnvIsolation, flag: "--isolation", check: checkIsolation},
+var settings = func() []setting {
+	list := []setting{
+		{key: "endpoint", env: EnvURL, check: checkURLSetting},
+		{key: "protocolVersion", env: EnvProtocolVersion, check: checkProtocol},
+		{key: "timeoutMs", env: EnvTimeoutMs, kind: intSetting, isInt: true, check: checkRange(1, MaxTimeoutMs)},
+		{key: "initTimeoutMs", env: EnvInitTimeoutMs, kind: intSetting, isInt: true, check: checkRange(1, MaxTimeoutMs)},
+		{key: "discoveryTimeoutMs", env: EnvDiscoveryTimeoutMs, kind: intSetting, isInt: true, check: checkRange(1, MaxTimeoutMs)},
+		{key: "concurrency", env: EnvConcurrency, kind: intSetting, isInt: true, check: checkRange(1, MaxConcurrency)},
+		{key: "isolation", env: EnvIsolation, check: checkIsolation},
+		{key: "generate.includeDestructive", kind: boolSetting},
+		{key: "generate.seed", kind: int64Setting},
+		{key: "generate.concurrency", kind: intSetting, check: checkGenerateConcurrency},
+		{key: "generate.slowThresholdMs", kind: intSetting, check: checkRange(1, math.MaxInt32)},
+		{key: "generate.bloatThresholdChars", kind: intSetting, check: checkRange(1, math.MaxInt32)},
+		{key: "generate.priceModel", check: checkPriceModel},
+	}
+	for _, name := range scoreNames {
+		list = append(list, setting{key: "generate.failUnder." + name, kind: percentSetting, check: checkPercent})
+	}
+	return list
+}()
+
+// Settings lists the keys that [LoadOptions.Flags] may set, in a fixed
+// order: the command line maps its flags onto them.
+func Settings() []string {
+	out := make([]string, len(settings))
+	for i, st := range settings {
+		out[i] = st.key
+	}
+	return out
+}
+
+func settingByKey(key string) (setting, bool) {
+	i := slices.IndexFunc(settings, func(st setting) bool { return st.key == key })
+	if i < 0 {
+		return setting{}, false
+	}
+	return settings[i], true
 }
 
 func checkURLSetting(v any) string {
@@ -109,6 +142,27 @@ func checkRange(lo, hi int) func(any) string {
 	}
 }
 
+func checkGenerateConcurrency(v any) string {
+	if n := v.(int); n != 0 && (n < 2 || n > MaxConcurrency) {
+		return fmt.Sprintf("must be 2..%d (or 0, off), got %d", MaxConcurrency, n)
+	}
+	return ""
+}
+
+func checkPriceModel(v any) string {
+	if known := PriceModels(); !slices.Contains(known, v.(string)) {
+		return fmt.Sprintf("unknown model %s; known models: %s", quote(v.(string)), strings.Join(known, ", "))
+	}
+	return ""
+}
+
+func checkPercent(v any) string {
+	if f := v.(float64); !(f >= 0 && f <= 100) {
+		return fmt.Sprintf("must be a percentage 0..100, got %v", f)
+	}
+	return ""
+}
+
 // layerSettings merges the settings of the file, the environment and the
 // flags (each later layer wins) over the defaults, validates the values that
 // did not come from the file (the schema has checked those), and stores the
@@ -117,8 +171,8 @@ func checkRange(lo, hi int) func(any) string {
 func layerSettings(s *Suite, file map[string]any, opts LoadOptions, errs *errList) (endpointOverridden bool) {
 	k := koanf.New(".")
 	load := func(layer map[string]any) {
-		// confmap never fails to read a map.
-		_ = k.Load(confmap.Provider(layer, ""), nil)
+		// confmap never fails to read a map; keys are unflattened at ".".
+		_ = k.Load(confmap.Provider(layer, "."), nil)
 	}
 	load(map[string]any{
 		"endpoint":           "",
@@ -129,10 +183,13 @@ func layerSettings(s *Suite, file map[string]any, opts LoadOptions, errs *errLis
 		"concurrency":        DefaultConcurrency,
 		"isolation":          IsolationShared,
 	})
+	if g := s.Generate; g != nil {
+		load(generateLayer(g))
+	}
 	load(file)
 	envLayer := environmentLayer(opts.Environ, errs)
 	load(envLayer)
-	flagLayer := flagLayer(opts.Overrides, errs)
+	flagLayer := flagLayer(opts.Flags, s.Generate != nil, errs)
 	load(flagLayer)
 
 	s.Endpoint = k.String("endpoint")
@@ -142,18 +199,50 @@ func layerSettings(s *Suite, file map[string]any, opts LoadOptions, errs *errLis
 	s.DiscoveryTimeoutMs = k.Int("discoveryTimeoutMs")
 	s.Concurrency = k.Int("concurrency")
 	s.Isolation = k.String("isolation")
+	if g := s.Generate; g != nil {
+		g.IncludeDestructive = k.Bool("generate.includeDestructive")
+		g.Seed = k.Int64("generate.seed")
+		g.Concurrency = k.Int("generate.concurrency")
+		g.SlowThresholdMs = k.Int("generate.slowThresholdMs")
+		g.BloatThresholdChars = k.Int("generate.bloatThresholdChars")
+		g.PriceModel = k.String("generate.priceModel")
+		g.FailUnder = nil
+		for _, name := range scoreNames {
+			if key := "generate.failUnder." + name; k.Exists(key) {
+				if g.FailUnder == nil {
+					g.FailUnder = map[string]float64{}
+				}
+				g.FailUnder[name] = k.Float64(key)
+			}
+		}
+	}
 
 	// A setting that came from outside the file has no place in it.
-	for _, st := range settings {
-		_, fromEnv := envLayer[st.key]
-		_, fromFlag := flagLayer[st.key]
-		if fromEnv || fromFlag {
-			delete(s.FieldPos, st.key)
-		}
+	for key := range envLayer {
+		delete(s.FieldPos, key)
+	}
+	for key := range flagLayer {
+		delete(s.FieldPos, key)
 	}
 	_, fromEnv := envLayer["endpoint"]
 	_, fromFlag := flagLayer["endpoint"]
 	return fromEnv || fromFlag
+}
+
+// generateLayer is a decoded generate block's settings, as a layer.
+func generateLayer(g *Generate) map[string]any {
+	layer := map[string]any{
+		"generate.includeDestructive":  g.IncludeDestructive,
+		"generate.seed":                g.Seed,
+		"generate.concurrency":         g.Concurrency,
+		"generate.slowThresholdMs":     g.SlowThresholdMs,
+		"generate.bloatThresholdChars": g.BloatThresholdChars,
+		"generate.priceModel":          g.PriceModel,
+	}
+	for name, v := range g.FailUnder {
+		layer["generate.failUnder."+name] = v
+	}
+	return layer
 }
 
 // environmentLayer reads the MCPCHECK_* variables through koanf's env
@@ -164,7 +253,9 @@ func environmentLayer(environ []string, errs *errList) map[string]any {
 	}
 	byEnv := map[string]setting{}
 	for _, st := range settings {
-		byEnv[st.env] = st
+		if st.env != "" {
+			byEnv[st.env] = st
+		}
 	}
 	ek := koanf.New(".")
 	provider := env.Provider("", env.Opt{
@@ -181,50 +272,80 @@ func environmentLayer(environ []string, errs *errList) map[string]any {
 	_ = ek.Load(provider, nil)
 	layer := map[string]any{}
 	for _, st := range settings {
-		if !ek.Exists(st.env) {
+		if st.env == "" || !ek.Exists(st.env) {
 			continue
 		}
 		raw := ek.String(st.env)
 		var v any = raw
-		if st.isInt {
+		if st.kind == intSetting {
 			n, err := strconv.Atoi(raw)
 			if err != nil {
-				errs.add(Pos{}, "%s: must be an integer, got %s", st.env, quote(raw))
+				errs.addSetting(st.key, st.env, "must be an integer, got %s", quote(raw))
 				continue
 			}
 			v = n
 		}
-		if msg := st.check(v); msg != "" {
-			errs.add(Pos{}, "%s: %s", st.env, msg)
-			continue
+		if st.check != nil {
+			if msg := st.check(v); msg != "" {
+				errs.addSetting(st.key, st.env, "%s", msg)
+				continue
+			}
 		}
 		layer[st.key] = v
 	}
 	return layer
 }
 
-// flagLayer keeps the set, valid overrides, keyed by setting.
-func flagLayer(o Overrides, errs *errList) map[string]any {
-	given := map[string]any{
-		"endpoint":           o.Endpoint,
-		"protocolVersion":    o.ProtocolVersion,
-		"timeoutMs":          o.TimeoutMs,
-		"initTimeoutMs":      o.InitTimeoutMs,
-		"discoveryTimeoutMs": o.DiscoveryTimeoutMs,
-		"concurrency":        o.Concurrency,
-		"isolation":          o.Isolation,
-	}
+// flagLayer keeps the valid flag settings. Settings under generate count
+// only for a suite with a generate block.
+func flagLayer(flags map[string]any, generate bool, errs *errList) map[string]any {
 	layer := map[string]any{}
-	for _, st := range settings {
-		v := given[st.key]
-		if v == "" || v == 0 {
+	for _, key := range sortedMapKeys(flags) {
+		st, ok := settingByKey(key)
+		if !ok {
+			errs.addSetting(key, "", "is not a setting the command line can set")
 			continue
 		}
-		if msg := st.check(v); msg != "" {
-			errs.add(Pos{}, "%s: %s", st.flag, msg)
+		if strings.HasPrefix(key, "generate.") && !generate {
 			continue
 		}
-		layer[st.key] = v
+		v := flags[key]
+		if !kindMatches(st.kind, v) {
+			errs.addSetting(key, "", "has a value of type %T", v)
+			continue
+		}
+		if st.check != nil {
+			if msg := st.check(v); msg != "" {
+				errs.addSetting(key, "", "%s", msg)
+				continue
+			}
+		}
+		layer[key] = v
 	}
 	return layer
+}
+
+func kindMatches(k settingKind, v any) bool {
+	switch v.(type) {
+	case string:
+		return k == stringSetting
+	case int:
+		return k == intSetting
+	case int64:
+		return k == int64Setting
+	case bool:
+		return k == boolSetting
+	case float64:
+		return k == percentSetting
+	}
+	return false
+}
+
+func sortedMapKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }

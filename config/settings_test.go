@@ -58,8 +58,8 @@ func TestSettingsLayers(t *testing.T) {
 		{
 			"flags over environment over file",
 			LoadOptions{
-				Environ:   []string{"MCPCHECK_TIMEOUT_MS=2000", "MCPCHECK_CONCURRENCY=4", "MCPCHECK_ISOLATION=scenario"},
-				Overrides: Overrides{TimeoutMs: 5000, ProtocolVersion: "2026-07-28", Isolation: "shared"},
+				Environ: []string{"MCPCHECK_TIMEOUT_MS=2000", "MCPCHECK_CONCURRENCY=4", "MCPCHECK_ISOLATION=scenario"},
+				Flags:   map[string]any{"timeoutMs": 5000, "protocolVersion": "2026-07-28", "isolation": "shared"},
 			},
 			settingsOf{"", "2026-07-28", 5000, DefaultInitTimeoutMs, DefaultDiscoveryTimeoutMs, 4, IsolationShared},
 		},
@@ -96,9 +96,9 @@ func TestSettingsFieldPos(t *testing.T) {
 // an HTTP one, and satisfies the target rule of a fixture without one.
 func TestURLReplacesTarget(t *testing.T) {
 	for _, opts := range []LoadOptions{
-		{Environ: []string{}, Overrides: Overrides{Endpoint: "http://localhost:8080/mcp"}},
+		{Environ: []string{}, Flags: map[string]any{"endpoint": "http://localhost:8080/mcp"}},
 		{Environ: []string{"MCPCHECK_URL=http://localhost:8080/mcp"}},
-		{Environ: []string{"MCPCHECK_URL=https://elsewhere.example/mcp"}, Overrides: Overrides{Endpoint: "http://localhost:8080/mcp"}},
+		{Environ: []string{"MCPCHECK_URL=https://elsewhere.example/mcp"}, Flags: map[string]any{"endpoint": "http://localhost:8080/mcp"}},
 	} {
 		s, err := Parse("f.yaml", []byte(stdioFixture), opts)
 		if err != nil {
@@ -119,7 +119,7 @@ func TestURLReplacesTarget(t *testing.T) {
 		"name: n\nallowTools: [t]\nheadersFromEnv: {Authorization: TOKEN}\nscenarios: [{name: s, steps: [{tool: t}]}]\n",
 		"name: n\ncommand: [x]\nendpoint: https://a.example/mcp\nallowTools: [t]\nscenarios: [{name: s, steps: [{tool: t}]}]\n",
 	} {
-		s, err := Parse("f.yaml", []byte(src), LoadOptions{Environ: []string{}, Overrides: Overrides{Endpoint: "https://b.example/mcp"}})
+		s, err := Parse("f.yaml", []byte(src), LoadOptions{Environ: []string{}, Flags: map[string]any{"endpoint": "https://b.example/mcp"}})
 		if err != nil {
 			t.Errorf("%q: %v", src, err)
 			continue
@@ -147,17 +147,17 @@ func TestSettingsErrors(t *testing.T) {
 		{"env protocol", LoadOptions{Environ: []string{"MCPCHECK_PROTOCOL_VERSION=2020-01-01"}}, `MCPCHECK_PROTOCOL_VERSION: must be one of 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05; got "2020-01-01"`},
 		{"env isolation", LoadOptions{Environ: []string{"MCPCHECK_ISOLATION=none"}}, `MCPCHECK_ISOLATION: must be shared or scenario; got "none"`},
 		{"env url", LoadOptions{Environ: []string{"MCPCHECK_URL=http://example.com/mcp"}}, `MCPCHECK_URL: plain http is only allowed to localhost, 127.0.0.1 or [::1], not example.com; use https`},
-		{"flag concurrency", LoadOptions{Environ: []string{}, Overrides: Overrides{Concurrency: 40}}, `--concurrency: must be 1..16, got 40`},
-		{"flag negative timeout", LoadOptions{Environ: []string{}, Overrides: Overrides{TimeoutMs: -1}}, `--timeout-ms: must be 1..86400000, got -1`},
-		{"flag discovery timeout", LoadOptions{Environ: []string{}, Overrides: Overrides{DiscoveryTimeoutMs: MaxTimeoutMs + 1}}, `--discovery-timeout-ms: must be 1..86400000, got 86400001`},
-		{"flag init timeout", LoadOptions{Environ: []string{}, Overrides: Overrides{InitTimeoutMs: -5}}, `--init-timeout-ms: must be 1..86400000, got -5`},
-		{"flag protocol", LoadOptions{Environ: []string{}, Overrides: Overrides{ProtocolVersion: "latest"}}, `--protocol-version: must be one of 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05; got "latest"`},
-		{"flag isolation", LoadOptions{Environ: []string{}, Overrides: Overrides{Isolation: "Scenario"}}, `--isolation: must be shared or scenario; got "Scenario"`},
-		{"flag url", LoadOptions{Environ: []string{}, Overrides: Overrides{Endpoint: "https://u:p@example.com/mcp"}}, `--url: URL must not contain credentials (user:password@); send them with headersFromEnv`},
+		{"flag concurrency", LoadOptions{Environ: []string{}, Flags: map[string]any{"concurrency": 40}}, `setting concurrency: must be 1..16, got 40`},
+		{"flag negative timeout", LoadOptions{Environ: []string{}, Flags: map[string]any{"timeoutMs": -1}}, `setting timeoutMs: must be 1..86400000, got -1`},
+		{"flag discovery timeout", LoadOptions{Environ: []string{}, Flags: map[string]any{"discoveryTimeoutMs": MaxTimeoutMs + 1}}, `setting discoveryTimeoutMs: must be 1..86400000, got 86400001`},
+		{"flag init timeout", LoadOptions{Environ: []string{}, Flags: map[string]any{"initTimeoutMs": -5}}, `setting initTimeoutMs: must be 1..86400000, got -5`},
+		{"flag protocol", LoadOptions{Environ: []string{}, Flags: map[string]any{"protocolVersion": "latest"}}, `setting protocolVersion: must be one of 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05; got "latest"`},
+		{"flag isolation", LoadOptions{Environ: []string{}, Flags: map[string]any{"isolation": "Scenario"}}, `setting isolation: must be shared or scenario; got "Scenario"`},
+		{"flag url", LoadOptions{Environ: []string{}, Flags: map[string]any{"endpoint": "https://u:p@example.com/mcp"}}, `setting endpoint: URL must not contain credentials (user:password@); send them with headersFromEnv`},
 		{
 			"both bad: env and flag errors, flags sorted by message",
-			LoadOptions{Environ: []string{"MCPCHECK_CONCURRENCY=x"}, Overrides: Overrides{Concurrency: 17, TimeoutMs: -2}},
-			"--concurrency: must be 1..16, got 17\n--timeout-ms: must be 1..86400000, got -2\nMCPCHECK_CONCURRENCY: must be an integer, got \"x\"",
+			LoadOptions{Environ: []string{"MCPCHECK_CONCURRENCY=x"}, Flags: map[string]any{"concurrency": 17, "timeoutMs": -2}},
+			"setting concurrency: must be 1..16, got 17\nsetting timeoutMs: must be 1..86400000, got -2\nMCPCHECK_CONCURRENCY: must be an integer, got \"x\"",
 		},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -82,6 +82,11 @@ type Suite struct {
 	// HeadersFromEnv maps an HTTP header name to the runner environment
 	// variable holding its value.
 	HeadersFromEnv map[string]string
+	// SecretEnv (child variables) and SecretHeaders (HTTP headers) are
+	// credentials given as values rather than by variable name (quick
+	// mode's --env and --header): the runner redacts them from every output
+	// like envFromEnv and headersFromEnv values.
+	SecretEnv, SecretHeaders map[string]string
 
 	ProtocolVersion    string
 	AllowTools         []string

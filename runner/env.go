@@ -78,6 +78,14 @@ func resolveSecrets(s *config.Suite, env environ) (*secrets, error) {
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("%w: %s", ErrMissingCredential, strings.Join(missing, "; "))
 	}
+	for _, k := range sortedMapKeys(s.SecretEnv) {
+		out.childEnv[k] = s.SecretEnv[k]
+		out.values = append(out.values, s.SecretEnv[k])
+	}
+	for _, h := range sortedMapKeys(s.SecretHeaders) {
+		out.headers[h] = s.SecretHeaders[h]
+		out.values = append(out.values, s.SecretHeaders[h])
+	}
 	return out, nil
 }
 

@@ -184,7 +184,7 @@ func TestEveryExampleRuns(t *testing.T) {
 // server-everything, over stdio (installed in the peers cache) or over HTTP.
 func runEverything(t *testing.T, endpoint string) *runner.Report {
 	dir := peertest.Dir(t)
-	suite, err := config.Load("../../examples/everything.yaml", config.LoadOptions{Overrides: config.Overrides{Endpoint: endpoint}})
+	suite, err := config.Load("../../examples/everything.yaml", config.LoadOptions{Flags: endpointFlag(endpoint)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,4 +254,12 @@ func reportJSON(t *testing.T, w *strings.Builder, rep *runner.Report) {
 	if err := report.JSON(w, rep); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// endpointFlag is the --url setting, when endpoint is given.
+func endpointFlag(endpoint string) map[string]any {
+	if endpoint == "" {
+		return nil
+	}
+	return map[string]any{"endpoint": endpoint}
 }

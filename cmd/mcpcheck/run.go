@@ -100,24 +100,37 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // flags are the command line of a run.
 type flags struct {
-	config, jsonOut, url, trace string
-	protocols                   []string
-	jobs                        int
-	timeout                     time.Duration
-	quiet, noColor, version     bool
-	list                        bool
+	config, jsonOut, trace  string
+	protocols               []string
+	quiet, noColor, version bool
+	list                    bool
+	// settings are the flags that set a config setting, keyed by the
+	// setting (config.Settings), for config's flag layer.
+	settings map[string]any
 
-	// Generated checks (quick mode, or overriding a fixture's generate block).
-	env, headers       []string // K=V
-	allowTools         string
-	includeDestructive bool
-	seed               int64
-	concurrency        int
-	slowMs, bloatChars int
-	priceModel         string
-	failUnder          map[string]float64
-	command            []string // after --
-	set                map[string]bool
+	// Quick mode's target.
+	env, headers map[string]string // K=V
+	allowTools   []string
+	command      []string // after --
+	set          map[string]bool
+}
+
+// settingFlags maps config settings to the flags that set them, for
+// messages about their values.
+var settingFlags = map[string]string{
+	"endpoint":                     "--url",
+	"protocolVersion":              "--protocol",
+	"timeoutMs":                    "--timeout",
+	"concurrency":                  "--jobs",
+	"generate.includeDestructive":  "--include-destructive",
+	"generate.seed":                "--seed",
+	"generate.concurrency":         "--concurrency",
+	"generate.slowThresholdMs":     "--slow-threshold-ms",
+	"generate.bloatThresholdChars": "--bloat-threshold-chars",
+	"generate.priceModel":          "--price-model",
+	"command":                      "-- COMMAND",
+	"env":                          "--env",
+	"headers":                      "--header",
 }
 
 // thresholdFlags maps --fail-under flags to score names.
@@ -130,43 +143,98 @@ var thresholdFlags = map[string]string{
 	"fail-under-lifecycle":     config.ScoreLifecycle,
 }
 
+func init() {
+	for name, score := range thresholdFlags {
+		settingFlags["generate.failUnder."+score] = "--" + name
+	}
+}
+
 func parseFlags(args []string) (*flags, error) {
-	f := &flags{failUnder: map[string]float64{}, set: map[string]bool{}}
+	f := &flags{settings: map[string]any{}, set: map[string]bool{}}
 	fs := flag.NewFlagSet("mcpcheck", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&f.config, "config", "", "")
 	fs.StringVar(&f.jsonOut, "json", "", "")
-	fs.StringVar(&f.url, "url", "", "")
 	fs.StringVar(&f.trace, "trace", "", "")
-	fs.IntVar(&f.jobs, "jobs", 0, "")
-	fs.DurationVar(&f.timeout, "timeout", 0, "")
 	fs.BoolVar(&f.quiet, "quiet", false, "")
 	fs.BoolVar(&f.noColor, "no-color", false, "")
 	fs.BoolVar(&f.version, "version", false, "")
 	fs.BoolVar(&f.list, "list", false, "")
-	fs.StringVar(&f.allowTools, "allow-tools", "", "")
-	fs.BoolVar(&f.includeDestructive, "include-destructive", false, "")
-	fs.Int64Var(&f.seed, "seed", 0, "")
-	fs.IntVar(&f.concurrency, "concurrency", 0, "")
-	fs.IntVar(&f.slowMs, "slow-threshold-ms", 0, "")
-	fs.IntVar(&f.bloatChars, "bloat-threshold-chars", 0, "")
-	fs.StringVar(&f.priceModel, "price-model", "", "")
-	fs.Func("env", "", func(v string) error {
-		if k, _, ok := strings.Cut(v, "="); !ok || k == "" || strings.ContainsAny(k, "\x00") {
-			return fmt.Errorf("want KEY=VALUE, got %q", v)
+	setting := func(name, key string, parse func(string) (any, error)) {
+		fs.Func(name, "", func(v string) error {
+			x, err := parse(v)
+			if err == nil {
+				f.settings[key] = x
+			}
+			return err
+		})
+	}
+	str := func(v string) (any, error) { return v, nil }
+	integer := func(v string) (any, error) {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return nil, fmt.Errorf("want an integer, got %q", v)
 		}
-		f.env = append(f.env, v)
-		return nil
+		return n, nil
+	}
+	setting("url", "endpoint", str)
+	setting("jobs", "concurrency", integer)
+	setting("timeout", "timeoutMs", func(v string) (any, error) {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return nil, fmt.Errorf("want a duration such as 5s or 1500ms, got %q", v)
+		}
+		if d%time.Millisecond != 0 || d < 0 {
+			return nil, fmt.Errorf("want a duration of whole milliseconds between 1ms and 24h, got %s", d)
+		}
+		return int(min(d.Milliseconds(), config.MaxTimeoutMs+1)), nil
 	})
-	fs.Func("header", "", func(v string) error {
-		k, val, ok := strings.Cut(v, "=")
-		if !ok || k == "" {
-			return fmt.Errorf("want NAME=VALUE, got %q", v)
+	setting("concurrency", "generate.concurrency", integer)
+	setting("slow-threshold-ms", "generate.slowThresholdMs", integer)
+	setting("bloat-threshold-chars", "generate.bloatThresholdChars", integer)
+	setting("price-model", "generate.priceModel", str)
+	setting("seed", "generate.seed", func(v string) (any, error) {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("want an integer, got %q", v)
 		}
-		if strings.ContainsAny(val, "\r\n\x00") {
-			return fmt.Errorf("header %s: a value may not hold a line break or NUL", k)
+		return n, nil
+	})
+	fs.BoolFunc("include-destructive", "", func(v string) error {
+		b, err := strconv.ParseBool(v)
+		f.settings["generate.includeDestructive"] = b
+		return err
+	})
+	for name, score := range thresholdFlags {
+		setting(name, "generate.failUnder."+score, func(v string) (any, error) {
+			n, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				return nil, fmt.Errorf("want a percentage 0..100, got %q", v)
+			}
+			return n, nil
+		})
+	}
+	keyValue := func(into *map[string]string, what string) func(string) error {
+		return func(v string) error {
+			k, val, ok := strings.Cut(v, "=")
+			if !ok || k == "" {
+				return fmt.Errorf("want %s=VALUE, got %q", what, v)
+			}
+			if *into == nil {
+				*into = map[string]string{}
+			}
+			(*into)[k] = val
+			return nil
 		}
-		f.headers = append(f.headers, v)
+	}
+	fs.Func("env", "", keyValue(&f.env, "KEY"))
+	fs.Func("header", "", keyValue(&f.headers, "NAME"))
+	fs.Func("allow-tools", "", func(v string) error {
+		for _, t := range strings.Split(v, ",") {
+			if t = strings.TrimSpace(t); t != "" {
+				f.allowTools = append(f.allowTools, t)
+			}
+		}
 		return nil
 	})
 	fs.Func("protocol", "", func(v string) error {
@@ -176,18 +244,9 @@ func parseFlags(args []string) (*flags, error) {
 		if !slices.Contains(f.protocols, v) {
 			f.protocols = append(f.protocols, v)
 		}
+		f.settings["protocolVersion"] = f.protocols[0]
 		return nil
 	})
-	for name, score := range thresholdFlags {
-		fs.Func(name, "", func(v string) error {
-			n, err := strconv.ParseFloat(v, 64)
-			if err != nil || n < 0 || n > 100 {
-				return fmt.Errorf("want a percentage 0..100, got %q", v)
-			}
-			f.failUnder[score] = n
-			return nil
-		})
-	}
 	if err := fs.Parse(jsonDefault(args)); err != nil {
 		return nil, err
 	}
@@ -198,22 +257,31 @@ func parseFlags(args []string) (*flags, error) {
 	}
 	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
 	f.command = fs.Args()
-	switch {
-	case f.timeout < 0 || (f.timeout > 0 && f.timeout < time.Millisecond) || f.timeout > config.MaxTimeoutMs*time.Millisecond:
-		return nil, fmt.Errorf("--timeout must be between 1ms and 24h, got %s", f.timeout)
-	case f.jobs != 0 && (f.jobs < 1 || f.jobs > config.MaxConcurrency):
-		return nil, fmt.Errorf("--jobs must be 1..%d, got %d", config.MaxConcurrency, f.jobs)
-	case f.concurrency < 0 || f.concurrency == 1 || f.concurrency > config.MaxConcurrency:
-		return nil, fmt.Errorf("--concurrency must be 2..%d (or 0, off), got %d", config.MaxConcurrency, f.concurrency)
-	case f.slowMs < 0 || f.bloatChars < 0:
-		return nil, errors.New("--slow-threshold-ms and --bloat-threshold-chars must be positive")
+	return f, nil
+}
+
+// settingError renders config's problems with the flags' names: a setting
+// that came from the command line is named by the flag that set it.
+func settingError(err error) string {
+	var es config.Errors
+	if !errors.As(err, &es) {
+		return err.Error()
 	}
-	if f.priceModel != "" {
-		if known := config.PriceModels(); !slices.Contains(known, f.priceModel) {
-			return nil, fmt.Errorf("--price-model: unknown model %q; known models: %s", f.priceModel, strings.Join(known, ", "))
+	lines := make([]string, len(es))
+	for i, e := range es {
+		lines[i] = e.Error()
+		if e.Pos == (config.Pos{}) && e.Env == "" && e.Setting != "" {
+			name := settingFlags[e.Setting]
+			if name == "" {
+				name = "setting " + e.Setting
+			}
+			if e.Setting == "timeoutMs" {
+				name += " (in milliseconds)"
+			}
+			lines[i] = name + ": " + e.Msg
 		}
 	}
-	return f, nil
+	return strings.Join(lines, "\n")
 }
 
 // jsonDefault lets --json stand alone, as in mcp-fuzz: with no FILE after
@@ -263,12 +331,12 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitBadArgs
 	case f.config != "":
 		if suite, err = loadFixture(f, &opts); err != nil {
-			fmt.Fprintf(stderr, "mcpcheck: %v\n", err)
+			fmt.Fprintf(stderr, "mcpcheck: %s\n", settingError(err))
 			return exitBadArgs
 		}
-	case len(f.command) > 0 || f.url != "":
+	case len(f.command) > 0 || f.set["url"]:
 		if suite, err = quickSuite(f, &opts); err != nil {
-			fmt.Fprintf(stderr, "mcpcheck: %v\n", err)
+			fmt.Fprintf(stderr, "mcpcheck: %s\n", settingError(err))
 			return exitBadArgs
 		}
 	default:
@@ -352,64 +420,13 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	return exitPass
 }
 
-// loadFixture loads --config with the command line's overrides; flags for
+// loadFixture loads --config with the command line's settings; flags for
 // generated checks apply to the fixture's generate block when it has one.
 func loadFixture(f *flags, opts *runner.Options) (*config.Suite, error) {
-	first := ""
-	if len(f.protocols) > 0 {
-		first = f.protocols[0]
-	}
-	suite, err := config.Load(f.config, config.LoadOptions{
-		Environ: opts.Environ,
-		Overrides: config.Overrides{
-			Endpoint:        f.url,
-			ProtocolVersion: first,
-			Concurrency:     f.jobs,
-			TimeoutMs:       int(f.timeout.Milliseconds()),
-		},
-	})
-	if err != nil {
-		return nil, err
-	}
 	for _, name := range []string{"env", "header", "allow-tools"} {
 		if f.set[name] {
 			return nil, fmt.Errorf("--%s is for quick mode (without --config); put it in the fixture", name)
 		}
 	}
-	if g := suite.Generate; g != nil {
-		applyGenerateFlags(f, g)
-	}
-	return suite, nil
-}
-
-// applyGenerateFlags lets the command line override a generate block.
-func applyGenerateFlags(f *flags, g *config.Generate) {
-	if f.set["include-destructive"] {
-		g.IncludeDestructive = f.includeDestructive
-	}
-	if f.set["seed"] {
-		g.Seed = f.seed
-	}
-	if f.set["concurrency"] {
-		g.Concurrency = f.concurrency
-	}
-	if f.slowMs > 0 {
-		g.SlowThresholdMs = f.slowMs
-	}
-	if f.bloatChars > 0 {
-		g.BloatThresholdChars = f.bloatChars
-	}
-	if f.priceModel != "" {
-		g.PriceModel = f.priceModel
-	}
-	if len(f.failUnder) > 0 {
-		fu := map[string]float64{}
-		for k, v := range g.FailUnder {
-			fu[k] = v
-		}
-		for k, v := range f.failUnder {
-			fu[k] = v
-		}
-		g.FailUnder = fu
-	}
+	return config.Load(f.config, config.LoadOptions{Environ: opts.Environ, Flags: f.settings})
 }

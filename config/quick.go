@@ -1,0 +1,102 @@
+package config
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Quick mode's defaults, under the environment and flag layers: mcp-fuzz's
+// per-call timeout, and a few scenarios in flight at once (generated
+// scenarios of read-only tools are independent).
+const (
+	QuickTimeoutMs   = 15000
+	QuickConcurrency = 4
+)
+
+// Target is the server of a quick check as the command line names it: a
+// stdio command or a Streamable HTTP endpoint (the endpoint may also come
+// from MCPCHECK_URL or Flags, as for a fixture).
+type Target struct {
+	Command  []string
+	Endpoint string
+	// Env are variables for the stdio server and Headers headers for the
+	// HTTP one, given as values (--env, --header): they are credentials as
+	// much as a fixture's envFromEnv and headersFromEnv, and are kept in
+	// [Suite.SecretEnv] and [Suite.SecretHeaders].
+	Env, Headers map[string]string
+	// AllowTools bounds generation; nil means every discovered tool.
+	AllowTools []string
+}
+
+// Quick builds the suite of a run without a fixture: the target, and the
+// generated checks with quick mode's defaults (fuzz, fidelity and probes;
+// lifecycle too with generate.includeDestructive), through the same
+// settings layers as a fixture and the same checks of the target. Problems
+// are [Errors] naming the setting, as for a fixture's flags.
+func Quick(t Target, opts LoadOptions) (*Suite, error) {
+	errs := errList{}
+	s := &Suite{
+		Command:       t.Command,
+		AllowTools:    t.AllowTools,
+		SecretEnv:     t.Env,
+		SecretHeaders: t.Headers,
+		FieldPos:      map[string]Pos{},
+		Generate: &Generate{Fuzz: true, Fidelity: true, Probes: true,
+			SlowThresholdMs: defaultSlowThresholdMs, BloatThresholdChars: defaultBloatThresholdChars},
+	}
+	file := map[string]any{"timeoutMs": QuickTimeoutMs, "concurrency": QuickConcurrency}
+	if t.Endpoint != "" {
+		file["endpoint"] = t.Endpoint
+	}
+	if msg := checkURLSetting(t.Endpoint); t.Endpoint != "" && msg != "" {
+		errs.addSetting("endpoint", "", "%s", msg)
+	}
+	if layerSettings(s, file, opts, &errs) {
+		s.Command = nil
+	}
+	s.Generate.Lifecycle = s.Generate.IncludeDestructive
+	endpointRefused := slices.ContainsFunc(errs.errs, func(e *Error) bool { return e.Setting == "endpoint" })
+	switch {
+	case endpointRefused:
+	case s.Endpoint == "" && len(s.Command) == 0:
+		errs.addSetting("command", "", "no target: give a command or an endpoint")
+	case s.Endpoint != "" && len(s.Command) > 0:
+		errs.addSetting("endpoint", "", "a quick check has one target: a command or an endpoint, not both")
+	case s.Endpoint != "":
+		s.Name = "quick check of " + endpointOrigin(s.Endpoint)
+		if len(t.Env) > 0 {
+			errs.addSetting("env", "", "applies only to a command target; an endpoint gets headers")
+		}
+	default:
+		s.Name = "quick check of " + filepath.Base(s.Command[0])
+		if len(t.Headers) > 0 {
+			errs.addSetting("headers", "", "applies only to an endpoint target; a command gets env")
+		}
+	}
+	for _, name := range sortedMapKeys(t.Env) {
+		if msg := checkEnvName(name); msg != "" {
+			errs.addSetting("env", "", "variable name %s %s", quote(name), msg)
+		}
+	}
+	for _, name := range sortedMapKeys(t.Headers) {
+		if err := CheckHeaderName(name); err != nil {
+			errs.addSetting("headers", "", "%v", err)
+		}
+		if strings.ContainsAny(t.Headers[name], "\r\n\x00") {
+			errs.addSetting("headers", "", "header %s: a value may not hold a line break or NUL", display(name))
+		}
+	}
+	if err := errs.err(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// endpointOrigin is scheme://host[:port] of a checked endpoint: the path may
+// carry a tenant or a token and is never shown.
+func endpointOrigin(raw string) string {
+	scheme, rest, _ := strings.Cut(raw, "://")
+	host, _, _ := strings.Cut(rest, "/")
+	return scheme + "://" + host
+}
