@@ -1,15 +1,15 @@
 package gen
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 )
 
-// adversarialSchemas are malformed or hostile inputSchemas. Nothing may
-// panic or hang; output must be deterministic; a schema that compiles and
-// gets no notes must get valid arguments (checkContract).
+// adversarialSchemas are malformed or hostile inputSchemas. The runner
+// refuses many of them (package schema); the rest reach the generator.
+// Nothing may panic or hang; output must be deterministic; notes come
+// exactly with arguments the validator rejects (checkContract).
 func adversarialSchemas() map[string]string {
 	deep := func(n int, open, leaf, close string) string {
 		return strings.Repeat(open, n) + leaf + strings.Repeat(close, n)
@@ -74,7 +74,9 @@ func adversarialSchemas() map[string]string {
 		"nested id ref":           `{"type":"object","properties":{"a":{"$id":"https://other.example/x.json","$defs":{"s":{"type":"string"}},"$ref":"#/$defs/s"}},"required":["a"]}`,
 		"dynamic ref":             `{"type":"object","properties":{"a":{"$dynamicRef":"#meta"}},"required":["a"]}`,
 		"deep properties 3000":    deep(3000, `{"type":"object","required":["a"],"properties":{"a":`, `{}`, `}}`),
+		"deep properties 95":      deep(95, `{"type":"object","required":["a"],"properties":{"a":`, `{}`, `}}`),
 		"deep allOf 3000":         deep(3000, `{"allOf":[`, `{"type":"object"}`, `]}`),
+		"deep allOf 95":           deep(95, `{"allOf":[`, `{"type":"object","required":["a"],"properties":{"a":{"type":"string","minLength":3}}}`, `]}`),
 		"deep arrays 3000":        `{"type":"object","properties":{"a":` + deep(3000, `{"type":"array","minItems":1,"items":`, `{}`, `}`) + `},"required":["a"]}`,
 		"deep json 20000":         deep(20000, `[`, `1`, `]`),
 		"huge enum":               hugeEnum.String(),
@@ -136,30 +138,31 @@ func TestAdversarialSchemas(t *testing.T) {
 	}
 	for name, raw := range schemas {
 		t.Run(name, func(t *testing.T) {
-			checkContract(t, []byte(raw), 1)
-			cases, _ := FuzzCases("tool", json.RawMessage(raw), NewValues(1))
+			sch, _, _ := checkContract(t, []byte(raw), 1)
+			cases, _ := FuzzCases("tool", sch, NewValues(1))
 			if len(cases) == 0 || cases[0].Name != CaseValid {
 				t.Fatalf("no valid case first: %v", cases)
 			}
-			NewValues(1).Distinct("tool", json.RawMessage(raw), 3)
-			Groups([]Tool{{Name: "create_x", InputSchema: json.RawMessage(raw)}, {Name: "get_x", InputSchema: json.RawMessage(raw)}})
+			NewValues(1).Distinct("tool", sch, 3)
+			Groups([]Tool{{Name: "create_x", InputSchema: sch}, {Name: "get_x", InputSchema: sch}})
 		})
 	}
 }
 
-// TestAdversarialNotes checks that schemas nobody can satisfy are explained
-// rather than silently "valid".
+// TestAdversarialNotes checks that schemas nobody can satisfy, or whose
+// values would exceed the generator's limits, are explained rather than
+// silently "valid". Each of them compiles, so the note is the generator's.
 func TestAdversarialNotes(t *testing.T) {
 	for _, name := range []string{"minLength above max", "minimum above max", "exclusive equal", "integer no room",
 		"impossible pattern", "false property", "closed object required", "not everything", "minItems above max",
 		"unique impossible", "tuple too short", "enum empty", "const vs type", "oneOf impossible", "allOf conflict",
-		"ref remote", "ref self root", "ref required recursion", "deep properties 3000", "pattern vs length",
+		"ref self root", "ref required recursion", "deep properties 95", "pattern vs length",
 		"format vs length", "minProperties huge", "maxProperties zero", "memory bomb"} {
 		raw := adversarialSchemas()[name]
 		if raw == "" {
 			t.Fatalf("no schema %q", name)
 		}
-		if _, notes := NewValues(1).Valid("t", json.RawMessage(raw)); len(notes) == 0 {
+		if _, notes := NewValues(1).Valid("t", mustCompile(t, raw)); len(notes) == 0 {
 			t.Errorf("%s: no note", name)
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+
+	"github.com/mcpcheck/mcpcheck/runner/internal/schema"
 )
 
 // Case names, in the order [FuzzCases] returns them.
@@ -41,7 +43,7 @@ var wrongValues = map[typeSet]func() any{
 var swapOrder = []typeSet{tString, tNumber, tBoolean, tArray, tObject, tNull}
 
 // FuzzCases compiles mcp-fuzz's three kinds of calls for a tool from its
-// inputSchema:
+// inputSchema (input, as [schema.Compile] compiled it):
 //
 //   - one "valid" call: [Values.Valid]'s arguments;
 //   - one "missing-required" call per required top-level property (sorted):
@@ -56,21 +58,20 @@ var swapOrder = []typeSet{tString, tNumber, tBoolean, tArray, tObject, tNull}
 //     anyOf/oneOf decide, are skipped with a note.
 //
 // The missing-required and wrong-type arguments are invalid by
-// construction. v may be nil (seed 0). Notes include Valid's.
-func FuzzCases(toolName string, inputSchema json.RawMessage, v *Values) (cases []Case, notes []string) {
+// construction. v may be nil (seed 0). Notes include Valid's; a nil input
+// gives the valid case alone, with Valid's empty arguments.
+func FuzzCases(toolName string, input *schema.Schema, v *Values) (cases []Case, notes []string) {
 	if v == nil {
 		v = NewValues(0)
 	}
-	args, notes := v.Valid(toolName, inputSchema)
+	args, notes := v.Valid(toolName, input)
 	cases = append(cases, Case{Name: CaseValid, Arguments: args, Detail: "schema-derived valid call"})
-
-	doc, err := decodeSchema(inputSchema)
-	if err != nil {
+	if input == nil {
 		return cases, notes
 	}
-	g := newGen(doc, 0, toolName)
+	g := newGen(input, 0, toolName)
 	var fl flat
-	g.expand(ent{s: doc.root}, &fl, 0, "")
+	g.expand(ent{s: input.Doc()}, &fl, 0, "")
 	if len(fl.choices) > 0 {
 		notes = append(notes, "(arguments): the top level has anyOf/oneOf/if; only properties outside them are fuzzed")
 	}
@@ -78,8 +79,7 @@ func FuzzCases(toolName string, inputSchema json.RawMessage, v *Values) (cases [
 	required := map[string]bool{}
 	props := map[string]bool{}
 	for _, o := range fl.objs {
-		req, _ := requiredOf(o.m)
-		for _, r := range req {
+		for _, r := range requiredOf(o.m) {
 			required[r] = true
 		}
 		if pm, ok := o.m["properties"].(map[string]any); ok {
@@ -95,7 +95,7 @@ func FuzzCases(toolName string, inputSchema json.RawMessage, v *Values) (cases [
 		cases = append(cases, c)
 	}
 	for _, p := range sortedKeys(props) {
-		declared, why := g.declaredTypes(g.propertyEnts(fl.objs, p, ""))
+		declared, why := g.declaredTypes(g.propertyEnts(fl.objs, p))
 		if len(declared) == 0 {
 			notes = append(notes, fmt.Sprintf("%s: %s; wrong-type case skipped", where(pointerJoin("", p)), why))
 			continue
@@ -143,13 +143,9 @@ func (g *gen) declaredTypes(ents []ent) ([]typeSet, string) {
 	var first []typeSet
 	seen := false
 	for _, o := range fl.objs {
-		raw, present := o.m["type"]
-		if !present {
-			continue
-		}
-		order, ok := typeOrder(raw)
+		order, ok := typeOrder(o.m["type"])
 		if !ok {
-			return nil, "its type keyword is malformed"
+			continue
 		}
 		if !seen {
 			first = order

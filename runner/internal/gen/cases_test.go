@@ -89,23 +89,23 @@ func TestFuzzCases(t *testing.T) {
 			},
 		},
 		{
-			name:   "not an object",
+			name:   "refused",
 			schema: `[`,
 			want:   []caseSummary{{"valid", "", "schema-derived valid call", `{}`}},
-			note:   "not JSON",
+			note:   noSchema,
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cases, notes := FuzzCases("tool", json.RawMessage(tt.schema), NewValues(5))
+			sch, _ := compile([]byte(tt.schema))
+			cases, notes := FuzzCases("tool", sch, NewValues(5))
 			if diff := cmp.Diff(tt.want, summarize(cases)); diff != "" {
 				t.Errorf("cases (-want +got):\n%s", diff)
 			}
 			if tt.note != "" && !strings.Contains(strings.Join(notes, "\n"), tt.note) {
 				t.Errorf("notes %q lack %q", notes, tt.note)
 			}
-			sch, err := compileSchema([]byte(tt.schema), true)
-			if err != nil {
+			if sch == nil {
 				return
 			}
 			for _, c := range cases[1:] {
@@ -118,7 +118,7 @@ func TestFuzzCases(t *testing.T) {
 }
 
 func TestFuzzCasesShareNothing(t *testing.T) {
-	raw := json.RawMessage(`{"type":"object","properties":{"p":{"type":"object","properties":{"q":{"type":"string"}},"required":["q"]},"r":{"type":"string"}},"required":["p","r"]}`)
+	raw := mustCompile(t, `{"type":"object","properties":{"p":{"type":"object","properties":{"q":{"type":"string"}},"required":["q"]},"r":{"type":"string"}},"required":["p","r"]}`)
 	cases, _ := FuzzCases("t", raw, nil)
 	cases[1].Arguments["r"] = "changed"
 	if p, ok := cases[0].Arguments["p"].(map[string]any); ok {
@@ -137,11 +137,8 @@ func TestFuzzCasesShareNothing(t *testing.T) {
 func TestFuzzCasesPeers(t *testing.T) {
 	for file, tools := range loadPeers(t) {
 		for _, tool := range tools {
-			sch, err := compileSchema(tool.InputSchema, true)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cases, notes := FuzzCases(tool.Name, tool.InputSchema, NewValues(1))
+			sch := mustCompile(t, string(tool.InputSchema))
+			cases, notes := FuzzCases(tool.Name, sch, NewValues(1))
 			if len(notes) > 0 {
 				t.Errorf("%s/%s: notes %v", file, tool.Name, notes)
 			}

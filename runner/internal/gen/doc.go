@@ -1,19 +1,22 @@
-// Package generate derives checks from a server's own tool contracts: the
+// Package gen derives checks from a server's own tool contracts: the
 // deterministic part of mcpcheck's generated cases. It has no network or
 // MCP code. The runner calls it after discovery and compiles what it
 // returns into ordinary steps, so generated and hand-written cases share
 // one engine and one report.
 //
-// Every function is total: malformed input (a schema that is not an
-// object, `required` given as a string, unknown types, remote or cyclic
-// `$ref`, schemas nested thousands deep, impossible bounds or patterns)
-// never panics; it yields a placeholder or no case, and a note saying
-// what was skipped and why.
+// Schemas arrive compiled by package schema (runner/internal/schema): the
+// very [schema.Schema] the runner validates a tool's arguments with, so a
+// malformed schema, a remote `$ref` or one nested hundreds deep was
+// refused before it got here, and a tool without a usable schema comes as
+// nil. Every function is total: nil, and compiled schemas nobody can
+// satisfy (cyclic `$ref`, impossible bounds or patterns), never panic;
+// they yield a placeholder or no case, and a note saying what was skipped
+// and why.
 //
 // Values are the runner's generic JSON representation: map[string]any,
 // []any, string, bool, nil, and [encoding/json.Number] for numbers (never
-// float64). Schemas arrive as raw JSON and are decoded with UseNumber, so
-// large integers and decimals keep their exact value.
+// float64), as in the schema documents, so large integers and decimals
+// keep their exact value.
 //
 // # Realistic valid inputs
 //
@@ -45,27 +48,28 @@
 //     draft; contains for the first minContains items; distinct items for
 //     uniqueItems;
 //   - anyOf and oneOf: branches in order (the first one first) until a
-//     value verifies, which for oneOf means it matches no other branch;
-//     allOf merges; if/then/else picks a side; local `$ref`s ("#", "#/...",
-//     or the root's own $id followed by those) are followed, with siblings
-//     ignored before draft 2019-09 as validators do. Any other reference,
-//     or one under a nested $id, becomes a note.
+//     value validates, which for oneOf means it matches no other branch;
+//     allOf merges; if/then/else picks a side; `$ref` leads where the
+//     validator resolves it (pointers, anchors, $id scopes), `$dynamicRef`
+//     and `$recursiveRef` to their static target, and siblings of `$ref`
+//     are ignored before draft 2019-09 as validators do.
 //
-// Every candidate is checked by an internal validator before it is used.
-// The validator knows which keywords each draft defines ($schema decides;
-// 2020-12 otherwise, as MCP specifies) and is conservative: where a schema
-// must hold it may be stricter than JSON Schema (formats pass only in the
-// plain shapes listed below; "1.0" does not count as an integer), and
-// where a schema must not hold (under `not`, in an `if`, across `oneOf`
-// branches, against maxContains) it says "unknown" rather than guess.
-// Whatever it cannot vouch for becomes a note. Hence the contract of
-// Valid: empty notes mean the arguments satisfy the schema. Tests hold it
-// against santhosh-tekuri/jsonschema (formats asserted) for every tool of
-// the recorded captures in testdata, a corpus of tricky and of hostile
-// schemas, thousands of random schemas of every draft, and fuzzing.
+// Every candidate is checked before it is used, by santhosh-tekuri/jsonschema
+// through package schema: against the subschema it was built for, at its
+// JSON Pointer in the document, with formats asserted, so a value of a
+// format the validator knows is one a strict validator accepts. The draft
+// is the validator's ($schema decides; 2020-12 otherwise, as MCP
+// specifies). Hence the contract of Valid: empty notes mean, and only
+// mean, that the arguments validate against the inputSchema, as compiled
+// and with formats asserted; otherwise the notes say what could not be
+// generated, or why the validator rejects the placeholder. Tests hold it
+// for every tool of the recorded captures in testdata, a corpus of tricky
+// and of hostile schemas, thousands of random schemas of every draft, and
+// fuzzing.
 //
 // Output is deterministic: it depends only on the seed, the tool name,
-// the schema bytes and the variant, never on map order or earlier calls.
+// the schema document and the variant, never on map order or earlier
+// calls.
 // The seed decides what nothing else does (numbers without bounds or
 // hints, in 1..100; filler words for strings without hints); hint and
 // format values are the same for every seed. Distinct's later variants
@@ -144,8 +148,8 @@
 //
 // # Formats
 //
-// Values for `format` (each checked by the internal validator; the
-// asserted formats pass only in these plain shapes): email
+// Values for `format` (each passes the validator's check of its format):
+// email
 // "jane.doe@example.com"; uri, url, iri "https://example.com";
 // uri-reference, iri-reference "/docs/getting-started"; uri-template
 // "https://example.com/users/{id}"; hostname "example.com"; ipv4
@@ -153,9 +157,9 @@
 // "2026-01-15T09:30:00Z"; time "09:30:00Z"; duration "PT30M"; period
 // "2026-01-15T09:30:00Z/P1D"; uuid "3f6c2a9e-8b1d-4c7e-9a52-1d0e4b7f8c21";
 // regex "^[a-z]+$"; json-pointer "/users/0/name"; relative-json-pointer
-// "1/name"; semver "1.4.2"; and, unasserted, idn-email, idn-hostname,
-// phone, byte, color. Other formats are annotations; the name hint or a
-// filler word is used.
+// "1/name"; semver "1.4.2"; and idn-email, idn-hostname, phone, byte,
+// color, which the validator does not check. Other formats are
+// annotations; the name hint or a filler word is used.
 //
 // # Patterns
 //
@@ -165,19 +169,20 @@
 // ^[a-z]+$ for `city` gives "chicago") or a digit of 5550142 (so
 // ^\d{3}-\d{4}$ gives "555-0142"), alternations take a branch, and
 // repetitions are tried at several counts to meet minLength/maxLength.
-// Every proposal is verified with the real expression; when none matches
-// (lookarounds are not RE2 and do not compile; "a^b" matches nothing),
-// the note says so.
+// Every proposal is validated; when none matches ("a^b" matches
+// nothing), the note says so. (A pattern that is not RE2, such as a
+// lookaround, does not compile, and the runner refuses the schema.)
 //
 // # Limits
 //
 // Generated values nest at most 32 levels; $ref/allOf chains are followed
-// 32 hops; the validator recurses 128 levels; at most 1,000 enum members
-// are tried, 256 array items and 64 optional properties generated, and
-// strings stretched to at most 65,536 characters. One call does at most
-// 200,000 steps of work and generates at most 1 MiB of characters and
-// elements. Number literals with more than 1,000 characters or an exponent
-// beyond ±400 are not computed with. Reaching any limit gives a note.
+// 32 hops; at most 1,000 enum members are tried, 256 array items and 64
+// optional properties generated, and strings stretched to at most 65,536
+// characters. One call does at most 200,000 steps of work and validations
+// and generates at most 1 MiB of characters and elements. Number literals
+// with more than 1,000 characters or an exponent beyond ±400 are not
+// computed with. Reaching a limit gives a note, unless the arguments
+// validate all the same.
 //
 // # Fuzz cases
 //
@@ -269,14 +274,15 @@
 //
 // # Example
 //
-//	v := generate.NewValues(1)
-//	args, notes := v.Valid("get_weather", tool.InputSchema)
+//	input, err := schema.Compile("get_weather", "input", tool.InputSchema) // nil if refused; err says why
+//	v := gen.NewValues(1)
+//	args, notes := v.Valid("get_weather", input)
 //	// args: {"city": "Chicago", "units": "metric"}; notes: none
-//	cases, notes := generate.FuzzCases("get_weather", tool.InputSchema, v)
+//	cases, notes := gen.FuzzCases("get_weather", input, v)
 //	for _, c := range cases {
 //		// one step per case: c.Name, c.Property, c.Arguments, c.Detail
 //	}
-//	if ro, ok := generate.Hint(tool.Annotations, "readOnlyHint"); !ok || !ro {
+//	if ro, ok := gen.Hint(tool.Annotations, "readOnlyHint"); !ok || !ro {
 //		// not known to be read-only: skipped unless destructive tools are included
 //	}
 package gen

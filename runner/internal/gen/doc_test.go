@@ -31,7 +31,7 @@ func TestDocListsTables(t *testing.T) {
 			t.Errorf("doc.go does not list hint key %q", h.keys[0])
 		}
 	}
-	for f := range assertedFormats {
+	for f := range formatValues {
 		if !strings.Contains(doc, f) {
 			t.Errorf("doc.go does not list format %q", f)
 		}

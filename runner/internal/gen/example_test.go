@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mcpcheck/mcpcheck/runner/internal/gen"
+	"github.com/mcpcheck/mcpcheck/runner/internal/schema"
 )
 
 const weatherSchema = `{
@@ -17,9 +18,12 @@ const weatherSchema = `{
   "required": ["city"]
 }`
 
+// weather is the tool's inputSchema as the runner compiles it.
+var weather, _ = schema.Compile("get_weather", "input", []byte(weatherSchema))
+
 func ExampleValues_Valid() {
 	v := gen.NewValues(1)
-	args, notes := v.Valid("get_weather", json.RawMessage(weatherSchema))
+	args, notes := v.Valid("get_weather", weather)
 	b, _ := json.Marshal(args)
 	fmt.Println(string(b), len(notes))
 	// Output: {"city":"Chicago","days":3,"units":"metric"} 0
@@ -27,7 +31,7 @@ func ExampleValues_Valid() {
 
 func ExampleValues_Distinct() {
 	v := gen.NewValues(1)
-	for _, args := range v.Distinct("get_weather", json.RawMessage(weatherSchema), 3) {
+	for _, args := range v.Distinct("get_weather", weather, 3) {
 		b, _ := json.Marshal(args)
 		fmt.Println(string(b))
 	}
@@ -38,7 +42,7 @@ func ExampleValues_Distinct() {
 }
 
 func ExampleFuzzCases() {
-	cases, _ := gen.FuzzCases("get_weather", json.RawMessage(weatherSchema), gen.NewValues(1))
+	cases, _ := gen.FuzzCases("get_weather", weather, gen.NewValues(1))
 	for _, c := range cases {
 		b, _ := json.Marshal(c.Arguments)
 		fmt.Printf("%-16s %-5s %-16s %s\n", c.Name, c.Property, c.Detail, b)

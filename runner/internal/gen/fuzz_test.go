@@ -23,23 +23,19 @@ func addSchemaSeeds(f *testing.F) {
 	}
 }
 
-// FuzzValid feeds arbitrary bytes to Valid and Distinct: no panic, the same
-// answer twice, and arguments the real validator accepts whenever the
-// schema compiles and Valid reports no notes.
+// FuzzValid feeds arbitrary bytes, compiled as the runner compiles them,
+// to Valid and Distinct: no panic, the same answer twice, and notes exactly
+// when the real validator rejects the arguments.
 func FuzzValid(f *testing.F) {
 	addSchemaSeeds(f)
 	f.Fuzz(func(t *testing.T, raw []byte, seed int64) {
-		_, notes := checkContract(t, raw, seed)
-		distinct := NewValues(seed).Distinct("tool", raw, 3)
-		if !reflect.DeepEqual(distinct, NewValues(seed).Distinct("tool", raw, 3)) {
+		sch, _, notes := checkContract(t, raw, seed)
+		distinct := NewValues(seed).Distinct("tool", sch, 3)
+		if !reflect.DeepEqual(distinct, NewValues(seed).Distinct("tool", sch, 3)) {
 			t.Fatal("Distinct is not deterministic")
 		}
 		if len(notes) == 0 && len(distinct) == 0 {
 			t.Fatal("Valid had no notes but Distinct found nothing")
-		}
-		sch, err := compileSchema(raw, true)
-		if err != nil {
-			return
 		}
 		for i, d := range distinct {
 			if err := validate(sch, d); err != nil {
@@ -58,8 +54,9 @@ func FuzzFuzzCases(f *testing.F) {
 	addSchemaSeeds(f)
 	f.Fuzz(func(t *testing.T, raw []byte, seed int64) {
 		v := NewValues(seed)
-		cases, notes := FuzzCases("tool", raw, v)
-		again, notesAgain := FuzzCases("tool", raw, v)
+		sch, _ := compile(raw)
+		cases, notes := FuzzCases("tool", sch, v)
+		again, notesAgain := FuzzCases("tool", sch, v)
 		if !reflect.DeepEqual(cases, again) || !reflect.DeepEqual(notes, notesAgain) {
 			t.Fatal("FuzzCases is not deterministic")
 		}
@@ -81,11 +78,10 @@ func FuzzFuzzCases(f *testing.F) {
 		}) {
 			t.Fatalf("cases out of order: %v", cases)
 		}
-		sch, err := compileSchema(raw, true)
-		if err != nil {
+		if sch == nil {
 			return
 		}
-		if _, validNotes := v.Valid("tool", raw); len(validNotes) == 0 {
+		if _, validNotes := v.Valid("tool", sch); len(validNotes) == 0 {
 			if err := validate(sch, cases[0].Arguments); err != nil {
 				t.Fatalf("valid case invalid for %s: %v", raw, err)
 			}

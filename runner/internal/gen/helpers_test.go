@@ -8,45 +8,29 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/mcpcheck/mcpcheck/runner/internal/schema"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// compileSchema compiles raw with the validator mcpcheck uses, the way the
-// runner does: draft 2020-12 unless $schema says otherwise, nothing ever
-// loaded. assertFormat turns on format assertions for every draft.
-//
-// The validator panics on a few hostile schemas (e.g. multipleOf
-// 1e-999999999 in v6.0.3); such a schema counts as not compiling.
-func compileSchema(raw []byte, assertFormat bool) (sch *jsonschema.Schema, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			sch, err = nil, fmt.Errorf("validator panicked compiling the schema: %v", r)
-		}
-	}()
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return nil, err
+// compile compiles raw as the runner compiles a tool's inputSchema: nil
+// for no schema, or one it refuses (err says why).
+func compile(raw []byte) (*schema.Schema, error) {
+	return schema.Compile("tool", "input", raw)
+}
+
+// mustCompile compiles a schema a test relies on.
+func mustCompile(t testing.TB, raw string) *schema.Schema {
+	t.Helper()
+	s, err := compile([]byte(raw))
+	if err != nil || s == nil {
+		t.Fatalf("test schema does not compile (%v): %s", err, clip(raw))
 	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseLoader(jsonschema.SchemeURLLoader{})
-	if assertFormat {
-		c.AssertFormat()
-	}
-	if err := c.AddResource("mem://tool/input.json", doc); err != nil {
-		return nil, err
-	}
-	return c.Compile("mem://tool/input.json")
+	return s
 }
 
 // validate round-trips v through JSON (as the runner would send it) and
-// validates it.
-func validate(sch *jsonschema.Schema, v any) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("validator panicked: %v", r)
-		}
-	}()
+// validates it, as compiled and with formats asserted.
+func validate(sch *schema.Schema, v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -55,7 +39,17 @@ func validate(sch *jsonschema.Schema, v any) (err error) {
 	if err != nil {
 		return err
 	}
-	return sch.Validate(inst)
+	if err := sch.Validate(inst); err != nil {
+		return err
+	}
+	strict, err := sch.WithFormats()
+	if err != nil {
+		return err
+	}
+	if err := strict.Validate(inst); err != nil {
+		return fmt.Errorf("with formats asserted: %w", err)
+	}
+	return nil
 }
 
 type peerTool struct {
@@ -90,32 +84,35 @@ func loadPeers(t testing.TB) map[string][]peerTool {
 }
 
 // checkContract is the property every schema must have, whatever its bytes:
-// no panic, the same output twice, and — when the schema compiles and
-// Valid reports no notes — arguments the real validator accepts. It
-// returns the arguments and notes.
-func checkContract(t *testing.T, raw []byte, seed int64) (map[string]any, []string) {
+// no panic, the same output twice, and notes exactly when the real
+// validator rejects the arguments (formats asserted or not; no schema, or
+// a refused one, always gets a note). It returns the compiled schema, the
+// arguments and the notes.
+func checkContract(t *testing.T, raw []byte, seed int64) (*schema.Schema, map[string]any, []string) {
 	t.Helper()
+	sch, _ := compile(raw)
 	v := NewValues(seed)
-	args, notes := v.Valid("tool", raw)
-	again, notesAgain := v.Valid("tool", raw)
+	args, notes := v.Valid("tool", sch)
+	again, notesAgain := v.Valid("tool", sch)
 	if !reflect.DeepEqual(args, again) || !reflect.DeepEqual(notes, notesAgain) {
 		t.Fatalf("Valid is not deterministic for %s:\n%v %v\n%v %v", clip(string(raw)), args, notes, again, notesAgain)
 	}
 	if args == nil {
 		t.Fatalf("Valid returned nil arguments for %s", clip(string(raw)))
 	}
-	if len(notes) > 0 {
-		return args, notes
-	}
-	for _, assertFormat := range []bool{false, true} {
-		sch, err := compileSchema(raw, assertFormat)
-		if err != nil {
-			return args, notes
+	if sch == nil {
+		if len(notes) == 0 {
+			t.Fatalf("no note without a schema for %s", clip(string(raw)))
 		}
-		if err := validate(sch, args); err != nil {
-			b, _ := json.Marshal(args)
-			t.Fatalf("Valid said ok but the arguments are invalid (assertFormat=%v)\nschema: %s\nargs: %s\n%v", assertFormat, raw, b, err)
-		}
+		return nil, args, notes
 	}
-	return args, notes
+	err := validate(sch, args)
+	b, _ := json.Marshal(args)
+	switch {
+	case len(notes) == 0 && err != nil:
+		t.Fatalf("Valid said ok but the arguments are invalid\nschema: %s\nargs: %s\n%v", raw, b, err)
+	case len(notes) > 0 && err == nil:
+		t.Fatalf("Valid gave notes %q for valid arguments\nschema: %s\nargs: %s", notes, raw, b)
+	}
+	return sch, args, notes
 }

@@ -8,15 +8,15 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/mcpcheck/mcpcheck/runner/internal/schema"
 )
 
-// Tool is the part of a discovered tool that grouping reads. The schemas
-// and annotations are the raw wire JSON.
+// Tool is the part of a discovered tool that grouping reads: its name and
+// its compiled inputSchema (nil when it has none, or it was refused).
 type Tool struct {
-	Name         string
-	InputSchema  json.RawMessage
-	OutputSchema json.RawMessage
-	Annotations  json.RawMessage
+	Name        string
+	InputSchema *schema.Schema
 }
 
 // Group is one resource with a create tool and a read and/or delete tool,
@@ -103,7 +103,7 @@ func parseToolName(name string) (role, string) {
 func Groups(tools []Tool) (groups []Group, notes []string) {
 	type roles struct{ create, read, del []string }
 	byRes := map[string]*roles{}
-	schemas := map[string]json.RawMessage{}
+	schemas := map[string]*schema.Schema{}
 	for _, t := range tools {
 		if _, dup := schemas[t.Name]; dup {
 			notes = append(notes, fmt.Sprintf("tool %q is listed twice; its first listing is used", t.Name))
@@ -195,23 +195,21 @@ func parentIDNames(res string) []string {
 
 // topLevel reads the properties and required names of an input schema
 // after $ref and allOf; anyOf/oneOf branches are not consulted.
-func topLevel(raw json.RawMessage) (g *gen, objs []fobj, props, required map[string]bool) {
+func topLevel(in *schema.Schema) (g *gen, objs []fobj, props, required map[string]bool) {
 	props, required = map[string]bool{}, map[string]bool{}
-	doc, err := decodeSchema(raw)
-	if err != nil {
+	if in == nil {
 		return nil, nil, props, required
 	}
-	g = newGen(doc, 0, "")
+	g = newGen(in, 0, "")
 	var fl flat
-	g.expand(ent{s: doc.root}, &fl, 0, "")
+	g.expand(ent{s: in.Doc()}, &fl, 0, "")
 	for _, o := range fl.objs {
 		if pm, ok := o.m["properties"].(map[string]any); ok {
 			for k := range pm {
 				props[k] = true
 			}
 		}
-		req, _ := requiredOf(o.m)
-		for _, r := range req {
+		for _, r := range requiredOf(o.m) {
 			required[r] = true
 		}
 	}
@@ -219,8 +217,8 @@ func topLevel(raw json.RawMessage) (g *gen, objs []fobj, props, required map[str
 }
 
 // idParam finds the id parameter of a read or delete tool, or "".
-func idParam(res string, raw json.RawMessage) string {
-	g, objs, props, required := topLevel(raw)
+func idParam(res string, in *schema.Schema) string {
+	g, objs, props, required := topLevel(in)
 	if g == nil {
 		return ""
 	}
@@ -231,7 +229,7 @@ func idParam(res string, raw json.RawMessage) string {
 	}
 	var strs []string
 	for _, r := range sortedKeys(required) {
-		types, _ := g.declaredTypes(g.propertyEnts(objs, r, ""))
+		types, _ := g.declaredTypes(g.propertyEnts(objs, r))
 		if len(types) == 1 && types[0] == tString {
 			strs = append(strs, r)
 		}
@@ -248,7 +246,7 @@ func idParam(res string, raw json.RawMessage) string {
 // the child group a read tool), sorted by parent then child. Like
 // mcp-fuzz, it does not chain further than one hop.
 func Links(groups []Group, tools []Tool) []Link {
-	schemas := map[string]json.RawMessage{}
+	schemas := map[string]*schema.Schema{}
 	for _, t := range tools {
 		if _, dup := schemas[t.Name]; !dup {
 			schemas[t.Name] = t.InputSchema

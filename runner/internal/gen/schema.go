@@ -1,35 +1,32 @@
 package gen
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"math/big"
-	"net/url"
-	"reflect"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/go-openapi/jsonpointer"
 )
 
 // Limits that keep every function total on hostile schemas. Real tool
 // schemas come nowhere near them.
 const (
-	maxGenDepth   = 32      // nesting of generated values (objects in arrays in objects ...)
-	maxRefHops    = 32      // $ref/allOf expansions while flattening one node
-	maxCheckDepth = 128     // recursion of the internal validator
-	maxEnum       = 1000    // enum members considered as candidates
-	maxItemsGen   = 256     // array elements generated for one array
-	maxProps      = 64      // optional properties considered for one object
-	maxStringGen  = 4096    // runes in a generated string
-	maxNumDigits  = 1000    // digits in a number literal we do arithmetic on
-	maxExponent   = 400     // |exponent| of a number literal we do arithmetic on
-	workBudget    = 200000  // generator + validator steps for one generation
-	sizeBudget    = 1 << 20 // runes of strings plus container elements generated in one call
+	maxGenDepth  = 32      // nesting of generated values (objects in arrays in objects ...)
+	maxRefHops   = 32      // $ref/allOf expansions while flattening one node
+	maxEnum      = 1000    // enum members considered as candidates
+	maxItemsGen  = 256     // array elements generated for one array
+	maxProps     = 64      // optional properties considered for one object
+	maxStringGen = 4096    // runes in a generated string
+	maxNumDigits = 1000    // digits in a number literal we do arithmetic on
+	maxExponent  = 400     // |exponent| of a number literal we do arithmetic on
+	workBudget   = 200000  // generator steps and validations for one generation
+	sizeBudget   = 1 << 20 // runes of strings plus container elements generated in one call
 )
 
-// Draft identifiers, ordered by age.
+// Drafts, as [schema.Schema.Draft] numbers them.
 const (
 	draft4    = 4
 	draft6    = 6
@@ -41,124 +38,6 @@ const (
 // errBudget is returned (and turned into a note) when a schema needs more
 // work than [workBudget] allows.
 var errBudget = errors.New("schema too complex: work budget exhausted")
-
-// document is a decoded input schema plus what is needed to resolve its
-// local references.
-type document struct {
-	root    any
-	rootPtr uintptr // identity of the root map, to tell it from nested $id scopes
-	rootID  string  // the root's $id without fragment, so "that-id#/x" resolves locally
-	draft   int
-}
-
-// decodeSchema decodes raw JSON with UseNumber and refuses trailing data.
-func decodeSchema(raw json.RawMessage) (*document, error) {
-	trimmed := bytes.TrimSpace(raw)
-	if len(trimmed) == 0 {
-		return nil, errors.New("inputSchema is empty")
-	}
-	dec := json.NewDecoder(bytes.NewReader(trimmed))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("inputSchema is not JSON: %v", err)
-	}
-	if _, err := dec.Token(); err == nil {
-		return nil, errors.New("inputSchema has trailing data after the JSON value")
-	}
-	d := &document{root: v, draft: draft2020}
-	if m, ok := v.(map[string]any); ok {
-		d.rootPtr = mapPtr(m)
-		if s, ok := m["$schema"].(string); ok {
-			d.draft = draftOf(s)
-		}
-		idKey := "$id"
-		if d.draft == draft4 {
-			idKey = "id"
-		}
-		if id, ok := m[idKey].(string); ok {
-			d.rootID, _, _ = strings.Cut(id, "#")
-		}
-	}
-	return d, nil
-}
-
-// draftOf maps a $schema URI to a draft; unknown values get 2020-12, which
-// is what MCP specifies when $schema is absent.
-func draftOf(s string) int {
-	switch {
-	case strings.Contains(s, "draft-04"), strings.Contains(s, "draft-03"):
-		return draft4
-	case strings.Contains(s, "draft-06"):
-		return draft6
-	case strings.Contains(s, "draft-07"):
-		return draft7
-	case strings.Contains(s, "2019-09"):
-		return draft2019
-	default:
-		return draft2020
-	}
-}
-
-func mapPtr(m map[string]any) uintptr {
-	return reflect.ValueOf(m).Pointer()
-}
-
-// opensScope reports whether schema object m starts a new base URI (a
-// nested $id), under which "#/..." would not mean this document's root.
-func (d *document) opensScope(m map[string]any) bool {
-	if mapPtr(m) == d.rootPtr {
-		return false
-	}
-	key := "$id"
-	if d.draft == draft4 {
-		key = "id"
-	}
-	id, ok := m[key].(string)
-	return ok && !strings.HasPrefix(id, "#")
-}
-
-// resolve follows a local reference: "#", "#/json/pointer", or the root's
-// own $id followed by one of those. Anything else is not resolved.
-func (d *document) resolve(ref string) (any, error) {
-	if d.rootID != "" && strings.HasPrefix(ref, d.rootID) {
-		ref = ref[len(d.rootID):]
-	}
-	if !strings.HasPrefix(ref, "#") {
-		return nil, fmt.Errorf("$ref %q is not local; only #/... references are followed", clip(ref))
-	}
-	frag, err := url.PathUnescape(ref[1:])
-	if err != nil {
-		return nil, fmt.Errorf("$ref %q has a bad escape", clip(ref))
-	}
-	if frag == "" {
-		return d.root, nil
-	}
-	if !strings.HasPrefix(frag, "/") {
-		return nil, fmt.Errorf("$ref %q names an anchor; only JSON Pointer references are followed", clip(ref))
-	}
-	cur := d.root
-	for _, tok := range strings.Split(frag[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		switch x := cur.(type) {
-		case map[string]any:
-			next, ok := x[tok]
-			if !ok {
-				return nil, fmt.Errorf("$ref %q points at nothing", clip(ref))
-			}
-			cur = next
-		case []any:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(x) || (len(tok) > 1 && tok[0] == '0') {
-				return nil, fmt.Errorf("$ref %q points at nothing", clip(ref))
-			}
-			cur = x[i]
-		default:
-			return nil, fmt.Errorf("$ref %q points at nothing", clip(ref))
-		}
-	}
-	return cur, nil
-}
 
 // clip shortens text quoted in notes.
 func clip(s string) string {
@@ -212,15 +91,6 @@ func numberOf(v any) (*big.Rat, bool) {
 	return nil, false
 }
 
-// isNumber reports whether v is a JSON number in any representation.
-func isNumber(v any) bool {
-	switch v.(type) {
-	case json.Number, float64, int, int64:
-		return true
-	}
-	return false
-}
-
 // ratNumber renders an exact rational as a json.Number. Every rational the
 // generator builds has a terminating decimal expansion.
 func ratNumber(r *big.Rat) json.Number {
@@ -254,46 +124,30 @@ func ratNumber(r *big.Rat) json.Number {
 	return json.Number(s)
 }
 
-// keywordCount reads a non-negative integer keyword (minLength, maxItems ...).
-// present reports the keyword exists; ok reports it is well formed. Values
-// beyond int32 are clamped, which makes them unsatisfiable for generation.
-func keywordCount(m map[string]any, key string) (n int, present, ok bool) {
-	v, present := m[key]
-	if !present {
-		return 0, false, true
-	}
-	r, isNum := numberOf(v)
+// count reads a non-negative integer keyword (minLength, maxItems ...);
+// ok is false when it is absent or malformed. Values beyond int32 are
+// clamped, which makes them unsatisfiable for generation.
+func count(m map[string]any, key string) (n int, ok bool) {
+	r, isNum := numberOf(m[key])
 	if !isNum || !r.IsInt() || r.Sign() < 0 {
-		return 0, true, false
+		return 0, false
 	}
 	if r.Num().Cmp(big.NewInt(1<<31-1)) > 0 {
-		return 1<<31 - 1, true, true
+		return 1<<31 - 1, true
 	}
-	return int(r.Num().Int64()), true, true
+	return int(r.Num().Int64()), true
 }
 
-// requiredOf returns the well-formed part of a `required` keyword and
-// whether it was well formed.
-func requiredOf(m map[string]any) ([]string, bool) {
-	v, present := m["required"]
-	if !present {
-		return nil, true
-	}
-	arr, ok := v.([]any)
-	if !ok {
-		return nil, false
-	}
+// requiredOf returns the names a `required` keyword lists.
+func requiredOf(m map[string]any) []string {
+	arr, _ := m["required"].([]any)
 	out := make([]string, 0, len(arr))
-	wellFormed := true
 	for _, e := range arr {
-		s, ok := e.(string)
-		if !ok {
-			wellFormed = false
-			continue
+		if s, ok := e.(string); ok {
+			out = append(out, s)
 		}
-		out = append(out, s)
 	}
-	return out, wellFormed
+	return out
 }
 
 // sortedKeys returns a map's keys in order, so nothing depends on map
@@ -309,8 +163,12 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // pointerJoin appends one reference token to a JSON Pointer.
 func pointerJoin(base, tok string) string {
-	tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
-	return base + "/" + tok
+	return base + "/" + jsonpointer.Escape(tok)
+}
+
+// index appends an array index to a JSON Pointer.
+func index(base string, i int) string {
+	return base + "/" + strconv.Itoa(i)
 }
 
 // where renders a JSON Pointer for notes; the root is "(arguments)".
@@ -341,7 +199,7 @@ var typeNames = map[string]typeSet{
 }
 
 // typeOrder lists types in their declared order; ok is false when the
-// keyword is malformed or names an unknown type.
+// keyword is absent, malformed or names an unknown type.
 func typeOrder(v any) (order []typeSet, ok bool) {
 	switch x := v.(type) {
 	case string:
@@ -377,46 +235,6 @@ func setOf(order []typeSet) typeSet {
 		}
 	}
 	return s
-}
-
-// typeOfValue is the most specific JSON type of a generic value.
-func typeOfValue(v any) typeSet {
-	switch x := v.(type) {
-	case nil:
-		return tNull
-	case bool:
-		return tBoolean
-	case map[string]any:
-		return tObject
-	case []any:
-		return tArray
-	case string:
-		return tString
-	case json.Number:
-		if isIntegerLiteral(string(x)) {
-			return tInteger
-		}
-		return tNumber
-	case float64:
-		if x == float64(int64(x)) {
-			return tInteger
-		}
-		return tNumber
-	case int, int64:
-		return tInteger
-	}
-	return 0
-}
-
-// isIntegerLiteral is deliberately strict: "1.0" is not treated as an
-// integer (draft 4 validators disagree about it), so generated integers
-// are always written without a fraction.
-func isIntegerLiteral(s string) bool {
-	if s == "" || strings.ContainsAny(s, ".eE") {
-		return false
-	}
-	_, ok := parseRat(s)
-	return ok
 }
 
 func typeName(t typeSet) string {

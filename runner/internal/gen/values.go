@@ -6,17 +6,22 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/big"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/go-openapi/jsonpointer"
+	"github.com/mcpcheck/mcpcheck/assert"
+	"github.com/mcpcheck/mcpcheck/runner/internal/schema"
 )
 
 // Values generates realistic arguments that satisfy a tool's inputSchema.
 //
 // A Values holds only its seed, so one value may be shared by goroutines.
-// Output depends on nothing but the seed, the tool name, the schema bytes
-// and (for [Values.Distinct]) the variant number: never on map iteration
-// order or on earlier calls.
+// Output depends on nothing but the seed, the tool name, the schema
+// document and (for [Values.Distinct]) the variant number: never on map
+// iteration order or on earlier calls.
 type Values struct {
 	seed int64
 }
@@ -28,17 +33,21 @@ func NewValues(seed int64) *Values {
 	return &Values{seed: seed}
 }
 
-// Valid returns one realistic argument object for a tool, and notes on
-// whatever part of the schema it could not honour.
+// noSchema is the note for a tool without a usable inputSchema.
+const noSchema = "no inputSchema (none declared, or refused); empty arguments used"
+
+// Valid returns one realistic argument object for a tool whose inputSchema
+// is input (as [schema.Compile] compiled it), and notes on whatever part of
+// the schema it could not honour.
 //
-// Empty notes mean the arguments satisfy the schema: every value is checked
-// by an internal validator that is stricter than JSON Schema requires (see
-// the package documentation). With notes, the arguments are a best effort
-// in which placeholders stand in for what could not be generated, and every
-// required property is still present. Valid never panics, whatever the
-// bytes.
-func (v *Values) Valid(toolName string, inputSchema json.RawMessage) (args map[string]any, notes []string) {
-	return v.generate(toolName, inputSchema, 0)
+// Empty notes mean, and only mean, that the arguments validate against
+// input, both as compiled and with formats asserted. With notes, the
+// arguments are a best effort in which placeholders stand in for what
+// could not be generated, and every required property is still present.
+// A nil input gives empty arguments and a note. Valid never panics,
+// whatever the schema.
+func (v *Values) Valid(toolName string, input *schema.Schema) (args map[string]any, notes []string) {
+	return v.generate(toolName, input, 0)
 }
 
 // Distinct returns up to n pairwise different argument objects, each of
@@ -46,52 +55,55 @@ func (v *Values) Valid(toolName string, inputSchema json.RawMessage) (args map[s
 // out). The first is Valid's. Later ones rotate enum members, hint values,
 // booleans and anyOf branches and draw new numbers, and ignore `default`
 // and `examples`. Fewer than n come back when the schema admits fewer,
-// e.g. a lone enum of two members; none when n <= 0. n is capped at 100.
-func (v *Values) Distinct(toolName string, inputSchema json.RawMessage, n int) []map[string]any {
-	if n <= 0 {
+// e.g. a lone enum of two members; none when n <= 0 or input is nil. n is
+// capped at 100.
+func (v *Values) Distinct(toolName string, input *schema.Schema, n int) []map[string]any {
+	if n <= 0 || input == nil {
 		return nil
 	}
 	n = min(n, 100)
 	var out []map[string]any
-	seen := map[string]bool{}
 	misses := 0
 	for k := 0; len(out) < n && misses < 2*n+4; k++ {
-		args, notes := v.generate(toolName, inputSchema, k)
-		if len(notes) > 0 {
+		args, notes := v.generate(toolName, input, k)
+		if len(notes) > 0 || slices.ContainsFunc(out, func(o map[string]any) bool { return assert.Equal(o, args) }) {
 			misses++
 			continue
 		}
-		b, err := json.Marshal(args)
-		if err != nil || seen[string(b)] {
-			misses++
-			continue
-		}
-		seen[string(b)] = true
 		out = append(out, args)
 	}
 	return out
 }
 
-func (v *Values) generate(tool string, raw json.RawMessage, variant int) (map[string]any, []string) {
+func (v *Values) generate(tool string, input *schema.Schema, variant int) (map[string]any, []string) {
+	if input == nil {
+		return map[string]any{}, []string{noSchema}
+	}
 	var seed int64
 	if v != nil {
 		seed = v.seed
 	}
-	doc, err := decodeSchema(raw)
+	g := newGen(input, seed, tool)
+	strict, err := input.WithFormats()
 	if err != nil {
-		return map[string]any{}, []string{err.Error() + "; no arguments generated"}
+		return map[string]any{}, []string{err.Error() + "; empty arguments used"}
 	}
-	g := newGen(doc, seed, tool)
-	val, _ := g.node("", "", []ent{{s: doc.root}}, 0, variant)
+	g.strict = strict
+	root := []ent{{s: input.Doc()}}
+	val, _ := g.node("", "", root, 0, variant)
 	args, isObj := val.(map[string]any)
 	if !isObj {
 		args = map[string]any{}
 		g.note("", "inputSchema does not describe an object; empty arguments used")
 	}
-	// The last word: arguments the validator does not accept always carry
-	// a note, so empty notes mean valid arguments.
-	if vd, why := g.checkAll([]ent{{s: doc.root}}, args); vd != valid && len(g.notes) == 0 {
-		g.notes = append(g.notes, why)
+	// The last word: notes explain why the arguments are invalid, so
+	// there are some exactly when they are.
+	err = g.check(root, args)
+	if err == nil {
+		return args, nil
+	}
+	if len(g.notes) == 0 {
+		g.notes = append(g.notes, g.why("", err))
 	}
 	if g.work <= 0 {
 		g.notes = append(g.notes, errBudget.Error()+"; some values are placeholders")
@@ -111,16 +123,17 @@ func dedupe(notes []string) []string {
 	return out
 }
 
-// ent is one schema that a value must satisfy. scoped marks schemas below a
-// nested $id, where "#/..." references are not followed.
+// ent is one schema that a value must satisfy, and its place in the
+// schema document: an RFC 6901 JSON Pointer, by which the validator checks
+// candidates against it.
 type ent struct {
-	s      any
-	scoped bool
+	s   any
+	loc string
 }
 
 type fobj struct {
-	m      map[string]any
-	scoped bool
+	m   map[string]any
+	loc string
 }
 
 // flat is a conjunction of schema objects after $ref and allOf are
@@ -132,19 +145,19 @@ type flat struct {
 }
 
 type gen struct {
-	doc   *document
-	chk   *checker
-	work  int
-	size  int // generated runes and elements so far, against sizeBudget
-	seed  int64
-	tool  string
-	notes []string
+	in      *schema.Schema
+	strict  *schema.Schema // in with formats asserted
+	draft   int
+	regexps map[string]*regexp.Regexp
+	work    int
+	size    int // generated runes and elements so far, against sizeBudget
+	seed    int64
+	tool    string
+	notes   []string
 }
 
-func newGen(doc *document, seed int64, tool string) *gen {
-	g := &gen{doc: doc, seed: seed, tool: tool, work: workBudget}
-	g.chk = newChecker(doc, &g.work)
-	return g
+func newGen(in *schema.Schema, seed int64, tool string) *gen {
+	return &gen{in: in, draft: in.Draft(), regexps: map[string]*regexp.Regexp{}, seed: seed, tool: tool, work: workBudget}
 }
 
 func (g *gen) note(path, format string, args ...any) {
@@ -175,28 +188,52 @@ func (g *gen) rnd(path string, vk int, salt string) uint64 {
 	return x
 }
 
-func (g *gen) checkAll(ents []ent, v any) (verdict, string) {
-	var a acc
+// check validates v against every schema of ents, as compiled and with
+// formats asserted: the second is stricter, except that under `not`, `if`
+// or `oneOf` a format that holds can make a value fail.
+func (g *gen) check(ents []ent, v any) error {
 	for _, e := range ents {
-		if a.add(g.chk.check(e.s, v, "", 0, e.scoped, false)) {
-			break
+		for _, s := range []*schema.Schema{g.in, g.strict} {
+			if g.work <= 0 {
+				return errBudget
+			}
+			g.work--
+			if err := s.ValidateAt(e.loc, v); err != nil {
+				return err
+			}
 		}
 	}
-	return a.v, a.why
+	return nil
 }
 
-// checkAt is checkAll with the instance path used in reasons.
-func (g *gen) checkAt(ents []ent, v any, path string) (verdict, string) {
-	var a acc
-	for _, e := range ents {
-		if a.add(g.chk.check(e.s, v, path, 0, e.scoped, false)) {
-			break
-		}
+// why explains a rejection of the value at path.
+func (g *gen) why(path string, err error) string {
+	vi := schema.Explain(err)
+	return where(path+vi.Path) + ": " + vi.Message
+}
+
+// at is the document's value at a JSON Pointer.
+func (g *gen) at(pointer string) (any, bool) {
+	p, err := jsonpointer.New(pointer)
+	if err != nil {
+		return nil, false
 	}
-	return a.v, a.why
+	v, _, err := p.Get(g.in.Doc())
+	return v, err == nil
 }
 
-// expand adds schema e to fl, following $ref and allOf.
+// regexp compiles a patternProperties key once. Patterns are RE2, as the
+// validator reads them.
+func (g *gen) regexp(p string) *regexp.Regexp {
+	re, seen := g.regexps[p]
+	if !seen {
+		re, _ = regexp.Compile(p)
+		g.regexps[p] = re
+	}
+	return re
+}
+
+// expand adds schema e to fl, following references and allOf.
 func (g *gen) expand(e ent, fl *flat, hops int, path string) {
 	if g.work <= 0 {
 		return
@@ -208,98 +245,57 @@ func (g *gen) expand(e ent, fl *flat, hops int, path string) {
 	}
 	m, isObj := e.s.(map[string]any)
 	if !isObj {
-		if b, isBool := e.s.(bool); isBool {
-			if !b {
-				fl.never = "the schema is false, so no value is allowed"
-			}
-			return
+		if b, isBool := e.s.(bool); isBool && !b {
+			fl.never = "the schema is false, so no value is allowed"
 		}
-		g.note(path, "a schema is not an object (%s); ignored", jsonKind(e.s))
 		return
 	}
-	scoped := e.scoped || g.doc.opensScope(m)
-	if ref, present := m["$ref"]; present {
-		s, isStr := ref.(string)
-		switch {
-		case !isStr:
-			g.note(path, "$ref is not a string; ignored")
-		case scoped:
-			g.note(path, "$ref %q sits under a nested $id; not followed", clip(s))
-		default:
-			target, err := g.doc.resolve(s)
-			if err != nil {
-				g.note(path, "%v", err)
-			} else {
-				g.expand(ent{s: target}, fl, hops+1, path)
+	_, ref := m["$ref"]
+	_, dyn := m["$dynamicRef"]
+	_, rec := m["$recursiveRef"]
+	if ref || dyn || rec {
+		// The validator resolves them; $dynamicRef and $recursiveRef are
+		// followed to their static target, and it judges the value.
+		for _, t := range g.in.Refs(e.loc) {
+			if target, ok := g.at(t); ok {
+				g.expand(ent{s: target, loc: t}, fl, hops+1, path)
 			}
 		}
-		if g.doc.draft < draft2019 {
+		if ref && g.draft < draft2019 {
 			return // siblings of $ref are ignored before 2019-09
 		}
 	}
-	for _, k := range []string{"$dynamicRef", "$recursiveRef"} {
-		if _, present := m[k]; present {
-			g.note(path, "%s is not followed", k)
-		}
-	}
-	fl.objs = append(fl.objs, fobj{m: m, scoped: scoped})
-	if raw, present := m["allOf"]; present {
-		arr, ok := raw.([]any)
-		if !ok {
-			g.note(path, "allOf is not an array; ignored")
-		}
-		for _, s := range arr {
-			g.expand(ent{s: s, scoped: scoped}, fl, hops+1, path)
-		}
+	fl.objs = append(fl.objs, fobj{m: m, loc: e.loc})
+	arr, _ := m["allOf"].([]any)
+	for i, s := range arr {
+		g.expand(ent{s: s, loc: index(e.loc+"/allOf", i)}, fl, hops+1, path)
 	}
 	for _, k := range []string{"anyOf", "oneOf"} {
-		raw, present := m[k]
-		if !present {
-			continue
-		}
-		arr, ok := raw.([]any)
-		if !ok || len(arr) == 0 {
-			g.note(path, "%s is not a non-empty array; ignored", k)
+		arr, _ := m[k].([]any)
+		if len(arr) == 0 {
 			continue
 		}
 		branches := make([][]ent, len(arr))
 		for i, s := range arr {
-			branches[i] = []ent{{s: s, scoped: scoped}}
+			branches[i] = []ent{{s: s, loc: index(e.loc+"/"+k, i)}}
 		}
 		fl.choices = append(fl.choices, branches)
 	}
-	if cond, present := m["if"]; present && g.doc.draft >= draft7 {
-		then := []ent{{s: cond, scoped: scoped}}
+	if cond, present := m["if"]; present && g.draft >= draft7 {
+		then := []ent{{s: cond, loc: e.loc + "/if"}}
 		if t, ok := m["then"]; ok {
-			then = append(then, ent{s: t, scoped: scoped})
+			then = append(then, ent{s: t, loc: e.loc + "/then"})
 		}
 		var els []ent
-		if e, ok := m["else"]; ok {
-			els = append(els, ent{s: e, scoped: scoped})
+		if e2, ok := m["else"]; ok {
+			els = append(els, ent{s: e2, loc: e.loc + "/else"})
 		}
 		fl.choices = append(fl.choices, [][]ent{then, els})
 	}
 }
 
-func jsonKind(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "a string"
-	case []any:
-		return "an array"
-	case bool:
-		return "a boolean"
-	}
-	if isNumber(v) {
-		return "a number"
-	}
-	return "unknown"
-}
-
 // node generates a value for the conjunction of schemas ents. ok reports the
-// value was verified; otherwise a placeholder is returned and notes say why.
+// value validates; otherwise a placeholder is returned and notes say why.
 func (g *gen) node(path, name string, ents []ent, depth, vk int) (any, bool) {
 	if g.work <= 0 {
 		return nil, false // reported once, by generate
@@ -336,7 +332,7 @@ func (g *gen) node(path, name string, ents []ent, depth, vk int) (any, bool) {
 }
 
 // solve decides the open anyOf/oneOf/if choices one at a time, first branch
-// first (rotated by the variant), until a value verifies.
+// first (rotated by the variant), until a value validates.
 func (g *gen) solve(path, name string, ents []ent, fl flat, depth, vk int, attempts *int) (any, bool) {
 	if len(fl.choices) == 0 {
 		return g.produce(path, name, ents, fl.objs, depth, vk)
@@ -377,11 +373,11 @@ func (g *gen) solve(path, name string, ents []ent, fl flat, depth, vk int, attem
 }
 
 // produce tries candidate values for a conjunction with no open choices,
-// in order of preference, and returns the first that verifies: const;
+// in order of preference, and returns the first that validates: const;
 // default and examples (first variant only); enum members (null and ""
 // last); then values built for each allowed type.
 func (g *gen) produce(path, name string, ents []ent, objs []fobj, depth, vk int) (any, bool) {
-	types := g.typeChoices(path, name, objs, depth)
+	types := g.typeChoices(name, objs, depth)
 	mark := len(g.notes)
 	var (
 		failed    bool
@@ -389,17 +385,17 @@ func (g *gen) produce(path, name string, ents []ent, objs []fobj, depth, vk int)
 		failWhy   string
 		failNotes []string
 	)
-	// try verifies one candidate. Notes written while building a rejected
+	// try validates one candidate. Notes written while building a rejected
 	// candidate are withdrawn; those of the first rejection are kept for
 	// the final report.
 	quiet := false // rejected defaults and examples explain nothing
 	try := func(v any) bool {
-		vd, why := g.checkAt(ents, v, path)
-		if vd == valid {
+		err := g.check(ents, v)
+		if err == nil {
 			return true
 		}
 		if !failed && !quiet {
-			failed, failVal, failWhy = true, v, why
+			failed, failVal, failWhy = true, v, g.why(path, err)
 			failNotes = slices.Clone(g.notes[mark:])
 		}
 		g.notes = g.notes[:mark]
@@ -600,18 +596,13 @@ func hasAny(objs []fobj, keys []string) bool {
 // first `type`, restricted to what every `type` allows, null last. With no
 // `type`, the keywords present decide; with none of those either, the
 // property-name hint does, then string. The root prefers object.
-func (g *gen) typeChoices(path, name string, objs []fobj, depth int) []typeSet {
+func (g *gen) typeChoices(name string, objs []fobj, depth int) []typeSet {
 	allowed := tAll
 	var declared []typeSet
 	seenType := false
 	for _, o := range objs {
-		raw, present := o.m["type"]
-		if !present {
-			continue
-		}
-		order, ok := typeOrder(raw)
+		order, ok := typeOrder(o.m["type"])
 		if !ok {
-			g.note(path, "type %s is not a JSON Schema type; ignored", clip(compact(raw)))
 			continue
 		}
 		if !seenType {
@@ -673,14 +664,6 @@ func (g *gen) typeChoices(path, name string, objs []fobj, depth int) []typeSet {
 	return out
 }
 
-func compact(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return "?"
-	}
-	return string(b)
-}
-
 // fillers are the words an unhinted string is drawn from (by seed).
 var fillers = []string{"example", "sample", "demo", "alpha", "bravo", "harbor", "meadow", "orbit"}
 
@@ -692,10 +675,10 @@ func (g *gen) strings(path, name string, objs []fobj, vk int) ([]string, string)
 	minL, maxL := 0, -1
 	var patterns, formats []string
 	for _, o := range objs {
-		if n, present, ok := keywordCount(o.m, "minLength"); present && ok {
+		if n, ok := count(o.m, "minLength"); ok {
 			minL = max(minL, n)
 		}
-		if n, present, ok := keywordCount(o.m, "maxLength"); present && ok {
+		if n, ok := count(o.m, "maxLength"); ok {
 			if maxL < 0 || n < maxL {
 				maxL = n
 			}
@@ -1048,7 +1031,7 @@ func roundRat(r *big.Rat) *big.Int {
 
 // object builds an object: every required property (sorted), and — when
 // withOptional and the object is at most two levels deep — each optional
-// property whose value verifies on its own (not deprecated or readOnly,
+// property whose value validates on its own (not deprecated or readOnly,
 // at most 64 of them), then enough extra properties for minProperties.
 //
 // optionals reports whether anything beyond the required properties was
@@ -1059,11 +1042,7 @@ func (g *gen) object(path, name string, objs []fobj, depth, vk int, withOptional
 	for round := 0; round < 8; round++ {
 		before := len(required) + len(objs)
 		for _, o := range objs {
-			req, ok := requiredOf(o.m)
-			if !ok && round == 0 {
-				g.note(path, "required is not an array of strings; its malformed part is ignored")
-			}
-			for _, r := range req {
+			for _, r := range requiredOf(o.m) {
 				required[r] = true
 			}
 		}
@@ -1085,9 +1064,10 @@ func (g *gen) object(path, name string, objs []fobj, depth, vk int, withOptional
 							}
 						}
 					default:
-						if key != "dependentRequired" && !seenSchema(objs, d) {
+						loc := pointerJoin(o.loc+"/"+key, p)
+						if key != "dependentRequired" && !slices.ContainsFunc(objs, func(o fobj) bool { return o.loc == loc }) {
 							var fl flat
-							g.expand(ent{s: d, scoped: o.scoped}, &fl, 0, path)
+							g.expand(ent{s: d, loc: loc}, &fl, 0, path)
 							objs = append(objs, fl.objs...)
 						}
 					}
@@ -1100,17 +1080,14 @@ func (g *gen) object(path, name string, objs []fobj, depth, vk int, withOptional
 	}
 	out := map[string]any{}
 	for _, p := range sortedKeys(required) {
-		val, _ := g.node(pointerJoin(path, p), p, g.propertyEnts(objs, p, path), depth+1, vk)
+		val, _ := g.node(pointerJoin(path, p), p, g.propertyEnts(objs, p), depth+1, vk)
 		out[p] = val
 	}
 	declared := map[string]bool{}
 	for _, o := range objs {
-		if props, ok := o.m["properties"].(map[string]any); ok {
-			for k := range props {
-				declared[k] = true
-			}
-		} else if _, present := o.m["properties"]; present {
-			g.note(path, "properties is not an object; ignored")
+		props, _ := o.m["properties"].(map[string]any)
+		for k := range props {
+			declared[k] = true
 		}
 	}
 	optional := []string{}
@@ -1124,10 +1101,10 @@ func (g *gen) object(path, name string, objs []fobj, depth, vk int, withOptional
 	}
 	minP, maxP := 0, -1
 	for _, o := range objs {
-		if n, present, ok := keywordCount(o.m, "minProperties"); present && ok {
+		if n, ok := count(o.m, "minProperties"); ok {
 			minP = max(minP, n)
 		}
-		if n, present, ok := keywordCount(o.m, "maxProperties"); present && ok && (maxP < 0 || n < maxP) {
+		if n, ok := count(o.m, "maxProperties"); ok && (maxP < 0 || n < maxP) {
 			maxP = n
 		}
 	}
@@ -1136,7 +1113,7 @@ func (g *gen) object(path, name string, objs []fobj, depth, vk int, withOptional
 			return
 		}
 		mark := len(g.notes)
-		val, ok := g.node(pointerJoin(path, p), p, g.propertyEnts(objs, p, path), depth+1, vk)
+		val, ok := g.node(pointerJoin(path, p), p, g.propertyEnts(objs, p), depth+1, vk)
 		if ok {
 			out[p] = val
 		} else {
@@ -1175,7 +1152,7 @@ func (g *gen) extraNames(path string, objs []fobj, depth, vk, i int) []string {
 	for _, o := range objs {
 		if pn, present := o.m["propertyNames"]; present {
 			mark := len(g.notes)
-			if v, ok := g.node(path, "key", []ent{{s: pn, scoped: o.scoped}}, depth+1, vk); ok {
+			if v, ok := g.node(path, "key", []ent{{s: pn, loc: o.loc + "/propertyNames"}}, depth+1, vk); ok {
 				if s, isStr := v.(string); isStr {
 					out = append(out, s)
 				}
@@ -1196,26 +1173,11 @@ func (g *gen) extraNames(path string, objs []fobj, depth, vk, i int) []string {
 // nameAllowed checks a property name against every propertyNames.
 func (g *gen) nameAllowed(objs []fobj, name string) bool {
 	for _, o := range objs {
-		if pn, present := o.m["propertyNames"]; present {
-			if vd, _ := g.chk.check(pn, name, "", 0, o.scoped, false); vd != valid {
-				return false
-			}
+		if pn, present := o.m["propertyNames"]; present && g.check([]ent{{s: pn, loc: o.loc + "/propertyNames"}}, name) != nil {
+			return false
 		}
 	}
 	return true
-}
-
-func seenSchema(objs []fobj, s any) bool {
-	m, ok := s.(map[string]any)
-	if !ok {
-		return false
-	}
-	for _, o := range objs {
-		if mapPtr(o.m) == mapPtr(m) {
-			return true
-		}
-	}
-	return false
 }
 
 // hasDependents reports whether including p would drag in more
@@ -1253,33 +1215,25 @@ func skipOptional(objs []fobj, p string) bool {
 // propertyEnts collects the schemas that apply to property p: its
 // `properties` entry, matching `patternProperties`, else
 // `additionalProperties`, from every schema of the conjunction.
-func (g *gen) propertyEnts(objs []fobj, p, path string) []ent {
+func (g *gen) propertyEnts(objs []fobj, p string) []ent {
 	var out []ent
 	for _, o := range objs {
 		matched := false
 		if props, ok := o.m["properties"].(map[string]any); ok {
 			if s, has := props[p]; has {
-				out = append(out, ent{s: s, scoped: o.scoped})
+				out = append(out, ent{s: s, loc: pointerJoin(o.loc+"/properties", p)})
 				matched = true
 			}
 		}
-		if pp, ok := o.m["patternProperties"].(map[string]any); ok {
-			for _, pat := range sortedKeys(pp) {
-				re, ok := g.chk.regexp(pat)
-				if !ok {
-					g.note(path, "patternProperties key %q does not compile; ignored", clip(pat))
-					continue
-				}
-				if re.MatchString(p) {
-					out = append(out, ent{s: pp[pat], scoped: o.scoped})
-					matched = true
-				}
+		pp, _ := o.m["patternProperties"].(map[string]any)
+		for _, pat := range sortedKeys(pp) {
+			if re := g.regexp(pat); re != nil && re.MatchString(p) {
+				out = append(out, ent{s: pp[pat], loc: pointerJoin(o.loc+"/patternProperties", pat)})
+				matched = true
 			}
 		}
-		if !matched {
-			if addl, present := o.m["additionalProperties"]; present {
-				out = append(out, ent{s: addl, scoped: o.scoped})
-			}
+		if addl, present := o.m["additionalProperties"]; present && !matched {
+			out = append(out, ent{s: addl, loc: o.loc + "/additionalProperties"})
 		}
 	}
 	return out
@@ -1293,19 +1247,17 @@ func (g *gen) array(path, name string, objs []fobj, depth, vk int) ([]any, strin
 	var contains []ent
 	minC := 0
 	for _, o := range objs {
-		if n, present, ok := keywordCount(o.m, "minItems"); present && ok {
+		if n, ok := count(o.m, "minItems"); ok {
 			minI = max(minI, n)
 		}
-		if n, present, ok := keywordCount(o.m, "maxItems"); present && ok && (maxI < 0 || n < maxI) {
+		if n, ok := count(o.m, "maxItems"); ok && (maxI < 0 || n < maxI) {
 			maxI = n
 		}
 		if c, present := o.m["contains"]; present {
-			contains = append(contains, ent{s: c, scoped: o.scoped})
+			contains = append(contains, ent{s: c, loc: o.loc + "/contains"})
 			need := 1
-			if g.doc.draft >= draft2019 {
-				if n, present, ok := keywordCount(o.m, "minContains"); present && ok {
-					need = n
-				}
+			if n, ok := count(o.m, "minContains"); ok && g.draft >= draft2019 {
+				need = n
 			}
 			minC = max(minC, need)
 		}
@@ -1337,7 +1289,7 @@ func (g *gen) array(path, name string, objs []fobj, depth, vk int) ([]any, strin
 		if i < minC {
 			ents = append(ents, contains...)
 		}
-		ip := pointerJoin(path, fmt.Sprint(i))
+		ip := index(path, i)
 		val, _ := g.node(ip, item, ents, depth+1, vk+i)
 		// Items must differ: try later variants while this one repeats.
 		for k := 1; unique && k <= 8 && repeats(out, val) && g.work > 0; k++ {
@@ -1356,12 +1308,7 @@ func (g *gen) array(path, name string, objs []fobj, depth, vk int) ([]any, strin
 }
 
 func repeats(list []any, v any) bool {
-	for _, e := range list {
-		if equal(e, v) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(list, func(e any) bool { return assert.Equal(e, v) })
 }
 
 // singularName is the hint name for an array's items: "entityNames" → "entityName".
@@ -1379,33 +1326,27 @@ func (g *gen) itemEnts(objs []fobj, i int) []ent {
 	var out []ent
 	for _, o := range objs {
 		items, hasItems := o.m["items"]
-		if g.doc.draft >= draft2020 {
-			covered := 0
-			if pre, ok := o.m["prefixItems"].([]any); ok {
-				covered = len(pre)
-				if i < len(pre) {
-					out = append(out, ent{s: pre[i], scoped: o.scoped})
-				}
-			}
-			if hasItems && i >= covered {
-				if _, isArr := items.([]any); !isArr {
-					out = append(out, ent{s: items, scoped: o.scoped})
-				}
-			}
-			continue
-		}
-		if !hasItems {
-			continue
-		}
-		if tuple, isArr := items.([]any); isArr {
+		tuple, isTuple := items.([]any)
+		if g.draft >= draft2020 {
+			isTuple = false
+			tuple, _ = o.m["prefixItems"].([]any)
 			if i < len(tuple) {
-				out = append(out, ent{s: tuple[i], scoped: o.scoped})
-			} else if addl, present := o.m["additionalItems"]; present {
-				out = append(out, ent{s: addl, scoped: o.scoped})
+				out = append(out, ent{s: tuple[i], loc: index(o.loc+"/prefixItems", i)})
+			} else if hasItems {
+				out = append(out, ent{s: items, loc: o.loc + "/items"})
 			}
 			continue
 		}
-		out = append(out, ent{s: items, scoped: o.scoped})
+		switch {
+		case isTuple && i < len(tuple):
+			out = append(out, ent{s: tuple[i], loc: index(o.loc+"/items", i)})
+		case isTuple:
+			if addl, present := o.m["additionalItems"]; present {
+				out = append(out, ent{s: addl, loc: o.loc + "/additionalItems"})
+			}
+		case hasItems:
+			out = append(out, ent{s: items, loc: o.loc + "/items"})
+		}
 	}
 	return out
 }

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/mcpcheck/mcpcheck/runner/internal/schema"
 )
 
 // TestValidPeers generates arguments for every tool of the recorded
@@ -15,18 +17,15 @@ func TestValidPeers(t *testing.T) {
 	for file, tools := range loadPeers(t) {
 		for _, tool := range tools {
 			t.Run(file+"/"+tool.Name, func(t *testing.T) {
-				sch, err := compileSchema(tool.InputSchema, true)
-				if err != nil {
-					t.Fatalf("capture does not compile: %v", err)
-				}
-				args, notes := NewValues(1).Valid(tool.Name, tool.InputSchema)
+				sch := mustCompile(t, string(tool.InputSchema))
+				args, notes := NewValues(1).Valid(tool.Name, sch)
 				if len(notes) > 0 {
 					t.Fatalf("notes: %v", notes)
 				}
 				if err := validate(sch, args); err != nil {
 					t.Fatalf("invalid arguments %v: %v", args, err)
 				}
-				for i, d := range NewValues(7).Distinct(tool.Name, tool.InputSchema, 5) {
+				for i, d := range NewValues(7).Distinct(tool.Name, sch, 5) {
 					if err := validate(sch, d); err != nil {
 						t.Fatalf("Distinct[%d] %v invalid: %v", i, d, err)
 					}
@@ -39,10 +38,10 @@ func TestValidPeers(t *testing.T) {
 // TestValidRealistic pins the realistic values users see for the captures.
 func TestValidRealistic(t *testing.T) {
 	peers := loadPeers(t)
-	byName := map[string]json.RawMessage{}
+	byName := map[string]*schema.Schema{}
 	for _, tools := range peers {
 		for _, tool := range tools {
-			byName[tool.Name] = tool.InputSchema
+			byName[tool.Name] = mustCompile(t, string(tool.InputSchema))
 		}
 	}
 	tests := []struct {
@@ -98,7 +97,12 @@ var trickySchemas = map[string]string{
 	"recursive tree":        `{"$defs":{"node":{"type":"object","properties":{"name":{"type":"string"},"children":{"type":"array","items":{"$ref":"#/$defs/node"}}},"required":["name"]}},"type":"object","properties":{"root":{"$ref":"#/$defs/node"}},"required":["root"]}`,
 	"draft7 ref siblings":   `{"$schema":"http://json-schema.org/draft-07/schema#","definitions":{"s":{"type":"string"}},"type":"object","properties":{"x":{"$ref":"#/definitions/s","type":"number"}},"required":["x"]}`,
 	"2020 ref siblings":     `{"$defs":{"s":{"type":"string"}},"type":"object","properties":{"x":{"$ref":"#/$defs/s","minLength":4}},"required":["x"]}`,
-	"root id ref":           `{"$id":"https://example.com/tool.json","$defs":{"s":{"type":"string","format":"email"}},"type":"object","properties":{"x":{"$ref":"https://example.com/tool.json#/$defs/s"}},"required":["x"]}`,
+	"anchor ref":            `{"$id":"https://example.com/tool.json","$defs":{"s":{"$anchor":"mail","type":"string","format":"email"}},"type":"object","properties":{"x":{"$ref":"#mail"}},"required":["x"]}`,
+	"nested id ref":         `{"type":"object","properties":{"a":{"$id":"https://other.example/x.json","$defs":{"s":{"type":"string","minLength":8}},"$ref":"#/$defs/s"}},"required":["a"]}`,
+	"dynamic ref":           `{"$defs":{"node":{"$dynamicAnchor":"node","type":"object","properties":{"name":{"type":"string"},"kids":{"type":"array","items":{"$dynamicRef":"#node"}}},"required":["name","kids"]}},"type":"object","properties":{"tree":{"$ref":"#/$defs/node"}},"required":["tree"]}`,
+	"draft7 anchor id":      `{"$schema":"http://json-schema.org/draft-07/schema#","definitions":{"n":{"$id":"#num","type":"integer","minimum":40}},"type":"object","properties":{"n":{"$ref":"#num"}},"required":["n"]}`,
+	"format under not":      `{"type":"object","properties":{"a":{"type":"string","format":"json-pointer","not":{"format":"date-time","minLength":6}}},"required":["a"]}`,
+	"not and oneOf exact":   `{"type":"object","properties":{"city":{"type":"string","not":{"enum":["Chicago"]}},"y":{"type":"string","oneOf":[{"pattern":"^[a-z]+$"},{"minLength":7}]}},"required":["city","y"]}`,
 	"escaped pointer":       `{"$defs":{"a/b":{"type":"integer","minimum":7},"c~d":{"type":"boolean"}},"type":"object","properties":{"x":{"$ref":"#/$defs/a~1b"},"y":{"$ref":"#/$defs/c~0d"}},"required":["x","y"]}`,
 	"closed object":         `{"type":"object","properties":{"a":{"type":"string"}},"required":["a"],"additionalProperties":false}`,
 	"pattern properties":    `{"type":"object","patternProperties":{"^x_[0-9]+$":{"type":"integer"}},"required":["x_1"],"additionalProperties":false}`,
@@ -131,11 +135,9 @@ var trickySchemas = map[string]string{
 func TestValidTricky(t *testing.T) {
 	for name, raw := range trickySchemas {
 		t.Run(name, func(t *testing.T) {
-			if _, err := compileSchema([]byte(raw), true); err != nil {
-				t.Fatalf("test schema does not compile: %v", err)
-			}
+			mustCompile(t, raw)
 			for _, seed := range []int64{0, 1, 42} {
-				args, notes := checkContract(t, []byte(raw), seed)
+				_, args, notes := checkContract(t, []byte(raw), seed)
 				if len(notes) > 0 {
 					b, _ := json.Marshal(args)
 					t.Fatalf("seed %d: notes %v (args %s)", seed, notes, b)
@@ -168,7 +170,7 @@ func TestValidHonoursKeywords(t *testing.T) {
 		{`{"$schema":"http://json-schema.org/draft-07/schema#","definitions":{"s":{"type":"string"}},"type":"object","properties":{"x":{"$ref":"#/definitions/s","type":"number"}},"required":["x"]}`, `{"x":"harbor"}`},
 	}
 	for _, tt := range tests {
-		args, notes := NewValues(0).Valid("tool", json.RawMessage(tt.schema))
+		args, notes := NewValues(0).Valid("tool", mustCompile(t, tt.schema))
 		got, _ := json.Marshal(args)
 		if string(got) != tt.want || len(notes) > 0 {
 			t.Errorf("schema %s\n got %s %v\nwant %s", tt.schema, got, notes, tt.want)
@@ -178,7 +180,7 @@ func TestValidHonoursKeywords(t *testing.T) {
 
 // TestValidNumbersAreJSONNumbers checks the value representation.
 func TestValidNumbersAreJSONNumbers(t *testing.T) {
-	args, _ := NewValues(3).Valid("t", json.RawMessage(`{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"integer"},"c":{"type":"array","items":{"type":"number"}},"d":{"type":"object","properties":{"e":{"type":"integer"}},"required":["e"]}},"required":["a","b","c","d"]}`))
+	args, _ := NewValues(3).Valid("t", mustCompile(t, `{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"integer"},"c":{"type":"array","items":{"type":"number"}},"d":{"type":"object","properties":{"e":{"type":"integer"}},"required":["e"]}},"required":["a","b","c","d"]}`))
 	var walk func(v any)
 	walk = func(v any) {
 		switch x := v.(type) {
@@ -202,7 +204,7 @@ func TestValidNumbersAreJSONNumbers(t *testing.T) {
 }
 
 func TestValidDeterministicAcrossSeedsAndTools(t *testing.T) {
-	raw := json.RawMessage(`{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"string"}},"required":["a","b"]}`)
+	raw := mustCompile(t, `{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"string"}},"required":["a","b"]}`)
 	a1, _ := NewValues(1).Valid("x", raw)
 	a2, _ := NewValues(1).Valid("x", raw)
 	if !reflect.DeepEqual(a1, a2) {
@@ -240,26 +242,24 @@ func TestDistinct(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := NewValues(1).Distinct("t", json.RawMessage(tt.schema), tt.n)
+			sch, _ := compile([]byte(tt.schema))
+			got := NewValues(1).Distinct("t", sch, tt.n)
 			if len(got) != tt.want {
 				t.Fatalf("got %d %v, want %d", len(got), got, tt.want)
 			}
 			seen := map[string]bool{}
-			sch, err := compileSchema([]byte(tt.schema), true)
 			for _, d := range got {
 				b, _ := json.Marshal(d)
 				if seen[string(b)] {
 					t.Errorf("duplicate %s", b)
 				}
 				seen[string(b)] = true
-				if err == nil {
-					if verr := validate(sch, d); verr != nil {
-						t.Errorf("%s invalid: %v", b, verr)
-					}
+				if verr := validate(sch, d); verr != nil {
+					t.Errorf("%s invalid: %v", b, verr)
 				}
 			}
 			if len(got) > 0 {
-				first, _ := NewValues(1).Valid("t", json.RawMessage(tt.schema))
+				first, _ := NewValues(1).Valid("t", sch)
 				if !reflect.DeepEqual(first, got[0]) {
 					t.Errorf("first distinct %v is not Valid's %v", got[0], first)
 				}
@@ -276,21 +276,18 @@ func TestValidNotes(t *testing.T) {
 	}{
 		{"min above max", `{"type":"object","properties":{"a":{"type":"integer","minimum":5,"maximum":1}},"required":["a"]}`, "minimum 5 and maximum 1"},
 		{"minLength above maxLength", `{"type":"object","properties":{"a":{"type":"string","minLength":5,"maxLength":1}},"required":["a"]}`, "minLength 5 is above maxLength 1"},
-		{"required string", `{"type":"object","properties":{"a":{"type":"string"}},"required":"a"}`, "required is not an array"},
-		{"remote ref", `{"type":"object","properties":{"a":{"$ref":"https://example.com/s.json"}},"required":["a"]}`, "not local"},
-		{"impossible pattern", `{"type":"object","properties":{"a":{"type":"string","pattern":"a^b"}},"required":["a"]}`, "pattern"},
-		{"lookahead", `{"type":"object","properties":{"a":{"type":"string","pattern":"^(?=x)"}},"required":["a"]}`, "pattern does not compile"},
+		{"impossible pattern", `{"type":"object","properties":{"a":{"type":"string","pattern":"a^b"}},"required":["a"]}`, "/a: 'ab' does not match pattern 'a^b'"},
 		{"false property", `{"type":"object","properties":{"a":false},"required":["a"]}`, "schema is false"},
 		{"cycle", `{"$ref":"#"}`, "cycle"},
 		{"deep", strings.Repeat(`{"type":"object","required":["a"],"properties":{"a":`, 40) + `{}` + strings.Repeat(`}}`, 40), "nested deeper than 32"},
-		{"not json", `{`, "not JSON"},
-		{"array root", `[]`, "not an object"},
 		{"string root", `{"type":"string"}`, "does not describe an object"},
-		{"unknown type", `{"type":"object","properties":{"a":{"type":"int"}},"required":["a"]}`, "not a JSON Schema type"},
+		{"format asserted", `{"type":"object","properties":{"e":{"type":"string","format":"email","minLength":40}},"required":["e"]}`, "/e: "},
+		{"refused", `{"type":"object","properties":{"a":{"$ref":"https://example.com/s.json"}},"required":["a"]}`, noSchema},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			args, notes := NewValues(0).Valid("t", json.RawMessage(tt.schema))
+			sch, _ := compile([]byte(tt.schema))
+			args, notes := NewValues(0).Valid("t", sch)
 			if args == nil {
 				t.Fatal("nil args")
 			}
@@ -336,17 +333,24 @@ func TestHintLookup(t *testing.T) {
 	}
 }
 
-// TestHintValuesAreRealistic keeps the table honest: each format value
-// passes the format check, and time hints are HH:MM.
-func TestHintValuesAreRealistic(t *testing.T) {
-	c := newChecker(&document{draft: draft2020}, new(int))
+// TestFormatValues keeps the table honest: the validator, formats
+// asserted, accepts each format value.
+func TestFormatValues(t *testing.T) {
 	for f, vals := range formatValues {
+		sch, err := mustCompile(t, `{"format":"`+f+`"}`).WithFormats()
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, v := range vals {
-			if formatVerdict(f, v, c) != valid {
-				t.Errorf("format %s value %q fails its own check", f, v)
+			if err := sch.Validate(v); err != nil {
+				t.Errorf("format %s value %q: %v", f, v, err)
 			}
 		}
 	}
+}
+
+// TestHintValuesAreRealistic: time hints are HH:MM.
+func TestHintValuesAreRealistic(t *testing.T) {
 	hhmm := regexp.MustCompile(`^\d{2}:\d{2}$`)
 	for _, v := range lookupHint("time").strs {
 		if !hhmm.MatchString(v) {
@@ -382,14 +386,14 @@ func TestSplitWordsAndSingular(t *testing.T) {
 // TestValuesConcurrent shares one Values (and the package tables) across
 // goroutines; run with -race. Results must equal the sequential ones.
 func TestValuesConcurrent(t *testing.T) {
-	var schemas []json.RawMessage
+	var schemas []*schema.Schema
 	for _, tools := range loadPeers(t) {
 		for _, tool := range tools {
-			schemas = append(schemas, tool.InputSchema)
+			schemas = append(schemas, mustCompile(t, string(tool.InputSchema)))
 		}
 	}
 	for _, raw := range trickySchemas {
-		schemas = append(schemas, json.RawMessage(raw))
+		schemas = append(schemas, mustCompile(t, raw))
 	}
 	v := NewValues(9)
 	want := make([]map[string]any, len(schemas))
@@ -404,7 +408,8 @@ func TestValuesConcurrent(t *testing.T) {
 			for i, s := range schemas {
 				got, _ := v.Valid("tool", s)
 				if !reflect.DeepEqual(got, want[i]) {
-					errs <- string(s)
+					b, _ := json.Marshal(s.Doc())
+					errs <- string(b)
 				}
 				FuzzCases("tool", s, v)
 				v.Distinct("tool", s, 2)
@@ -421,5 +426,8 @@ func TestValuesConcurrent(t *testing.T) {
 	var nilValues *Values
 	if a, _ := nilValues.Valid("t", schemas[0]); a == nil {
 		t.Error("nil *Values returned nil arguments")
+	}
+	if a, notes := v.Valid("t", nil); a == nil || len(notes) == 0 {
+		t.Errorf("a nil schema gave %v %q", a, notes)
 	}
 }

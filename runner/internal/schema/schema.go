@@ -12,15 +12,19 @@ package schema
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/go-openapi/jsonpointer"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 )
@@ -35,6 +39,10 @@ type Schema struct {
 	compiler *jsonschema.Compiler
 	subs     map[string]*jsonschema.Schema
 	subErrs  map[string]error
+
+	formatsOnce sync.Once
+	formats     *Schema
+	formatsErr  error
 }
 
 // Compile compiles a tool's schema; which is "input" or "output" and names
@@ -61,44 +69,115 @@ func Compile(toolName, which string, raw []byte) (s *Schema, err error) {
 	if err := checkCost(doc); err != nil {
 		return nil, fmt.Errorf("%sSchema refused: %v", which, err)
 	}
+	return compile(doc, "mcp://tools/"+url.PathEscape(toolName)+"/"+which, which+"Schema", false)
+}
+
+// compile compiles a document that passed the checks; name starts its
+// errors.
+func compile(doc any, loc, name string, assertFormat bool) (*Schema, error) {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020) // MCP's default; a $schema in the document wins
 	// Nothing is ever loaded: not from the network, not from disk.
 	c.UseLoader(jsonschema.SchemeURLLoader{})
-	loc := "mcp://tools/" + url.PathEscape(toolName) + "/" + which
+	if assertFormat {
+		c.AssertFormat()
+	}
 	if err := c.AddResource(loc, doc); err != nil {
-		return nil, fmt.Errorf("%sSchema: %v", which, err)
+		return nil, fmt.Errorf("%s: %v", name, err)
 	}
 	root, err := c.Compile(loc)
 	if err != nil {
-		return nil, fmt.Errorf("%sSchema does not compile: %v", which, firstLine(err.Error()))
+		return nil, fmt.Errorf("%s does not compile: %v", name, firstLine(err.Error()))
 	}
 	return &Schema{doc: doc, root: root, loc: loc, compiler: c}, nil
+}
+
+// WithFormats is the same schema with `format` asserted under every draft
+// (2019-09 and 2020-12 only annotate it, unless their vocabulary says
+// otherwise), compiled on first use. A value it accepts is one a strict
+// validator accepts too: mcpcheck's generator checks what it proposes with
+// it.
+func (s *Schema) WithFormats() (*Schema, error) {
+	s.formatsOnce.Do(func() {
+		defer func() {
+			if p := recover(); p != nil {
+				s.formats, s.formatsErr = nil, fmt.Errorf("the validator could not compile the schema with formats asserted (%v)", p)
+			}
+		}()
+		s.formats, s.formatsErr = compile(s.doc, s.loc, "the schema with formats asserted", true)
+	})
+	return s.formats, s.formatsErr
 }
 
 // Doc is the schema document as decoded (generic JSON, json.Number numbers).
 // It is shared: read it, never change it.
 func (s *Schema) Doc() any { return s.doc }
 
+// Draft is the JSON Schema draft the document is judged by: 4, 6, 7, 2019
+// (2019-09) or 2020 (2020-12), as its $schema says, else 2020.
+func (s *Schema) Draft() int { return s.root.DraftVersion }
+
 // Validate checks v (generic JSON) against the whole schema.
-func (s *Schema) Validate(v any) error { return s.root.Validate(v) }
+func (s *Schema) Validate(v any) error { return validate(s.root, v) }
 
 // ValidateAt checks v against the subschema at pointer (an RFC 6901 JSON
 // Pointer into the document, "" for the root), compiling it on first use.
 // The subschema is judged in its place: its references resolve as they do
 // from the root.
 func (s *Schema) ValidateAt(pointer string, v any) (err error) {
-	if pointer == "" {
-		return s.root.Validate(v)
-	}
 	sub, err := s.at(pointer)
 	if err != nil {
 		return err
 	}
-	return sub.Validate(v)
+	return validate(sub, v)
+}
+
+// validate turns a validator panic into an error, so no instance can crash
+// the caller.
+func validate(sch *jsonschema.Schema, v any) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("the validator failed on this value (%v)", p)
+		}
+	}()
+	return sch.Validate(v)
+}
+
+// Refs lists where the references of the subschema at pointer lead, as
+// JSON Pointers into the document: its $ref, then the static targets of
+// $dynamicRef and $recursiveRef. They are resolved by the validator, so
+// anchors, the root's $id and nested $id scopes mean what they mean there.
+// A subschema without references, or one that does not compile, has none.
+func (s *Schema) Refs(pointer string) []string {
+	sub, err := s.at(pointer)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	add := func(t *jsonschema.Schema) {
+		if t == nil {
+			return
+		}
+		frag, ok := strings.CutPrefix(t.Location, s.loc+"#")
+		if !ok {
+			return
+		}
+		if p, err := url.PathUnescape(frag); err == nil {
+			out = append(out, p)
+		}
+	}
+	add(sub.Ref)
+	if sub.DynamicRef != nil {
+		add(sub.DynamicRef.Ref)
+	}
+	add(sub.RecursiveRef)
+	return out
 }
 
 func (s *Schema) at(pointer string) (sub *jsonschema.Schema, err error) {
+	if pointer == "" {
+		return s.root, nil
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if sub, ok := s.subs[pointer]; ok {
@@ -282,17 +361,21 @@ type Violation struct {
 	Message string
 }
 
-// Explain turns a validation error into a [Violation] (the first leaf cause).
+// Explain turns a validation error into a [Violation]: its first leaf
+// cause, in the order of instance location (array indexes by value), then
+// schema location, keyword and message. The validator lists causes in map
+// order, so an error with several always explains the same way.
 func Explain(err error) Violation {
 	var ve *jsonschema.ValidationError
 	if !errors.As(err, &ve) {
 		return Violation{Message: err.Error()}
 	}
-	leaf := ve
-	for len(leaf.Causes) > 0 {
-		leaf = leaf.Causes[0]
+	leaf := firstLeaf(ve)
+	ek := leaf.ErrorKind
+	if ap, ok := ek.(*kind.AdditionalProperties); ok {
+		ek = &kind.AdditionalProperties{Properties: slices.Sorted(slices.Values(ap.Properties))}
 	}
-	v := Violation{Message: leaf.ErrorKind.LocalizedString(printer)}
+	v := Violation{Message: ek.LocalizedString(printer)}
 	for _, tok := range leaf.InstanceLocation {
 		v.Path += "/" + jsonpointer.Escape(tok)
 	}
@@ -300,6 +383,33 @@ func Explain(err error) Violation {
 		v.Keyword = kp[len(kp)-1]
 	}
 	return v
+}
+
+func firstLeaf(ve *jsonschema.ValidationError) *jsonschema.ValidationError {
+	if len(ve.Causes) == 0 {
+		return ve
+	}
+	leaves := make([]*jsonschema.ValidationError, len(ve.Causes))
+	for i, c := range ve.Causes {
+		leaves[i] = firstLeaf(c)
+	}
+	return slices.MinFunc(leaves, func(a, b *jsonschema.ValidationError) int {
+		return cmp.Or(
+			slices.CompareFunc(a.InstanceLocation, b.InstanceLocation, compareToken),
+			strings.Compare(a.SchemaURL, b.SchemaURL),
+			slices.Compare(a.ErrorKind.KeywordPath(), b.ErrorKind.KeywordPath()),
+			strings.Compare(a.ErrorKind.LocalizedString(printer), b.ErrorKind.LocalizedString(printer)))
+	})
+}
+
+// compareToken orders instance location tokens, array indexes by value.
+func compareToken(a, b string) int {
+	i, errA := strconv.Atoi(a)
+	j, errB := strconv.Atoi(b)
+	if errA == nil && errB == nil {
+		return cmp.Compare(i, j)
+	}
+	return strings.Compare(a, b)
 }
 
 func firstLine(s string) string {
