@@ -8,6 +8,7 @@ import (
 	"github.com/mcpcheck/mcpcheck/assert"
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/runner/internal/gen"
+	"github.com/mcpcheck/mcpcheck/runner/internal/schema"
 )
 
 // SkippedTool is a discovered tool that generation left alone, and why.
@@ -72,12 +73,15 @@ type generator struct {
 	suite  *config.Suite
 	g      *config.Generate
 	values *gen.Values
-	out    generated
-	base   int // report index of the first generated scenario
+	// input is a tool's compiled inputSchema, the one its steps are
+	// validated with (nil when it declares none or it was refused).
+	input func(name string) *schema.Schema
+	out   generated
+	base  int // report index of the first generated scenario
 }
 
-func compileGenerated(suite *config.Suite, tools []tool, base int) generated {
-	c := &generator{suite: suite, g: suite.Generate, values: gen.NewValues(suite.Generate.Seed), base: base}
+func compileGenerated(suite *config.Suite, tools []tool, input func(string) *schema.Schema, base int) generated {
+	c := &generator{suite: suite, g: suite.Generate, values: gen.NewValues(suite.Generate.Seed), input: input, base: base}
 	g := c.g
 	allowed := map[string]bool{}
 	for _, t := range suite.AllowTools {
@@ -106,7 +110,7 @@ func compileGenerated(suite *config.Suite, tools []tool, base int) generated {
 		if !(g.Fuzz || g.Fidelity || g.Probes || g.Concurrency > 1) {
 			break
 		}
-		cases, notes := gen.FuzzCases(t.Name, t.InputSchema, c.values)
+		cases, notes := gen.FuzzCases(t.Name, c.input(t.Name), c.values)
 		for _, n := range notes {
 			c.note("tool %q: %s", t.Name, n)
 		}
@@ -262,10 +266,8 @@ func (c *generator) lifecycle(targets []tool) {
 		return
 	}
 	gtools := make([]gen.Tool, len(targets))
-	byName := map[string]tool{}
 	for i, t := range targets {
-		gtools[i] = gen.Tool{Name: t.Name, InputSchema: t.InputSchema, OutputSchema: t.OutputSchema, Annotations: t.Annotations}
-		byName[t.Name] = t
+		gtools[i] = gen.Tool{Name: t.Name, InputSchema: c.input(t.Name)}
 	}
 	groups, notes := gen.Groups(gtools)
 	for _, n := range notes {
@@ -275,7 +277,7 @@ func (c *generator) lifecycle(targets []tool) {
 		c.note("lifecycle: 0 groups detected (no create_X / get_X / delete_X tools sharing a resource); nothing checked, which is not a pass")
 	}
 	valid := func(name string) map[string]any {
-		args, _ := c.values.Valid(name, byName[name].InputSchema)
+		args, _ := c.values.Valid(name, c.input(name))
 		return args
 	}
 	withID := func(args map[string]any, param, step string) map[string]any {
@@ -378,7 +380,7 @@ func (c *generator) concurrency(targets, readOnly []tool, valid map[string]map[s
 		c.out.independent = append(c.out.independent, independentCheck{t.Name, c.add(sc)})
 	}
 	for _, t := range readOnly {
-		inputs := c.values.Distinct(t.Name, t.InputSchema, n)
+		inputs := c.values.Distinct(t.Name, c.input(t.Name), n)
 		if len(inputs) < 2 {
 			c.note("tool %q: fewer than two distinct valid inputs; no crossed-responses check", t.Name)
 			continue

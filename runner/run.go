@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/runner/internal/schema"
 )
 
 // Skip reasons, in the runner's words.
@@ -167,8 +168,9 @@ func (r *runState) run(ctx context.Context) *Report {
 		r.fail("allowlist", err)
 		return rep
 	}
+	r.contracts = map[string]*contract{}
 	if r.suite.Generate != nil {
-		g := compileGenerated(r.suite, tools, len(r.plan))
+		g := compileGenerated(r.suite, tools, func(name string) *schema.Schema { return r.contract(name).input }, len(r.plan))
 		r.gen = &g
 		r.plan = append(r.plan, g.scenarios...)
 		r.addScenarios(g.scenarios)
@@ -270,30 +272,32 @@ func (r *runState) checkTools() error {
 	return fmt.Errorf("the server does not list %s; nothing was called", strings.Join(missing, ", "))
 }
 
-// compileContracts compiles the schemas of every tool a step calls, in a
-// fixed order, and warns about schemas that were refused or do not compile.
+// compileContracts compiles the schemas of every tool a step calls (the
+// generated ones already are) before the first call.
 func (r *runState) compileContracts() {
-	r.contracts = map[string]*contract{}
-	var names []string
 	for _, sc := range r.plan {
 		for j := range sc.steps {
-			name := sc.steps[j].call.name
-			if _, ok := r.contracts[name]; !ok {
-				r.contracts[name] = nil
-				names = append(names, name)
-			}
+			r.contract(sc.steps[j].call.name)
 		}
 	}
-	sort.Strings(names)
-	for _, name := range names {
-		c := compileContract(r.tools[name])
-		r.contracts[name] = &c
-		for _, err := range []error{c.inputErr, c.outputErr} {
-			if err != nil {
-				r.rep.Warnings = append(r.rep.Warnings, r.clean(fmt.Sprintf("tool %q: %v", name, err), 500))
-			}
+}
+
+// contract returns a discovered tool's compiled schemas, compiling them on
+// first use and warning about schemas that were refused or do not compile
+// (warnings are sorted at the end). It is called before the scheduler
+// starts, from one goroutine.
+func (r *runState) contract(name string) *contract {
+	if c, ok := r.contracts[name]; ok {
+		return c
+	}
+	c := compileContract(r.tools[name])
+	r.contracts[name] = &c
+	for _, err := range []error{c.inputErr, c.outputErr} {
+		if err != nil {
+			r.rep.Warnings = append(r.rep.Warnings, r.clean(fmt.Sprintf("tool %q: %v", name, err), 500))
 		}
 	}
+	return &c
 }
 
 // warn adds a warning (safe from any goroutine). Warnings are sorted when
