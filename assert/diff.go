@@ -3,6 +3,7 @@ package assert
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/go-openapi/jsonpointer"
 	"math/big"
 	"slices"
 	"strconv"
@@ -38,7 +39,7 @@ func (d *differ) diff(path string, want, got any) {
 		g := got.(map[string]any)
 		for _, k := range sortedKeys(w) {
 			gv, ok := g[k]
-			p := path + "/" + EscapePointer(k)
+			p := path + "/" + jsonpointer.Escape(k)
 			if !ok {
 				d.add(p, "missing key", w[k], true, nil, false)
 				continue
@@ -48,7 +49,7 @@ func (d *differ) diff(path string, want, got any) {
 		if !d.subset {
 			for _, k := range sortedKeys(g) {
 				if _, ok := w[k]; !ok {
-					d.add(path+"/"+EscapePointer(k), "unexpected key", nil, false, g[k], true)
+					d.add(path+"/"+jsonpointer.Escape(k), "unexpected key", nil, false, g[k], true)
 				}
 			}
 		}
@@ -185,14 +186,6 @@ func normalize(s string) (string, bool) {
 		sign = "-"
 	}
 	return sign + trimmed + "e" + exp.String(), true
-}
-
-// EscapePointer escapes one JSON Pointer reference token (RFC 6901).
-func EscapePointer(tok string) string {
-	if !strings.ContainsAny(tok, "~/") {
-		return tok
-	}
-	return strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
 }
 
 func sortedKeys(m map[string]any) []string {

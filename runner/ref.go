@@ -3,6 +3,7 @@ package runner
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/go-openapi/jsonpointer"
 
@@ -98,11 +99,7 @@ func resolveRef(s string, results map[string]any) (any, error) {
 				return nil, fmt.Errorf("$ref %q: index %d is past the end of an array of %d", s, n, len(arr))
 			}
 		}
-		p, err := jsonpointer.New(pointerOf(ref.Tokens[i : i+1]))
-		if err != nil {
-			return nil, fmt.Errorf("$ref %q: %v", s, err)
-		}
-		next, _, err := p.Get(cur)
+		next, _, err := jsonpointer.GetForToken(cur, tok)
 		if err != nil {
 			return nil, fmt.Errorf("$ref %q: nothing at %s", s, pointerOf(ref.Tokens[:i+1]))
 		}
@@ -111,22 +108,13 @@ func resolveRef(s string, results map[string]any) (any, error) {
 	return cur, nil
 }
 
+// pointerOf writes tokens as a JSON Pointer, for messages.
 func pointerOf(tokens []string) string {
-	var b []byte
+	var b strings.Builder
 	for _, t := range tokens {
-		b = append(b, '/')
-		for i := 0; i < len(t); i++ {
-			switch t[i] {
-			case '~':
-				b = append(b, '~', '0')
-			case '/':
-				b = append(b, '~', '1')
-			default:
-				b = append(b, t[i])
-			}
-		}
+		b.WriteString("/" + jsonpointer.Escape(t))
 	}
-	return string(b)
+	return b.String()
 }
 
 // hasRef reports whether v contains a $ref marker anywhere.
