@@ -372,6 +372,17 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		opts.Trace = traceFile
 	}
 
+	// On a terminal the human report streams while the run goes, under a
+	// live status line (report.Stream); anywhere else it is written whole
+	// at the end, byte for byte as always.
+	color, stream := false, (*report.Stream)(nil)
+	if fh, ok := human.(*os.File); ok {
+		color = !f.noColor && report.UseColor(fh)
+		if !f.list && report.IsTerminal(fh) {
+			stream = report.NewStream(fh, report.TextOptions{Color: color, Quiet: f.quiet})
+			stream.Follow(&opts)
+		}
+	}
 	setGCPolicy()
 	rep, err := runner.Run(ctx, suite, opts)
 	if err != nil {
@@ -388,11 +399,12 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		return exitPass
 	}
-	color := false
-	if fh, ok := human.(*os.File); ok && !f.noColor {
-		color = report.UseColor(fh)
+	if stream != nil {
+		err = stream.Finish(rep)
+	} else {
+		err = report.Text(human, rep, report.TextOptions{Color: color, Quiet: f.quiet})
 	}
-	if err := report.Text(human, rep, report.TextOptions{Color: color, Quiet: f.quiet}); err != nil {
+	if err != nil {
 		fmt.Fprintf(stderr, "mcpcheck: writing the report: %v\n", err)
 		return exitBadArgs
 	}

@@ -1,5 +1,7 @@
 // Package report renders a [runner.Report]: human text for the terminal and
-// JSON (schemaVersion 1, schemas/report.schema.json) for CI.
+// JSON (schemaVersion 1, schemas/report.schema.json) for CI. On a terminal
+// ([IsTerminal]) the human text can stream while the run goes ([Stream]):
+// the same lines, printed as they become final, under a live status line.
 //
 // Both writers read the same Report and nothing else. The JSON writer emits
 // only the report's JSON fields, which by construction carry no tool
@@ -12,4 +14,12 @@
 //
 //	report.Text(os.Stdout, rep, report.TextOptions{Color: report.UseColor(os.Stdout)})
 //	report.JSON(f, rep)
+//
+// and streaming:
+//
+//	s := report.NewStream(os.Stdout, report.TextOptions{Color: report.UseColor(os.Stdout)})
+//	s.Follow(&opts)
+//	rep, err := runner.Run(ctx, suite, opts)
+//	...
+//	s.Finish(rep)
 package report

@@ -28,6 +28,13 @@ func UseColor(f *os.File) bool {
 	if _, set := os.LookupEnv("NO_COLOR"); set {
 		return false
 	}
+	return IsTerminal(f)
+}
+
+// IsTerminal reports whether f is a terminal that can redraw a line: a
+// character device, unless TERM is "dumb" (which cannot erase one). The
+// human report streams only there ([Stream]).
+func IsTerminal(f *os.File) bool {
 	if os.Getenv("TERM") == "dumb" {
 		return false
 	}
@@ -122,15 +129,36 @@ func (t *textWriter) generated(r *runner.Report) {
 	}
 }
 
-// Text writes the human report.
+// Text writes the human report. On a terminal, [Stream] writes the very
+// same lines while the run goes; both call the functions below.
 func Text(w io.Writer, r *runner.Report, opts TextOptions) error {
 	t := &textWriter{opts: opts}
+	t.verdict(r)
+	t.printf("%s\n", targetLine(r))
+	t.problems(r)
+	for i := range r.Scenarios {
+		t.scenario(&r.Scenarios[i])
+	}
+	t.generated(r)
+	t.protocolRuns(r)
+	t.printf("\n")
+	t.summary(r)
+	_, err := w.Write(t.b.Bytes())
+	return err
+}
+
+// verdict writes the verdict line: PASS or FAIL, and the suite's name.
+func (t *textWriter) verdict(r *runner.Report) {
 	verdict := t.paint(green+bold, "PASS")
 	if !r.Passed {
 		verdict = t.paint(red+bold, "FAIL")
 	}
 	t.printf("%s %s\n", verdict, r.Suite)
-	t.printf("%s\n", targetLine(r))
+}
+
+// problems writes what went wrong outside any one step: the suite's
+// failure, an early termination, the warnings and the server's stderr.
+func (t *textWriter) problems(r *runner.Report) {
 	if r.Failure != nil {
 		t.printf("\n%s %s: %s\n", t.paint(red, "error"), r.Failure.Stage, r.Failure.Message)
 	}
@@ -146,42 +174,46 @@ func Text(w io.Writer, r *runner.Report, opts TextOptions) error {
 			t.printf("  | %s\n", l)
 		}
 	}
-	for i := range r.Scenarios {
-		t.scenario(&r.Scenarios[i])
+}
+
+// protocolRuns writes the passes of a multi-protocol run and their
+// divergences.
+func (t *textWriter) protocolRuns(r *runner.Report) {
+	if len(r.ProtocolRuns) <= 1 {
+		return
 	}
-	t.generated(r)
-	if len(r.ProtocolRuns) > 1 {
-		t.printf("\nProtocol runs:")
-		for _, pr := range r.ProtocolRuns {
-			verdict := "pass"
-			if !pr.Passed {
-				verdict = "fail"
-			}
-			t.printf(" %s→%s %s;", pr.Requested, pr.Negotiated, verdict)
+	t.printf("\nProtocol runs:")
+	for _, pr := range r.ProtocolRuns {
+		verdict := "pass"
+		if !pr.Passed {
+			verdict = "fail"
 		}
-		t.printf("\n")
-		if len(r.Divergences) == 0 {
-			t.printf("No divergences between protocol versions.\n")
-		}
-		for _, d := range r.Divergences {
-			var parts []string
-			for _, o := range d.Results {
-				s := o.ProtocolVersion + ": " + string(o.Status)
-				if o.Outcome != "" {
-					s += " (" + o.Outcome + ")"
-				}
-				parts = append(parts, s)
-			}
-			t.printf("%s %s / %s: %s\n", t.paint(yellow, "diverges"), d.Scenario, d.Step, strings.Join(parts, ", "))
-		}
+		t.printf(" %s→%s %s;", pr.Requested, pr.Negotiated, verdict)
 	}
-	t.printf("\n%d passed, %d failed, %d skipped", r.Summary.Passed, r.Summary.Failed, r.Summary.Skipped)
-	if !opts.NoDurations {
+	t.printf("\n")
+	if len(r.Divergences) == 0 {
+		t.printf("No divergences between protocol versions.\n")
+	}
+	for _, d := range r.Divergences {
+		var parts []string
+		for _, o := range d.Results {
+			s := o.ProtocolVersion + ": " + string(o.Status)
+			if o.Outcome != "" {
+				s += " (" + o.Outcome + ")"
+			}
+			parts = append(parts, s)
+		}
+		t.printf("%s %s / %s: %s\n", t.paint(yellow, "diverges"), d.Scenario, d.Step, strings.Join(parts, ", "))
+	}
+}
+
+// summary writes the counts line, the report's last.
+func (t *textWriter) summary(r *runner.Report) {
+	t.printf("%d passed, %d failed, %d skipped", r.Summary.Passed, r.Summary.Failed, r.Summary.Skipped)
+	if !t.opts.NoDurations {
 		t.printf(" in %s", duration(r.Summary.DurationMs))
 	}
 	t.printf("\n")
-	_, err := w.Write(t.b.Bytes())
-	return err
 }
 
 func targetLine(r *runner.Report) string {
@@ -204,58 +236,81 @@ func targetLine(r *runner.Report) string {
 	return strings.Join(parts, " | ")
 }
 
+// scenario writes a scenario's block: its name, then each step (under
+// Quiet, a passed scenario and passed steps are left out).
 func (t *textWriter) scenario(sc *runner.ScenarioResult) {
 	if t.opts.Quiet && sc.Status == runner.StatusPassed {
 		return
 	}
+	t.scenarioName(sc)
+	cols := columnsOf(sc)
+	for i := range sc.Steps {
+		t.step(&sc.Steps[i], cols)
+	}
+}
+
+// scenarioName writes the line that opens a scenario's block, after a
+// blank one.
+func (t *textWriter) scenarioName(sc *runner.ScenarioResult) {
 	name := sc.Name
 	if sc.ProtocolVersion != "" {
 		name += " [" + sc.ProtocolVersion + "]"
 	}
 	t.printf("\n%s\n", t.paint(bold, name))
-	idw, toolw := 0, 0
+}
+
+// columns are the widths of a scenario's step id and tool columns: every
+// step of the scenario is padded to them, so they depend on all its steps
+// (their ids and tools are known before any runs).
+type columns struct{ id, tool int }
+
+func columnsOf(sc *runner.ScenarioResult) columns {
+	var c columns
 	for _, st := range sc.Steps {
-		idw, toolw = max(idw, len(st.ID)), max(toolw, len(st.Tool))
+		c.id, c.tool = max(c.id, len(st.ID)), max(c.tool, len(st.Tool))
 	}
-	for i := range sc.Steps {
-		st := &sc.Steps[i]
-		if t.opts.Quiet && st.Status == runner.StatusPassed {
-			continue
+	return c
+}
+
+// step writes a step's line and its detail lines: why it failed or was
+// skipped, and its notes.
+func (t *textWriter) step(st *runner.StepResult, cols columns) {
+	if t.opts.Quiet && st.Status == runner.StatusPassed {
+		return
+	}
+	var mark string
+	switch st.Status {
+	case runner.StatusPassed:
+		mark = t.paint(green, "ok  ")
+		if st.Flagged {
+			mark = t.paint(yellow, "flag")
 		}
-		var mark string
-		switch st.Status {
-		case runner.StatusPassed:
-			mark = t.paint(green, "ok  ")
-			if st.Flagged {
-				mark = t.paint(yellow, "flag")
-			}
-		case runner.StatusFailed:
-			mark = t.paint(red, "FAIL")
-		default:
-			mark = t.paint(yellow, "skip")
+	case runner.StatusFailed:
+		mark = t.paint(red, "FAIL")
+	default:
+		mark = t.paint(yellow, "skip")
+	}
+	line := fmt.Sprintf("  %s %-*s  %-*s", mark, cols.id, st.ID, cols.tool, st.Tool)
+	if st.Origin != "fixture" {
+		line += "  [" + st.Origin + "]"
+	}
+	if st.Status != runner.StatusSkipped {
+		if st.Outcome != "" && st.Outcome != "ok" {
+			line += "  " + outcomeText(st)
 		}
-		line := fmt.Sprintf("  %s %-*s  %-*s", mark, idw, st.ID, toolw, st.Tool)
-		if st.Origin != "fixture" {
-			line += "  [" + st.Origin + "]"
+		if !t.opts.NoDurations {
+			line += "  " + t.paint(dim, duration(st.DurationMs))
 		}
-		if st.Status != runner.StatusSkipped {
-			if st.Outcome != "" && st.Outcome != "ok" {
-				line += "  " + outcomeText(st)
-			}
-			if !t.opts.NoDurations {
-				line += "  " + t.paint(dim, duration(st.DurationMs))
-			}
-		}
-		t.printf("%s\n", strings.TrimRight(line, " "))
-		switch st.Status {
-		case runner.StatusSkipped:
-			t.printf("       %s\n", st.Reason)
-		case runner.StatusFailed:
-			t.failure(st)
-		}
-		for _, n := range st.Notes {
-			t.printf("       note: %s\n", n)
-		}
+	}
+	t.printf("%s\n", strings.TrimRight(line, " "))
+	switch st.Status {
+	case runner.StatusSkipped:
+		t.printf("       %s\n", st.Reason)
+	case runner.StatusFailed:
+		t.failure(st)
+	}
+	for _, n := range st.Notes {
+		t.printf("       note: %s\n", n)
 	}
 }
 
