@@ -66,8 +66,8 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 	if cl.Outcome == assert.OutcomeMalformedResponse {
 		rep = nil // whatever the SDK made of a broken message is not a result
 	}
-	if n := tp.Duplicates(); n > 0 {
-		r.warn(fmt.Sprintf("%s: the server sent %d extra response(s) to one call (the client ignored them)", sc.label(j), n))
+	if tp.Duplicates() > 0 {
+		r.warn(fmt.Sprintf("%s: the server sent %s (the client ignored it)", sc.label(j), duplicateResponse))
 	}
 	out.Outcome, out.ErrorCode = cl.Outcome, cl.Code
 	if cl.Detail != "" {

@@ -38,7 +38,8 @@ type tap struct {
 	// malformed says how the call's response broke JSON-RPC in a way the
 	// SDK tolerates (both result and error, or neither).
 	malformed string
-	// duplicates counts responses to the call beyond the first.
+	// duplicates counts responses to the call beyond the first found in
+	// an HTTP response body (over stdio the connection notes them).
 	duplicates int
 	id         jsonrpc.ID
 	hasID      bool
@@ -95,7 +96,8 @@ func (t *tap) Malformed() string {
 	return t.malformed
 }
 
-// Duplicates reports how many extra responses the call received.
+// Duplicates reports how many extra responses to the call its HTTP
+// response body held.
 func (t *tap) Duplicates() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -243,8 +245,12 @@ func (c *tapConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	}
 	c.mu.Lock()
 	t := c.pending[resp.ID]
-	delete(c.pending, resp.ID)
 	late := c.recent[resp.ID]
+	if t != nil {
+		// Answered: from now on a response with this id is an anomaly,
+		// whether it arrives before or after the call has returned.
+		c.remember(resp.ID, t)
+	}
 	c.mu.Unlock()
 	switch {
 	case t != nil:
@@ -262,9 +268,8 @@ func (c *tapConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	case late != nil:
 		late.mu.Lock()
 		answered := late.got || late.malformed != ""
-		late.duplicates++
 		late.mu.Unlock()
-		what := "a second response"
+		what := duplicateResponse
 		if !answered {
 			what = "a response after the call was cancelled"
 		}
@@ -273,8 +278,12 @@ func (c *tapConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	return msg, err
 }
 
+// duplicateResponse is what a warning says of responses to a call beyond
+// the first, over any transport.
+const duplicateResponse = "more than one response to one call"
+
 // finish is called when a call has returned: later responses to it are
-// anomalies.
+// anomalies (a call that was answered is remembered already).
 func (c *tapConn) finish(t *tap) {
 	t.mu.Lock()
 	id, ok := t.id, t.hasID
@@ -284,6 +293,13 @@ func (c *tapConn) finish(t *tap) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.recent[id] != t {
+		c.remember(id, t)
+	}
+}
+
+// remember moves a call from pending to the finished calls (c.mu held).
+func (c *tapConn) remember(id jsonrpc.ID, t *tap) {
 	delete(c.pending, id)
 	if c.recent == nil {
 		c.recent = map[jsonrpc.ID]*tap{}
