@@ -18,8 +18,19 @@ import (
 
 // The defects profile serves realistic-looking tools, each with one planted
 // defect that one of mcpcheck's generated checks must catch, and controls
-// that none may flag. The package documentation lists them ("Defects
-// profile"), with the check that catches each and what a client observes.
+// that none may flag. The checks are mcp-fuzz's and mcp-reality-check's, as
+// the runner generates them (runner/generated.go, with runner/internal/gen,
+// assert and runner/internal/score); cmd/mcpcheck's TestDefectsReceipts
+// runs them end to end against this profile (examples/defects.yaml) and
+// pins what each finds. Each defect is described at the code that plants
+// it ("Planted defect"), each control at its tool ("Control").
+//
+// The contracts are correct (see defects_schemas.go) and the annotations
+// honest: all are openWorldHint false, and all readOnlyHint true but the
+// create_ tools (destructiveHint false) and the delete_ tools
+// (destructiveHint true, idempotentHint true). Arguments outside the
+// inputSchema are a tool error: the SDK checks them for most tools, while
+// the raw tools check their own by hand.
 
 // Names of the defects profile's tools.
 const (
@@ -65,11 +76,16 @@ const (
 	// crashes over stdio: that of an unrecovered Go panic.
 	parseDateExitCode = 2
 
-	// slowSearchDelay is how long slow_search takes to answer.
+	// slowSearchDelay is how long slow_search takes to answer: slow by
+	// mcp-fuzz's relative rule (3× the median and above its 100 ms floor;
+	// the other tools answer in about a millisecond, and ticket_counter's
+	// 50 ms stays under the floor), and under the absolute 5,000 ms.
 	slowSearchDelay = 1200 * time.Millisecond
 
 	// export_catalog answers catalogLines lines of catalogLineWidth
-	// characters each, newline included: 60,000 characters.
+	// characters each, newline included: 60,000 characters, bloated by
+	// mcp-fuzz's absolute 20,000. Every other tool's valid result is under
+	// 1,000 characters as JSON, so none is a relative outlier.
 	catalogLines     = 500
 	catalogLineWidth = 120
 
@@ -233,6 +249,7 @@ func (d *defects) addFuzzTools(s *mcp.Server) {
 		OutputSchema: lookupCityOutputSchema,
 		Annotations:  readOnly("Look up city"),
 	}, func(_ context.Context, _ *mcp.CallToolRequest, in lookupCityIn) (*mcp.CallToolResult, cityOut, error) {
+		// Control: every bad input is a tool error, as is an unknown city.
 		c, ok := lookupCity(in.City, in.Country)
 		if !ok {
 			return nil, cityOut{}, fmt.Errorf("no city named %q in the atlas", in.City)
@@ -322,8 +339,10 @@ func roundSignificant(x float64) float64 {
 
 // parseDate is parse_date's handler.
 //
-// Planted defect: a call without date crashes the server (see crash); a
-// date of the wrong type or shape is a tool error, as it should be.
+// Planted defect: a call without date crashes the server (see crash), so
+// the missing-required case ends in transport_closed and the runner must
+// relaunch (or reconnect) and go on. A date of the wrong type or shape is
+// a tool error, as it should be.
 func (d *defects) parseDate(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	args, res := objectArgs(req.Params.Arguments, "date")
 	if res != nil {
@@ -460,7 +479,8 @@ type exchangeRateOut struct {
 	From string `json:"from"`
 	To   string `json:"to"`
 	// Planted defect: the outputSchema declares rate a number; it is sent
-	// as a string.
+	// as a string ("0.9200"), so structuredContent fails the outputSchema
+	// at /rate. The go-sdk client does not check it.
 	Rate string `json:"rate"`
 	AsOf string `json:"as_of"`
 }
@@ -519,7 +539,9 @@ func (d *defects) addFidelityTools(s *mcp.Server) {
 		InputSchema: cityInputSchema,
 		Annotations: readOnly("Weather report"),
 	}, func(_ context.Context, _ *mcp.CallToolRequest, in cityIn) (*mcp.CallToolResult, any, error) {
-		// Planted defect: a refusal reported as a success.
+		// Planted defect: a refusal reported as a success, matched by the
+		// phrase "I'm sorry, but I can't". It names the city, so it draws
+		// no echo note.
 		return textResult(fmt.Sprintf("I'm sorry, but I can't access live weather data for %s right now. "+
 			"Please check a local weather service for the latest conditions.", in.City)), nil, nil
 	})
@@ -586,6 +608,8 @@ func (d *defects) addFidelityTools(s *mcp.Server) {
 		OutputSchema: getForecastOutputSchema,
 		Annotations:  readOnly("Get forecast"),
 	}, func(_ context.Context, _ *mcp.CallToolRequest, in getForecastIn) (*mcp.CallToolResult, forecastOut, error) {
+		// Control: a correct result, with a text summary that names the
+		// city; no check flags it.
 		out := forecast(in.City, in.Days, time.Now().UTC())
 		var b strings.Builder
 		fmt.Fprintf(&b, "%d-day forecast for %s:", len(out.Daily), out.City)
@@ -714,6 +738,7 @@ func (d *defects) addConcurrencyTools(s *mcp.Server) {
 		OutputSchema: counterSnapshotOutputSchema,
 		Annotations:  readOnly("Counter snapshot"),
 	}, func(_ context.Context, req *mcp.CallToolRequest, _ noArgs) (*mcp.CallToolResult, counterSnapshotOut, error) {
+		// Control: safe under any concurrency.
 		return nil, d.records.get(req.Session).counts(), nil
 	})
 
@@ -742,7 +767,9 @@ func (d *defects) addConcurrencyTools(s *mcp.Server) {
 		Annotations:  readOnly("Ticket counter"),
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, _ noArgs) (*mcp.CallToolResult, ticketOut, error) {
 		// Planted defect: every reader, on any connection, goes through one
-		// lock held for ticketHold, and gives up after ticketWait.
+		// lock held for ticketHold, and gives up after ticketWait. One call
+		// at a time always succeeds; called at once on independent
+		// connections, some calls fail on identical input.
 		release, ok, err := d.tickets.acquire(ctx, ticketWait)
 		switch {
 		case err != nil:

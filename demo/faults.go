@@ -19,8 +19,20 @@ import (
 
 // The fault tools make the demo server misbehave on request, one failure
 // class per tool, so that a client's handling of each class can be pinned
-// down by a fixture. The package documentation lists them and what a client
-// observes.
+// down by a fixture. Each tool's description says what it does; the
+// comments below add what the description does not.
+//
+// Every fault tool declares an inputSchema (additionalProperties false,
+// with bounds), and an outputSchema exactly when it returns
+// structuredContent, which it sends as text too; arguments outside the
+// inputSchema are a tool error. ping, delay, hang, local_ref and remote_ref
+// are annotated read-only; all are openWorldHint false.
+//
+// The tools that need the transport's help (disconnect, malformed_message,
+// duplicate_response, response_after_cancellation, session_loss, crash)
+// are listed only by the transports that carry them (see faults.tools).
+// On a server whose transport layer cannot reach a call (a JSON-RPC batch,
+// say) they answer with a tool error.
 
 // Names of the fault tools.
 const (
@@ -722,7 +734,16 @@ func (f *faults) add(s *mcp.Server) {
 	}
 }
 
-// protocolPingLiveness is the handler of protocol_ping_liveness.
+// protocolPingLiveness is the handler of protocol_ping_liveness. The ping's
+// outcome is success; unsupported (the client answered -32601, or the call
+// is under 2026-07-28, which has no server-to-client requests: then no ping
+// is sent); invalid_response (any other error); or timeout. On success it
+// waits completionDelayMs and answers protocol_ping_succeeded, transport
+// retained. Otherwise the result is protocol_ping_failed with isError true;
+// with closeOnFailure, over Streamable HTTP it closes this request's stream
+// instead (transport closed, so the result is never seen), and elsewhere
+// it reports closure_unavailable. Cancelling the call is not a failure: it
+// just ends it.
 func (f *faults) protocolPingLiveness(ctx context.Context, req *mcp.CallToolRequest, in livenessIn) (*mcp.CallToolResult, livenessOut, error) {
 	a, release, err := f.activate(req)
 	if err != nil {

@@ -518,6 +518,13 @@ func (fw *faultWriter) Flush() {
 // call's response, and anything else for this stream, is then dropped.
 // Where the connection cannot be taken over (HTTP/2), the stream instead
 // ends without the response once the call is done.
+//
+// The SDK's handler (go-sdk v1.8.0) sends a call's status line and SSE
+// headers only with the stream's first event, hence the explicit
+// WriteHeader. A POST stream that ends, or whose connection drops, without
+// the response makes a go-sdk client report "request terminated without
+// response" and keep the session: the listener, the session and other
+// sessions stay up.
 func (fw *faultWriter) closeStream() {
 	fw.mu.Lock()
 	defer fw.mu.Unlock()

@@ -141,7 +141,9 @@ func (r *records) getNote(id string) (note, error) {
 	return *n, nil
 }
 
-// deleteNote marks a note deleted; it stays stored (and counted).
+// deleteNote marks a note deleted; it stays stored (and counted against
+// maxRecords), a second delete is a tool error, and search_notes and
+// counter_snapshot leave it out.
 func (r *records) deleteNote(id string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -261,7 +263,8 @@ func (r *records) counts() counterSnapshotOut {
 // Planted defect: the key goes through a per-session scratch variable that
 // every call overwrites, and is read back after the (simulated) fetch. One
 // call at a time always gets its own key back; calls that overlap on a
-// session all get the key of the latest of them.
+// session all get the key of the latest of them, so sending distinct keys
+// at once on one session catches it. Sessions never interfere.
 func (r *records) cacheKey(ctx context.Context, key string) (string, error) {
 	r.mu.Lock()
 	r.lastKey = key
@@ -349,8 +352,11 @@ type deletedOut struct {
 }
 
 // addLifecycleTools registers the create, get and delete tools of notes
-// (with the stale read), labels (correct), folders and files (correct, and
-// a file outlives its folder).
+// (with the stale read), labels (the control: after a delete, get_label is
+// a tool error), folders and files (correct, and a file outlives its
+// folder). They group by name (create_/get_/delete_RESOURCE, id property
+// RESOURCE_id), and a create result carries RESOURCE_id, a random UUID, at
+// the top level.
 func (d *defects) addLifecycleTools(s *mcp.Server) {
 	recs := func(req *mcp.CallToolRequest) *records { return d.records.get(req.Session) }
 	no, yes := false, true

@@ -31,6 +31,11 @@ const sessionIdleTimeout = 30 * time.Minute
 // process (os.Exit(3)) after a line on os.Stderr. With opts.Defects, a
 // parse_date call without a date likewise ends the process (os.Exit(2)).
 //
+// A 2026-07-28 client, which starts with server/discover and carries the
+// protocol version in every request, gets 2026-07-28 here: all requests of
+// one connection belong to one server session, so the household persists
+// from call to call.
+//
 // If ctx ends while a read from in is blocked, that read is abandoned rather
 // than interrupted (the SDK cannot unblock it), so in should not be reused.
 func ServeStdio(ctx context.Context, opts Options, in io.Reader, out io.Writer) error {
@@ -203,8 +208,21 @@ func (c *drainingConn) Close() error {
 // With opts.Faults it serves the Streamable HTTP fault profile, and with
 // opts.Defects the defects profile.
 //
-// A client asking for protocol 2026-07-28 negotiates 2025-11-25 here; see
-// the package documentation.
+// A client asking for protocol 2026-07-28 negotiates 2025-11-25 here.
+// go-sdk v1.8.0 serves 2026-07-28 over Streamable HTTP only from a handler
+// with StreamableHTTPOptions.Stateless set, which runs every POST in a fresh
+// temporary session with no Mcp-Session-Id (a commit after a proposal then
+// fails with "unknown proposal"; TestStatelessHTTPLosesState records it).
+// 2026-07-28 carries no session of its own, so state could only persist if
+// the tools took a household handle as an argument, which would change
+// their contract. Handler is therefore stateful, and its server/discover
+// answer lists only 2025-11-25 and older (the SDK's
+// StreamableServerTransport reports that it cannot serve 2026-07-28 when
+// stateful): a go-sdk client asking for 2026-07-28 falls back to initialize
+// and negotiates 2025-11-25, and its household persists under the
+// Mcp-Session-Id. A request that carries 2026-07-28 without that fallback
+// is refused by the SDK with a JSON-RPC error of code
+// [mcp.CodeUnsupportedProtocolVersion] listing the supported versions.
 func Handler(opts Options) http.Handler {
 	return newHTTPHandler(opts)
 }

@@ -57,6 +57,10 @@ var swapOrder = []typeSet{tString, tNumber, tBoolean, tArray, tObject, tNull}
 //     that is not. Properties with no declared type, or whose type only
 //     anyOf/oneOf decide, are skipped with a note.
 //
+// Required and declared properties are read through `$ref` and `allOf`,
+// not inside anyOf/oneOf/if branches (a note says so when the top level
+// has them).
+//
 // The missing-required and wrong-type arguments are invalid by
 // construction. v may be nil (seed 0). Notes include Valid's; a nil input
 // gives the valid case alone, with Valid's empty arguments.

@@ -1,8 +1,13 @@
 package gen
 
-// formatValues are realistic values for string formats, canonical first.
-// Candidates are checked with formats asserted, so each value must pass
-// the validator's check of its format (TestFormatValues holds them to it).
+// formatValues are realistic values for string formats, canonical first;
+// a known format takes precedence over the property-name hint. Candidates
+// are checked with formats asserted, so each value must pass the
+// validator's check of its format (TestFormatValues holds them to it).
+// The validator checks no url, idn-email, idn-hostname, phone, byte or
+// color format, so for those realism rests on this table alone. Formats
+// not listed here are annotations to the generator: the name hint or a
+// filler word is used.
 var formatValues = map[string][]string{
 	"email":                 {"jane.doe@example.com", "john.smith@example.org", "alex.kim@example.net"},
 	"idn-email":             {"jane.doe@example.com", "john.smith@example.org"},

@@ -7,8 +7,9 @@ import (
 
 // hint is a realistic value for a property whose schema says little more
 // than "string" (or "number"). The first value of each list is the
-// canonical one [Values.Valid] uses; [Values.Distinct] rotates through the
-// rest.
+// canonical one [Values.Valid] uses, the same for every seed;
+// [Values.Distinct] rotates through the rest, and past the end of a string
+// list numbers them ("Jane Doe 2").
 type hint struct {
 	keys []string // normalised names: lower case, separators removed
 	strs []string // values when a string is wanted
@@ -19,9 +20,16 @@ type hint struct {
 
 var yes = true
 
-// hints is the property-name hint table documented in doc.go. Keys are
-// matched against the whole name, then its last two words, then its last
-// word, then that word in singular form, then its first word.
+// hints is the property-name hint table: a loosely typed string, number or
+// boolean gets a realistic value chosen by its property name. A name is
+// split into words at separators and camelCase ("sourceTimezone" → source,
+// timezone), and the keys are matched against the whole name, then its
+// last two words, then its last word, then that word in singular form,
+// then its first word (see [lookupHint]). Array items use the singular of
+// the array's name ([singularName]: "entityNames" → "Jane Doe"); a string
+// property whose name matches nothing falls back on its description
+// ([descriptionHint]); a known format takes precedence over the hint
+// ([formatValues]). A boolean without a hint starts false.
 var hints = []hint{
 	{keys: []string{"city", "town", "cityname", "location", "place"},
 		strs: []string{"Chicago", "Toronto", "Berlin", "Tokyo", "Lisbon"}},

@@ -25,7 +25,11 @@ type patternWriter struct {
 
 // fromPattern proposes a string for pattern. reps is the preferred number of
 // repetitions for *, + and {n,}; pick rotates alternations; word is the
-// realistic text that letters are drawn from.
+// realistic text that letters are drawn from (so ^[a-z]+$ for a `city`
+// gives "chicago", and ^\d{3}-\d{4}$ gives "555-0142"). Patterns are RE2,
+// as the validator reads them; one that is not, such as a lookaround,
+// fails the metaschema, so package schema refused its schema before it
+// got here.
 func fromPattern(pattern string, reps, pick int, word string) (string, bool) {
 	re, err := syntax.Parse(pattern, syntax.Perl)
 	if err != nil {

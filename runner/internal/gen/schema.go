@@ -12,14 +12,15 @@ import (
 )
 
 // Limits that keep every function total on hostile schemas. Real tool
-// schemas come nowhere near them.
+// schemas come nowhere near them. Reaching one gives a note, unless the
+// arguments validate all the same.
 const (
 	maxGenDepth  = 32      // nesting of generated values (objects in arrays in objects ...)
 	maxRefHops   = 32      // $ref/allOf expansions while flattening one node
 	maxEnum      = 1000    // enum members considered as candidates
 	maxItemsGen  = 256     // array elements generated for one array
 	maxProps     = 64      // optional properties considered for one object
-	maxStringGen = 4096    // runes in a generated string
+	maxStringGen = 4096    // runes written from one pattern
 	maxNumDigits = 1000    // digits in a number literal we do arithmetic on
 	maxExponent  = 400     // |exponent| of a number literal we do arithmetic on
 	workBudget   = 200000  // generator steps and validations for one generation

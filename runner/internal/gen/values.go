@@ -52,11 +52,11 @@ func (v *Values) Valid(toolName string, input *schema.Schema) (args map[string]a
 
 // Distinct returns up to n pairwise different argument objects, each of
 // which Valid's guarantee covers (objects that would need a note are left
-// out). The first is Valid's. Later ones rotate enum members, hint values,
-// booleans and anyOf branches and draw new numbers, and ignore `default`
-// and `examples`. Fewer than n come back when the schema admits fewer,
-// e.g. a lone enum of two members; none when n <= 0 or input is nil. n is
-// capped at 100.
+// out). The first is Valid's. Later ones rotate enum members, hint and
+// format values, booleans and anyOf/oneOf branches and draw new numbers,
+// and ignore `default` and `examples`. Fewer than n come back when the
+// schema admits fewer, e.g. a lone enum of two members; none when n <= 0
+// or input is nil. n is capped at 100.
 func (v *Values) Distinct(toolName string, input *schema.Schema, n int) []map[string]any {
 	if n <= 0 || input == nil {
 		return nil
@@ -332,7 +332,9 @@ func (g *gen) node(path, name string, ents []ent, depth, vk int) (any, bool) {
 }
 
 // solve decides the open anyOf/oneOf/if choices one at a time, first branch
-// first (rotated by the variant), until a value validates.
+// first (rotated by the variant), until a value validates; for a oneOf
+// that means it matches no other branch. An if/then/else is a choice of
+// two sides: if with then, or else.
 func (g *gen) solve(path, name string, ents []ent, fl flat, depth, vk int, attempts *int) (any, bool) {
 	if len(fl.choices) == 0 {
 		return g.produce(path, name, ents, fl.objs, depth, vk)
@@ -374,8 +376,9 @@ func (g *gen) solve(path, name string, ents []ent, fl flat, depth, vk int, attem
 
 // produce tries candidate values for a conjunction with no open choices,
 // in order of preference, and returns the first that validates: const;
-// default and examples (first variant only); enum members (null and ""
-// last); then values built for each allowed type.
+// default, then examples, null ones last (first variant only; later ones
+// try them after everything else); enum members (null and "" last); then
+// values built for each allowed type, in typeChoices order.
 func (g *gen) produce(path, name string, ents []ent, objs []fobj, depth, vk int) (any, bool) {
 	types := g.typeChoices(name, objs, depth)
 	mark := len(g.notes)
@@ -508,6 +511,7 @@ func (g *gen) produce(path, name string, ents []ent, objs []fobj, depth, vk int)
 			}
 			reason(why)
 		case tBoolean:
+			// false, or the hint's value, first; variants alternate.
 			b := vk%2 == 1
 			if h := lookupHint(name); h != nil && h.bool != nil {
 				b = *h.bool != (vk%2 == 1)
@@ -531,8 +535,8 @@ func (g *gen) produce(path, name string, ents []ent, objs []fobj, depth, vk int)
 	return fail("no value satisfies every keyword")
 }
 
-// preferred returns `default` values, then `examples`, from every schema of
-// the conjunction; null values go last.
+// preferred returns `default` values, then `examples` (the first eight of
+// each list), from every schema of the conjunction; null values go last.
 func preferred(objs []fobj) []any {
 	var out, nulls []any
 	add := func(v any) {
@@ -668,9 +672,10 @@ func (g *gen) typeChoices(name string, objs []fobj, depth int) []typeSet {
 var fillers = []string{"example", "sample", "demo", "alpha", "bravo", "harbor", "meadow", "orbit"}
 
 // strings proposes string candidates: the format's values (if the format
-// is known) or the name hint's, strings written from each pattern, a
-// filler word, and each of those stretched or cut to fit minLength and
-// maxLength.
+// is known) or else the name or description hint's, strings written from
+// each pattern at several repetition counts, a filler word drawn by seed,
+// and each of those stretched or cut to fit minLength and maxLength
+// (counted in code points; a minLength above 65,536 is not generated).
 func (g *gen) strings(path, name string, objs []fobj, vk int) ([]string, string) {
 	minL, maxL := 0, -1
 	var patterns, formats []string
@@ -822,6 +827,10 @@ func (b *bounds) lower(v *big.Rat, ex bool) {
 	}
 }
 
+// readBounds intersects the numeric keywords of a conjunction, exactly, as
+// rationals: minimum and maximum, exclusiveMinimum and exclusiveMaximum in
+// both the draft-04 boolean and the later numeric form, and every
+// multipleOf (their least common multiple; 1 joins them for integers).
 func readBounds(objs []fobj, integer bool) bounds {
 	var b bounds
 	for _, o := range objs {
@@ -885,9 +894,9 @@ func lcmRat(x, y *big.Rat) *big.Rat {
 	return new(big.Rat).SetFrac(l, den)
 }
 
-// numbers proposes numeric candidates: the name hint's values, a seeded
-// number in 1..100, then values derived from the bounds, each snapped to
-// the bounds and to multipleOf.
+// numbers proposes numeric candidates: the name hint's values, a number in
+// 1..100 drawn by seed, then values derived from the bounds, each snapped
+// to the bounds and to multipleOf.
 func (g *gen) numbers(path, name string, objs []fobj, integer bool, vk int) ([]json.Number, string) {
 	b := readBounds(objs, integer)
 	if b.unsatisfied {
@@ -1321,7 +1330,9 @@ func singularName(name string) string {
 	return strings.Join(words, "_")
 }
 
-// itemEnts collects the schemas that apply to position i of an array.
+// itemEnts collects the schemas that apply to position i of an array, by
+// draft: from 2020-12, prefixItems then items; before, items as a list
+// (then additionalItems) or as one schema for every item.
 func (g *gen) itemEnts(objs []fobj, i int) []ent {
 	var out []ent
 	for _, o := range objs {
