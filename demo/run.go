@@ -26,7 +26,7 @@ and exits when stdin is closed. Diagnostics go to stderr.
 Flags:
   --faults         also serve the fault tools (ping, delay, hang, disconnect,
                    malformed_message, ...), which make the server misbehave
-                   on request; see "go doc github.com/mcpcheck/mcpcheck/demo"
+                   on request (the README lists them)
   --defects        also serve realistic-looking tools (lookup_city,
                    weather_report, create_note, ...), each with one planted
                    defect for mcpcheck's generated checks to find

@@ -25,8 +25,8 @@ type Options struct {
 	// mode it must not write to the stdout that carries JSON-RPC.
 	Logger *slog.Logger
 
-	// Faults adds the fault tools to the household's (see "Fault profile"
-	// in the package documentation). Without it and Defects the server
+	// Faults adds the fault tools to the household's (each is described
+	// where faults.go defines it). Without it and Defects the server
 	// lists exactly get_household, propose_task and commit_task.
 	Faults bool
 

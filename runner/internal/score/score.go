@@ -1,3 +1,6 @@
+// Package score holds the arithmetic behind generated checks' verdicts: the
+// outlier rule of the latency and size probes, medians, token estimates and
+// their prices, and the letter grade of a score.
 package score
 
 import (
@@ -102,8 +105,11 @@ const PricesAsOf = "2026-09-21"
 // prices are Anthropic first-party list *input* prices in US dollars per
 // million tokens: a tool's response becomes input for whichever model
 // reads it next. No caching, batch or volume discounts; no Bedrock, Vertex
-// AI or Foundry rates. See the package documentation for where each figure
-// comes from.
+// AI or Foundry rates. claude-sonnet-5's figure is implied by mcp-fuzz's
+// README worked example (~5,412 tokens ≈ $0.0108), stated for PricesAsOf;
+// the others are Anthropic's published list prices as last known, not
+// re-checked on that date (mcpcheck has no network). An unknown model is
+// refused, never priced like another.
 var prices = map[string]float64{
 	"claude-sonnet-5":   2.00,
 	"claude-opus-4-5":   5.00,
