@@ -19,11 +19,10 @@ import (
 // too, so that messages can list a place's allowed keys in the order the
 // schema declares them.
 var fixtureSchema struct {
-	once  sync.Once
-	sch   *jsonschema.Schema
-	tree  *node
-	quick *quickSchema // nil when the schema uses keywords it does not know
-	err   error
+	once sync.Once
+	sch  *jsonschema.Schema
+	tree *node
+	err  error
 }
 
 func compiledSchema() (*jsonschema.Schema, *node, error) {
@@ -53,21 +52,16 @@ func compiledSchema() (*jsonschema.Schema, *node, error) {
 			return
 		}
 		fixtureSchema.sch, fixtureSchema.tree = sch, tree
-		fixtureSchema.quick, _ = compileQuickSchema(tree)
 	})
 	return fixtureSchema.sch, fixtureSchema.tree, fixtureSchema.err
 }
 
 // validateSchema checks the document against schemas/fixture.schema.json and
-// records one message per problem, at the place it concerns. With quick, a
-// document the quick check accepts is not given to the full validator.
-func validateSchema(root *node, errs *errList, quick bool) error {
+// records one message per problem, at the place it concerns.
+func validateSchema(root *node, errs *errList) error {
 	sch, tree, err := compiledSchema()
 	if err != nil {
 		return err
-	}
-	if q := fixtureSchema.quick; quick && q != nil && q.valid(root) {
-		return nil
 	}
 	verr := sch.Validate(toAny(root))
 	if verr == nil {
