@@ -382,3 +382,39 @@ func TestYAMLUnderscoreStrings(t *testing.T) {
 		t.Errorf("numbers: big %#v n %#v", args["big"], args["n"])
 	}
 }
+
+// TestParseRef pins ParseRef's results and messages: the step id before the
+// first '#', the pointer's tokens unescaped (~1 is '/', ~0 is '~'), and a
+// '~' followed by anything but 0 or 1 refused.
+func TestParseRef(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want Ref
+		err  string
+	}{
+		{in: "a#", want: Ref{Step: "a"}},
+		{in: "a#/", want: Ref{Step: "a", Pointer: "/", Tokens: []string{""}}},
+		{in: "a#/structuredContent/id", want: Ref{Step: "a", Pointer: "/structuredContent/id", Tokens: []string{"structuredContent", "id"}}},
+		{in: "a#/x~1y/~0z//~01", want: Ref{Step: "a", Pointer: "/x~1y/~0z//~01", Tokens: []string{"x/y", "~z", "", "~1"}}},
+		{in: "a.b#/c#d", want: Ref{Step: "a.b", Pointer: "/c#d", Tokens: []string{"c#d"}}},
+		{in: "nohash", err: `$ref "nohash": want stepId#/pointer`},
+		{in: "#/x", err: `$ref "#/x": missing step id before '#'`},
+		{in: "a#x", err: `$ref "a#x": pointer must start with '/'`},
+		{in: "a#/x~2", err: `$ref "a#/x~2": '~' must be followed by 0 or 1`},
+		{in: "a#/x~", err: `$ref "a#/x~": '~' must be followed by 0 or 1`},
+		{in: "a#/~~0", err: `$ref "a#/~~0": '~' must be followed by 0 or 1`},
+	} {
+		got, err := ParseRef(c.in)
+		if c.err != "" {
+			if err == nil || err.Error() != c.err {
+				t.Errorf("ParseRef(%q) = %+v, %v; want error %q", c.in, got, err, c.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("ParseRef(%q): %v", c.in, err)
+		} else if diff := cmp.Diff(c.want, got); diff != "" {
+			t.Errorf("ParseRef(%q) (-want +got):\n%s", c.in, diff)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/go-openapi/jsonpointer"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 
@@ -115,17 +116,16 @@ func locate(root *node, loc []string) (*node, string) {
 }
 
 // schemaAt returns the schema object at a schema location such as
-// ".../fixture.schema.json#/$defs/step".
+// ".../fixture.schema.json#/$defs/step", or nil.
 func schemaAt(tree *node, schemaURL string) *node {
 	_, frag, _ := strings.Cut(schemaURL, "#")
-	if frag == "" {
-		return tree
+	p, err := jsonpointer.New(frag)
+	if err != nil {
+		return nil
 	}
 	n := tree
-	for _, tok := range strings.Split(strings.TrimPrefix(frag, "/"), "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		n = n.value(tok)
-		if n == nil {
+	for _, tok := range p.DecodedTokens() {
+		if n = n.value(tok); n == nil {
 			return nil
 		}
 	}
