@@ -138,6 +138,21 @@ func decodeSuite(file string, root *node) (*Suite, map[string]any) {
 type decoder struct {
 	file   string
 	shared sharedValues
+	// tools holds one copy of each tool name: a suite calls a handful of
+	// tools from thousands of steps, and the parser gives every step its
+	// own string.
+	tools map[string]string
+}
+
+func (d *decoder) tool(name string) string {
+	if t, ok := d.tools[name]; ok {
+		return t
+	}
+	if d.tools == nil {
+		d.tools = map[string]string{}
+	}
+	d.tools[name] = name
+	return name
 }
 
 func (d *decoder) pos(n *node) Pos { return n.pos.in(d.file) }
@@ -178,7 +193,7 @@ func defaultStepID(index int) string {
 func (d *decoder) step(n *node, index int) Step {
 	st := Step{
 		ID:        strValue(n.value("id")),
-		Tool:      strValue(n.value("tool")),
+		Tool:      d.tool(strValue(n.value("tool"))),
 		Origin:    OriginFixture,
 		Protocols: strList(n.value("protocols")),
 		Pos:       d.pos(n),
