@@ -418,3 +418,22 @@ func TestParseRef(t *testing.T) {
 		}
 	}
 }
+
+// TestValid loads every fixture of testdata/valid and examples, and the
+// benchmark fixture: each must load without a problem.
+func TestValid(t *testing.T) {
+	paths, _ := filepath.Glob("testdata/valid/*")
+	examples, _ := filepath.Glob("../examples/*.y*ml")
+	paths = append(paths, examples...)
+	if len(paths) < 2 {
+		t.Fatalf("found only %q", paths)
+	}
+	for _, p := range paths {
+		if _, err := Load(p, noEnv); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+	if _, err := Parse("bench.yaml", benchFixture(300), noEnv); err != nil {
+		t.Errorf("benchmark fixture: %v", err)
+	}
+}
