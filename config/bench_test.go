@@ -29,6 +29,8 @@ func benchFixture(n int) []byte {
 	return []byte(b.String())
 }
 
+// 500 steps is a real-sized suite; 10,000 is the load target's fixture.
+func BenchmarkParse500(b *testing.B) { benchParse(b, 500) }
 func BenchmarkParse1k(b *testing.B)  { benchParse(b, 1000) }
 func BenchmarkParse10k(b *testing.B) { benchParse(b, 10000) }
 

@@ -7,18 +7,16 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 // fuzzNames picks how Parse reads the input: by extension, or by sniffing.
 var fuzzNames = []string{"fuzz.json", "fuzz.yaml", "fuzz"}
 
-// FuzzLoad feeds arbitrary bytes to Parse, in each format. Whatever the
-// input, Parse must not panic; an error must be ErrInvalid with a position
-// on every line; a success must satisfy the rules the checks promise. And
-// the quick YAML reader and schema check must change nothing: the result
-// is the one of yaml.v3 and the full validator alone, error text included.
+// FuzzLoad feeds arbitrary bytes to Parse, in each format, with an
+// arbitrary value for one of the MCPCHECK_* settings (mode picks both).
+// Whatever the input, Parse must not panic; an error must be ErrInvalid,
+// and each of its problems must name a place in the file or the setting it
+// is about; a success must satisfy the rules the checks promise.
 func FuzzLoad(f *testing.F) {
 	seeds, err := filepath.Glob("testdata/*/*")
 	if err != nil {
@@ -40,35 +38,39 @@ func FuzzLoad(f *testing.F) {
 		if filepath.Ext(p) == ".json" {
 			mode = 0
 		}
-		f.Add(data, mode)
+		f.Add(data, mode, "")
 	}
-	f.Fuzz(func(t *testing.T, data []byte, mode uint8) {
+	f.Add(benchFixture(3), uint8(1+3*3), "0")
+	f.Fuzz(func(t *testing.T, data []byte, mode uint8, value string) {
 		name := fuzzNames[int(mode)%len(fuzzNames)]
-		s, err := Parse(name, data, LoadOptions{Environ: []string{}})
-		ref, refErr := parse(name, data, LoadOptions{Environ: []string{}}, false)
-		switch {
-		case (err == nil) != (refErr == nil):
-			t.Fatalf("quick paths: %v; reference: %v", err, refErr)
-		case err != nil && err.Error() != refErr.Error():
-			t.Fatalf("quick paths report\n%v\nthe reference\n%v", err, refErr)
-		case err == nil:
-			if diff := cmp.Diff(ref, s); diff != "" {
-				t.Fatalf("quick paths load another suite (-reference +quick):\n%s", diff)
-			}
+		environ := []string{}
+		if i := int(mode) / len(fuzzNames) % (len(settings) + 1); i < len(settings) {
+			environ = append(environ, settings[i].env+"="+value)
 		}
-		if err != nil {
-			if s != nil {
-				t.Fatalf("Parse returned a suite and an error: %v", err)
-			}
-			if !errors.Is(err, ErrInvalid) {
-				t.Fatalf("error is not ErrInvalid: %v", err)
-			}
-			for _, line := range strings.Split(err.Error(), "\n") {
-				checkPositioned(t, name, line)
-			}
+		s, err := Parse(name, data, LoadOptions{Environ: environ})
+		if err == nil {
+			checkInvariants(t, s)
 			return
 		}
-		checkInvariants(t, s)
+		if s != nil {
+			t.Fatalf("Parse returned a suite and an error: %v", err)
+		}
+		if !errors.Is(err, ErrInvalid) {
+			t.Fatalf("error is not ErrInvalid: %v", err)
+		}
+		var es Errors
+		if !errors.As(err, &es) || len(es) == 0 {
+			t.Fatalf("error is not a list of problems: %v", err)
+		}
+		for _, e := range es {
+			if e.Pos == (Pos{}) {
+				if !slices.ContainsFunc(settings, func(st setting) bool { return strings.HasPrefix(e.Msg, st.env+": ") }) {
+					t.Errorf("problem has neither a position nor a setting name: %q", e.Msg)
+				}
+				continue
+			}
+			checkPositioned(t, name, e.Error())
+		}
 	})
 }
 

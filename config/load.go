@@ -35,13 +35,6 @@ var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 // a document whose first non-blank character is '{' is JSON) and is the base
 // for a relative cwd.
 func Parse(file string, data []byte, opts LoadOptions) (*Suite, error) {
-	return parse(file, data, opts, true)
-}
-
-// parse is Parse. With quick false it reads YAML with yaml.v3 only and
-// validates with the full schema validator only: the reference that tests
-// hold the quick paths to.
-func parse(file string, data []byte, opts LoadOptions, quick bool) (*Suite, error) {
 	errs := errList{file: file}
 	if len(data) > MaxFileSize {
 		errs.add(Pos{File: file, Line: 1, Col: 1}, "file is larger than %d MiB", MaxFileSize>>20)
@@ -52,20 +45,8 @@ func parse(file string, data []byte, opts LoadOptions, quick bool) (*Suite, erro
 		errs.add(newPosCursor(file, data).pos(off), "file is not valid UTF-8 (byte 0x%02X)", data[off])
 		return nil, errs.err()
 	}
-	inJSON := isJSON(file, data)
-	if quick && !inJSON {
-		// Most YAML fixtures are in the part of YAML that quickYAML reads,
-		// far more cheaply than yaml.v3. A document it declines, and one
-		// with any problem at all, is read again by yaml.v3 below, so that
-		// every message comes from one reader.
-		if root := quickYAML(data); root != nil {
-			if s, err := build(file, root, opts, &errList{file: file}, true); err == nil {
-				return s, nil
-			}
-		}
-	}
 	var root *node
-	if inJSON {
+	if isJSON(file, data) {
 		root = parseJSON(file, data, &errs)
 	} else {
 		root = parseYAML(file, data, &errs)
@@ -73,28 +54,21 @@ func parse(file string, data []byte, opts LoadOptions, quick bool) (*Suite, erro
 	if root == nil {
 		return nil, errs.err()
 	}
-	return build(file, root, opts, &errs, quick)
-}
-
-// build checks a document's tree against the schema and the rules beyond
-// it, and decodes it into a Suite with the settings layers applied. quick
-// allows the quick schema check.
-func build(file string, root *node, opts LoadOptions, errs *errList, quick bool) (*Suite, error) {
-	if err := validateSchema(root, errs, quick); err != nil {
+	if err := validateSchema(root, &errs); err != nil {
 		return nil, err
 	}
 	if !errs.empty() {
 		return nil, errs.err()
 	}
 	s, fileSettings := decodeSuite(file, root)
-	replaced := layerSettings(s, fileSettings, opts, errs)
+	replaced := layerSettings(s, fileSettings, opts, &errs)
 	if replaced {
 		s.Command, s.Env, s.EnvFromEnv, s.Cwd = nil, nil, nil, ""
 		for _, k := range []string{"command", "env", "envFromEnv", "cwd", "endpoint"} {
 			delete(s.FieldPos, k)
 		}
 	}
-	checkSuite(s, root, replaced, errs)
+	checkSuite(s, root, replaced, &errs)
 	if !errs.empty() {
 		return nil, errs.err()
 	}
@@ -164,6 +138,21 @@ func decodeSuite(file string, root *node) (*Suite, map[string]any) {
 type decoder struct {
 	file   string
 	shared sharedValues
+	// tools holds one copy of each tool name: a suite calls a handful of
+	// tools from thousands of steps, and the parser gives every step its
+	// own string.
+	tools map[string]string
+}
+
+func (d *decoder) tool(name string) string {
+	if t, ok := d.tools[name]; ok {
+		return t
+	}
+	if d.tools == nil {
+		d.tools = map[string]string{}
+	}
+	d.tools[name] = name
+	return name
 }
 
 func (d *decoder) pos(n *node) Pos { return n.pos.in(d.file) }
@@ -204,7 +193,7 @@ func defaultStepID(index int) string {
 func (d *decoder) step(n *node, index int) Step {
 	st := Step{
 		ID:        strValue(n.value("id")),
-		Tool:      strValue(n.value("tool")),
+		Tool:      d.tool(strValue(n.value("tool"))),
 		Origin:    OriginFixture,
 		Protocols: strList(n.value("protocols")),
 		Pos:       d.pos(n),

@@ -16,6 +16,13 @@ var noEnv = LoadOptions{Environ: []string{}}
 
 func ptr[T any](v T) *T { return &v }
 
+// parse is Parse. generate_test.go still compares Parse with the second,
+// yaml.v3-only path that the quick readers had; there is one path now, so
+// this stands in for it until that comparison is dropped.
+func parse(file string, data []byte, opts LoadOptions, _ bool) (*Suite, error) {
+	return Parse(file, data, opts)
+}
+
 // TestLoadSeedFormat loads a fixture written for the TypeScript MCP Tool
 // Check, unchanged, and compares everything, positions included.
 func TestLoadSeedFormat(t *testing.T) {
@@ -373,5 +380,60 @@ func TestYAMLUnderscoreStrings(t *testing.T) {
 	}
 	if args["big"] != json.Number("1e400") || args["n"] != json.Number("1000") {
 		t.Errorf("numbers: big %#v n %#v", args["big"], args["n"])
+	}
+}
+
+// TestParseRef pins ParseRef's results and messages: the step id before the
+// first '#', the pointer's tokens unescaped (~1 is '/', ~0 is '~'), and a
+// '~' followed by anything but 0 or 1 refused.
+func TestParseRef(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want Ref
+		err  string
+	}{
+		{in: "a#", want: Ref{Step: "a"}},
+		{in: "a#/", want: Ref{Step: "a", Pointer: "/", Tokens: []string{""}}},
+		{in: "a#/structuredContent/id", want: Ref{Step: "a", Pointer: "/structuredContent/id", Tokens: []string{"structuredContent", "id"}}},
+		{in: "a#/x~1y/~0z//~01", want: Ref{Step: "a", Pointer: "/x~1y/~0z//~01", Tokens: []string{"x/y", "~z", "", "~1"}}},
+		{in: "a.b#/c#d", want: Ref{Step: "a.b", Pointer: "/c#d", Tokens: []string{"c#d"}}},
+		{in: "nohash", err: `$ref "nohash": want stepId#/pointer`},
+		{in: "#/x", err: `$ref "#/x": missing step id before '#'`},
+		{in: "a#x", err: `$ref "a#x": pointer must start with '/'`},
+		{in: "a#/x~2", err: `$ref "a#/x~2": '~' must be followed by 0 or 1`},
+		{in: "a#/x~", err: `$ref "a#/x~": '~' must be followed by 0 or 1`},
+		{in: "a#/~~0", err: `$ref "a#/~~0": '~' must be followed by 0 or 1`},
+	} {
+		got, err := ParseRef(c.in)
+		if c.err != "" {
+			if err == nil || err.Error() != c.err {
+				t.Errorf("ParseRef(%q) = %+v, %v; want error %q", c.in, got, err, c.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("ParseRef(%q): %v", c.in, err)
+		} else if diff := cmp.Diff(c.want, got); diff != "" {
+			t.Errorf("ParseRef(%q) (-want +got):\n%s", c.in, diff)
+		}
+	}
+}
+
+// TestValid loads every fixture of testdata/valid and examples, and the
+// benchmark fixture: each must load without a problem.
+func TestValid(t *testing.T) {
+	paths, _ := filepath.Glob("testdata/valid/*")
+	examples, _ := filepath.Glob("../examples/*.y*ml")
+	paths = append(paths, examples...)
+	if len(paths) < 2 {
+		t.Fatalf("found only %q", paths)
+	}
+	for _, p := range paths {
+		if _, err := Load(p, noEnv); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+	if _, err := Parse("bench.yaml", benchFixture(300), noEnv); err != nil {
+		t.Errorf("benchmark fixture: %v", err)
 	}
 }

@@ -291,6 +291,9 @@ func lineStart(file string, data []byte, line int) Pos {
 // checkUTF8 returns the offset of the first byte that is not valid UTF-8,
 // or -1.
 func checkUTF8(data []byte) int {
+	if utf8.Valid(data) {
+		return -1
+	}
 	for i := 0; i < len(data); {
 		r, size := utf8.DecodeRune(data[i:])
 		if r == utf8.RuneError && size <= 1 {

@@ -3,6 +3,8 @@ package config
 import (
 	"fmt"
 	"strings"
+
+	"github.com/go-openapi/jsonpointer"
 )
 
 // Ref is a parsed `$ref` marker: `stepId#/json/pointer`. The pointer is an
@@ -30,38 +32,26 @@ func RefMarker(v any) (string, bool) {
 // first '#'; the pointer must be empty or start with '/', and every '~' must
 // be followed by '0' or '1'.
 func ParseRef(s string) (Ref, error) {
-	i := strings.IndexByte(s, '#')
-	if i < 0 {
+	step, pointer, ok := strings.Cut(s, "#")
+	if !ok {
 		return Ref{}, fmt.Errorf("$ref %q: want stepId#/pointer", s)
 	}
-	r := Ref{Step: s[:i], Pointer: s[i+1:]}
-	if r.Step == "" {
+	if step == "" {
 		return Ref{}, fmt.Errorf("$ref %q: missing step id before '#'", s)
 	}
-	if r.Pointer == "" {
+	r := Ref{Step: step, Pointer: pointer}
+	if pointer == "" {
 		return r, nil
 	}
-	if r.Pointer[0] != '/' {
+	p, err := jsonpointer.New(pointer)
+	if err != nil { // all New refuses: a pointer that does not start with '/'
 		return Ref{}, fmt.Errorf("$ref %q: pointer must start with '/'", s)
 	}
-	for _, tok := range strings.Split(r.Pointer[1:], "/") {
-		var b strings.Builder
-		for j := 0; j < len(tok); j++ {
-			if tok[j] != '~' {
-				b.WriteByte(tok[j])
-				continue
-			}
-			if j+1 >= len(tok) || (tok[j+1] != '0' && tok[j+1] != '1') {
-				return Ref{}, fmt.Errorf("$ref %q: '~' must be followed by 0 or 1", s)
-			}
-			if tok[j+1] == '0' {
-				b.WriteByte('~')
-			} else {
-				b.WriteByte('/')
-			}
-			j++
-		}
-		r.Tokens = append(r.Tokens, b.String())
+	// jsonpointer passes an escape it does not know through as written;
+	// here it is a mistake. Every '~' must begin a ~0 or a ~1.
+	if strings.Count(pointer, "~") != strings.Count(pointer, "~0")+strings.Count(pointer, "~1") {
+		return Ref{}, fmt.Errorf("$ref %q: '~' must be followed by 0 or 1", s)
 	}
+	r.Tokens = p.DecodedTokens()
 	return r, nil
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/go-openapi/jsonpointer"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 
@@ -19,11 +20,10 @@ import (
 // too, so that messages can list a place's allowed keys in the order the
 // schema declares them.
 var fixtureSchema struct {
-	once  sync.Once
-	sch   *jsonschema.Schema
-	tree  *node
-	quick *quickSchema // nil when the schema uses keywords it does not know
-	err   error
+	once sync.Once
+	sch  *jsonschema.Schema
+	tree *node
+	err  error
 }
 
 func compiledSchema() (*jsonschema.Schema, *node, error) {
@@ -53,21 +53,16 @@ func compiledSchema() (*jsonschema.Schema, *node, error) {
 			return
 		}
 		fixtureSchema.sch, fixtureSchema.tree = sch, tree
-		fixtureSchema.quick, _ = compileQuickSchema(tree)
 	})
 	return fixtureSchema.sch, fixtureSchema.tree, fixtureSchema.err
 }
 
 // validateSchema checks the document against schemas/fixture.schema.json and
-// records one message per problem, at the place it concerns. With quick, a
-// document the quick check accepts is not given to the full validator.
-func validateSchema(root *node, errs *errList, quick bool) error {
+// records one message per problem, at the place it concerns.
+func validateSchema(root *node, errs *errList) error {
 	sch, tree, err := compiledSchema()
 	if err != nil {
 		return err
-	}
-	if q := fixtureSchema.quick; quick && q != nil && q.valid(root) {
-		return nil
 	}
 	verr := sch.Validate(toAny(root))
 	if verr == nil {
@@ -121,17 +116,16 @@ func locate(root *node, loc []string) (*node, string) {
 }
 
 // schemaAt returns the schema object at a schema location such as
-// ".../fixture.schema.json#/$defs/step".
+// ".../fixture.schema.json#/$defs/step", or nil.
 func schemaAt(tree *node, schemaURL string) *node {
 	_, frag, _ := strings.Cut(schemaURL, "#")
-	if frag == "" {
-		return tree
+	p, err := jsonpointer.New(frag)
+	if err != nil {
+		return nil
 	}
 	n := tree
-	for _, tok := range strings.Split(strings.TrimPrefix(frag, "/"), "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		n = n.value(tok)
-		if n == nil {
+	for _, tok := range p.DecodedTokens() {
+		if n = n.value(tok); n == nil {
 			return nil
 		}
 	}

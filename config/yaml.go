@@ -183,6 +183,10 @@ func yamlParses(data []byte) bool {
 // without saying where.
 func checkYAMLChars(data []byte) (int, rune) {
 	for i := 0; i < len(data); {
+		if c := data[i]; c >= 0x20 && c < 0x7F { // most of a fixture
+			i++
+			continue
+		}
 		r, size := utf8.DecodeRune(data[i:])
 		switch {
 		case r == '\t' || r == '\n' || r == '\r':
@@ -338,7 +342,7 @@ func (c *yamlConverter) scalar(y *yaml.Node, pos Pos, explicit bool) *node {
 			return nil
 		}
 	}
-	if tag == "!!str" && y.Style == 0 && yamlFloat.MatchString(y.Value) {
+	if tag == "!!str" && y.Style == 0 && y.Value != "" && strings.IndexByte("+-.0123456789", y.Value[0]) >= 0 && yamlFloat.MatchString(y.Value) {
 		// yaml.v3 reads a plain number beyond float64's range (1e400) as a
 		// string; YAML's core schema, JSON and exact numbers say number.
 		tag = "!!float"
