@@ -16,13 +16,6 @@ var noEnv = LoadOptions{Environ: []string{}}
 
 func ptr[T any](v T) *T { return &v }
 
-// parse is Parse. generate_test.go still compares Parse with the second,
-// yaml.v3-only path that the quick readers had; there is one path now, so
-// this stands in for it until that comparison is dropped.
-func parse(file string, data []byte, opts LoadOptions, _ bool) (*Suite, error) {
-	return Parse(file, data, opts)
-}
-
 // TestLoadSeedFormat loads a fixture written for the TypeScript MCP Tool
 // Check, unchanged, and compares everything, positions included.
 func TestLoadSeedFormat(t *testing.T) {
