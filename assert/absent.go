@@ -28,9 +28,9 @@ func (c *Absent) Kind() string { return "absent" }
 // Check implements [Checker].
 func (c *Absent) Check(r *Result) []Failure {
 	switch r.Outcome {
-	case OutcomeToolError, OutcomeProtocolError:
+	case config.OutcomeToolError, config.OutcomeProtocolError:
 		return nil
-	case OutcomeOK, OutcomeOutputInvalid:
+	case config.OutcomeOK, config.OutcomeOutputInvalid:
 	default:
 		return []Failure{{Kind: c.Kind(), Message: fmt.Sprintf("expected a result or an error saying it is gone, got %s", r.Outcome)}}
 	}

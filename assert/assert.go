@@ -6,31 +6,10 @@ import (
 	"github.com/mcpcheck/mcpcheck/config"
 )
 
-// Outcome classes of a step; see DESIGN.md. They are defined here, not in the
-// runner, because expectations name them.
-const (
-	OutcomeOK                = "ok"
-	OutcomeToolError         = "tool_error"
-	OutcomeProtocolError     = "protocol_error"
-	OutcomeInputRejected     = "input_rejected"
-	OutcomeOutputInvalid     = "output_invalid"
-	OutcomeTimeout           = "timeout"
-	OutcomeTransportClosed   = "transport_closed"
-	OutcomeSessionLost       = "session_lost"
-	OutcomeMalformedResponse = "malformed_response"
-)
-
-// Outcomes lists every outcome class, in the order DESIGN.md gives them.
-var Outcomes = []string{
-	OutcomeOK, OutcomeToolError, OutcomeProtocolError, OutcomeInputRejected,
-	OutcomeOutputInvalid, OutcomeTimeout, OutcomeTransportClosed,
-	OutcomeSessionLost, OutcomeMalformedResponse,
-}
-
 // Result is what checkers see of one step's answer.
 type Result struct {
-	// Outcome is one of the outcome classes.
-	Outcome string
+	// Outcome is the call's outcome class.
+	Outcome config.Outcome
 	// ErrorCode is the JSON-RPC error code when Outcome is protocol_error.
 	ErrorCode *int64
 	// HasResult reports whether a tools/call result arrived (outcomes ok,
@@ -122,16 +101,16 @@ func Build(e *config.Expect) []Checker {
 
 // ExpectedOutcomes are the outcome classes e accepts: its `outcome` (one
 // or a list), else tool_error when `isError: true`, else ok.
-func ExpectedOutcomes(e *config.Expect) []string {
+func ExpectedOutcomes(e *config.Expect) []config.Outcome {
 	switch {
 	case len(e.OutcomeAny) > 0:
 		return e.OutcomeAny
 	case e.Outcome != "":
-		return []string{e.Outcome}
+		return []config.Outcome{e.Outcome}
 	case e.IsError != nil && *e.IsError:
-		return []string{OutcomeToolError}
+		return []config.Outcome{config.OutcomeToolError}
 	default:
-		return []string{OutcomeOK}
+		return []config.Outcome{config.OutcomeOK}
 	}
 }
 

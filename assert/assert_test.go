@@ -84,7 +84,7 @@ func TestStructured(t *testing.T) {
 			} else {
 				e.StructuredIncludes = v
 			}
-			r := &Result{Outcome: OutcomeOK, HasResult: true}
+			r := &Result{Outcome: config.OutcomeOK, HasResult: true}
 			if tt.got != "" {
 				r.Structured, r.HasStructured = decode(t, tt.got), true
 			}
@@ -106,7 +106,7 @@ func TestStructured(t *testing.T) {
 
 func TestFailureValues(t *testing.T) {
 	e := &config.Expect{StructuredEquals: &config.Value{V: decode(t, `{"revision":1}`)}}
-	r := &Result{Outcome: OutcomeOK, HasResult: true, Structured: decode(t, `{"revision":2}`), HasStructured: true}
+	r := &Result{Outcome: config.OutcomeOK, HasResult: true, Structured: decode(t, `{"revision":2}`), HasStructured: true}
 	fs := (&StructuredEquals{Want: e.StructuredEquals.V}).Check(r)
 	if len(fs) != 1 {
 		t.Fatalf("got %d failures, want 1", len(fs))
@@ -139,24 +139,24 @@ func TestOutcome(t *testing.T) {
 		res    Result
 		want   string // "" = pass; else "kind: message"
 	}{
-		{"default ok passes", config.Expect{}, Result{Outcome: OutcomeOK}, ""},
-		{"default ok, tool error", config.Expect{}, Result{Outcome: OutcomeToolError}, "outcome: expected outcome ok, got tool_error"},
-		{"isError true passes", config.Expect{IsError: &yes}, Result{Outcome: OutcomeToolError}, ""},
-		{"isError true, ok", config.Expect{IsError: &yes}, Result{Outcome: OutcomeOK}, "isError: expected isError true, got false"},
-		{"isError false, tool error", config.Expect{IsError: &no}, Result{Outcome: OutcomeToolError}, "isError: expected isError false, got true"},
-		{"isError false, protocol error", config.Expect{IsError: &no}, Result{Outcome: OutcomeProtocolError, ErrorCode: &code}, "isError: expected outcome ok, got protocol_error (code -32603)"},
-		{"outcome timeout passes", config.Expect{Outcome: OutcomeTimeout}, Result{Outcome: OutcomeTimeout}, ""},
-		{"error code matches", config.Expect{Outcome: OutcomeProtocolError, ErrorCode: &code}, Result{Outcome: OutcomeProtocolError, ErrorCode: &code}, ""},
-		{"error code missing", config.Expect{Outcome: OutcomeProtocolError, ErrorCode: &code}, Result{Outcome: OutcomeTimeout},
+		{"default ok passes", config.Expect{}, Result{Outcome: config.OutcomeOK}, ""},
+		{"default ok, tool error", config.Expect{}, Result{Outcome: config.OutcomeToolError}, "outcome: expected outcome ok, got tool_error"},
+		{"isError true passes", config.Expect{IsError: &yes}, Result{Outcome: config.OutcomeToolError}, ""},
+		{"isError true, ok", config.Expect{IsError: &yes}, Result{Outcome: config.OutcomeOK}, "isError: expected isError true, got false"},
+		{"isError false, tool error", config.Expect{IsError: &no}, Result{Outcome: config.OutcomeToolError}, "isError: expected isError false, got true"},
+		{"isError false, protocol error", config.Expect{IsError: &no}, Result{Outcome: config.OutcomeProtocolError, ErrorCode: &code}, "isError: expected outcome ok, got protocol_error (code -32603)"},
+		{"outcome timeout passes", config.Expect{Outcome: config.OutcomeTimeout}, Result{Outcome: config.OutcomeTimeout}, ""},
+		{"error code matches", config.Expect{Outcome: config.OutcomeProtocolError, ErrorCode: &code}, Result{Outcome: config.OutcomeProtocolError, ErrorCode: &code}, ""},
+		{"error code missing", config.Expect{Outcome: config.OutcomeProtocolError, ErrorCode: &code}, Result{Outcome: config.OutcomeTimeout},
 			"outcome: expected outcome protocol_error, got timeout"},
-		{"outcome list", config.Expect{OutcomeAny: []string{OutcomeToolError, OutcomeProtocolError}, ErrorCode: &invalidParams}, Result{Outcome: OutcomeToolError}, ""},
-		{"outcome list, right code", config.Expect{OutcomeAny: []string{OutcomeToolError, OutcomeProtocolError}, ErrorCode: &invalidParams}, Result{Outcome: OutcomeProtocolError, ErrorCode: &invalidParams}, ""},
-		{"outcome list, wrong code", config.Expect{OutcomeAny: []string{OutcomeToolError, OutcomeProtocolError}, ErrorCode: &invalidParams}, Result{Outcome: OutcomeProtocolError, ErrorCode: &code},
+		{"outcome list", config.Expect{OutcomeAny: []config.Outcome{config.OutcomeToolError, config.OutcomeProtocolError}, ErrorCode: &invalidParams}, Result{Outcome: config.OutcomeToolError}, ""},
+		{"outcome list, right code", config.Expect{OutcomeAny: []config.Outcome{config.OutcomeToolError, config.OutcomeProtocolError}, ErrorCode: &invalidParams}, Result{Outcome: config.OutcomeProtocolError, ErrorCode: &invalidParams}, ""},
+		{"outcome list, wrong code", config.Expect{OutcomeAny: []config.Outcome{config.OutcomeToolError, config.OutcomeProtocolError}, ErrorCode: &invalidParams}, Result{Outcome: config.OutcomeProtocolError, ErrorCode: &code},
 			"errorCode: expected JSON-RPC error code -32602, got -32603"},
-		{"outcome list, crash", config.Expect{OutcomeAny: []string{OutcomeToolError, OutcomeProtocolError}, ErrorCode: &invalidParams}, Result{Outcome: OutcomeTransportClosed},
+		{"outcome list, crash", config.Expect{OutcomeAny: []config.Outcome{config.OutcomeToolError, config.OutcomeProtocolError}, ErrorCode: &invalidParams}, Result{Outcome: config.OutcomeTransportClosed},
 			"outcome: expected outcome tool_error or protocol_error, got transport_closed"},
-		{"max duration", config.Expect{MaxDurationMs: 10}, Result{Outcome: OutcomeOK, Duration: 25 * time.Millisecond}, "maxDurationMs: took 25ms, more than 10ms"},
-		{"max duration ok", config.Expect{MaxDurationMs: 10}, Result{Outcome: OutcomeOK, Duration: 9 * time.Millisecond}, ""},
+		{"max duration", config.Expect{MaxDurationMs: 10}, Result{Outcome: config.OutcomeOK, Duration: 25 * time.Millisecond}, "maxDurationMs: took 25ms, more than 10ms"},
+		{"max duration ok", config.Expect{MaxDurationMs: 10}, Result{Outcome: config.OutcomeOK, Duration: 9 * time.Millisecond}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -197,15 +197,15 @@ func TestFidelity(t *testing.T) {
 		res  Result
 		want string // "" passes; "note: ..." is a note
 	}{
-		{"genuine answer", Result{Outcome: OutcomeOK, HasContent: true, Text: "Chicago: 21°C, light rain", Arguments: args}, ""},
-		{"structured only", Result{Outcome: OutcomeOK, HasStructured: true, Structured: map[string]any{"city": "Chicago"}, Arguments: args}, ""},
-		{"disguised refusal", Result{Outcome: OutcomeOK, HasContent: true, Text: "I'm sorry, but I can't access live weather data for Chicago right now.", Arguments: args},
+		{"genuine answer", Result{Outcome: config.OutcomeOK, HasContent: true, Text: "Chicago: 21°C, light rain", Arguments: args}, ""},
+		{"structured only", Result{Outcome: config.OutcomeOK, HasStructured: true, Structured: map[string]any{"city": "Chicago"}, Arguments: args}, ""},
+		{"disguised refusal", Result{Outcome: config.OutcomeOK, HasContent: true, Text: "I'm sorry, but I can't access live weather data for Chicago right now.", Arguments: args},
 			`fail: a refusal disguised as success ("i'm sorry, but i can't")`},
-		{"empty", Result{Outcome: OutcomeOK, Arguments: args}, "fail: empty content on success"},
-		{"output invalid", Result{Outcome: OutcomeOutputInvalid, HasStructured: true}, "fail: structuredContent breaks the tool's own outputSchema"},
-		{"echo mismatch", Result{Outcome: OutcomeOK, HasContent: true, Text: "Sunny, 25 degrees.", Arguments: args}, "note: the answer mentions none of the input strings (echo mismatch; worth a look, not scored)"},
-		{"honest tool error", Result{Outcome: OutcomeToolError, HasContent: true, Text: "I'm sorry, but I can't find that city."}, "note: the call with realistic arguments got tool_error; possibly a synthetic-input false positive, not a confirmed bug"},
-		{"crash", Result{Outcome: OutcomeTransportClosed}, "note: the call with realistic arguments ended in transport_closed"},
+		{"empty", Result{Outcome: config.OutcomeOK, Arguments: args}, "fail: empty content on success"},
+		{"output invalid", Result{Outcome: config.OutcomeOutputInvalid, HasStructured: true}, "fail: structuredContent breaks the tool's own outputSchema"},
+		{"echo mismatch", Result{Outcome: config.OutcomeOK, HasContent: true, Text: "Sunny, 25 degrees.", Arguments: args}, "note: the answer mentions none of the input strings (echo mismatch; worth a look, not scored)"},
+		{"honest tool error", Result{Outcome: config.OutcomeToolError, HasContent: true, Text: "I'm sorry, but I can't find that city."}, "note: the call with realistic arguments got tool_error; possibly a synthetic-input false positive, not a confirmed bug"},
+		{"crash", Result{Outcome: config.OutcomeTransportClosed}, "note: the call with realistic arguments ended in transport_closed"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -233,12 +233,12 @@ func TestAbsent(t *testing.T) {
 		res  Result
 		want string
 	}{
-		{"not found error", Result{Outcome: OutcomeToolError, Text: "note " + id + " not found"}, ""},
-		{"protocol error", Result{Outcome: OutcomeProtocolError}, ""},
-		{"ok without it", Result{Outcome: OutcomeOK, HasStructured: true, Structured: map[string]any{"entities": []any{}}}, ""},
-		{"stale structured", Result{Outcome: OutcomeOK, HasStructured: true, Structured: map[string]any{"note": map[string]any{"note_id": id}}}, "the value is still returned (stale read)"},
-		{"stale text", Result{Outcome: OutcomeOK, HasContent: true, Text: `{"note_id":"` + id + `"}`}, "the value still appears in the text (stale read)"},
-		{"hang", Result{Outcome: OutcomeTimeout}, "expected a result or an error saying it is gone, got timeout"},
+		{"not found error", Result{Outcome: config.OutcomeToolError, Text: "note " + id + " not found"}, ""},
+		{"protocol error", Result{Outcome: config.OutcomeProtocolError}, ""},
+		{"ok without it", Result{Outcome: config.OutcomeOK, HasStructured: true, Structured: map[string]any{"entities": []any{}}}, ""},
+		{"stale structured", Result{Outcome: config.OutcomeOK, HasStructured: true, Structured: map[string]any{"note": map[string]any{"note_id": id}}}, "the value is still returned (stale read)"},
+		{"stale text", Result{Outcome: config.OutcomeOK, HasContent: true, Text: `{"note_id":"` + id + `"}`}, "the value still appears in the text (stale read)"},
+		{"hang", Result{Outcome: config.OutcomeTimeout}, "expected a result or an error saying it is gone, got timeout"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -28,10 +28,10 @@ func (c *Fidelity) Kind() string { return "fidelity" }
 // Check implements [Checker].
 func (c *Fidelity) Check(r *Result) []Failure {
 	switch r.Outcome {
-	case OutcomeOK:
-	case OutcomeOutputInvalid:
+	case config.OutcomeOK:
+	case config.OutcomeOutputInvalid:
 		return []Failure{{Kind: c.Kind(), Message: "structuredContent breaks the tool's own outputSchema"}}
-	case OutcomeToolError, OutcomeProtocolError:
+	case config.OutcomeToolError, config.OutcomeProtocolError:
 		return []Failure{{Kind: c.Kind(), Note: true, Message: fmt.Sprintf("the call with realistic arguments got %s; possibly a synthetic-input false positive, not a confirmed bug", r.Outcome)}}
 	default:
 		return []Failure{{Kind: c.Kind(), Note: true, Message: fmt.Sprintf("the call with realistic arguments ended in %s", r.Outcome)}}

@@ -13,8 +13,8 @@ import (
 // rather than `outcome`, failures carry kind "isError" so they read the way
 // the fixture was written.
 type Outcome struct {
-	Want     []string // any of these
-	FromFlag bool     // the demand was written as isError
+	Want     []config.Outcome // any of these
+	FromFlag bool             // the demand was written as isError
 }
 
 func buildOutcome(e *config.Expect) Checker {
@@ -40,16 +40,21 @@ func (c *Outcome) Check(r *Result) []Failure {
 	if slices.Contains(c.Want, r.Outcome) {
 		return nil
 	}
-	got := r.Outcome
-	if r.Outcome == OutcomeProtocolError && r.ErrorCode != nil {
+	got := string(r.Outcome)
+	if r.Outcome == config.OutcomeProtocolError && r.ErrorCode != nil {
 		got = fmt.Sprintf("%s (code %d)", r.Outcome, *r.ErrorCode)
 	}
 	var msg string
-	want := strings.Join(c.Want, " or ")
+	names := make([]string, len(c.Want))
+	for i, o := range c.Want {
+		names[i] = string(o)
+	}
+	want := strings.Join(names, " or ")
+	only := func(o config.Outcome) bool { return len(c.Want) == 1 && c.Want[0] == o }
 	switch {
-	case c.FromFlag && want == OutcomeToolError && r.Outcome == OutcomeOK:
+	case c.FromFlag && only(config.OutcomeToolError) && r.Outcome == config.OutcomeOK:
 		msg = "expected isError true, got false"
-	case c.FromFlag && want == OutcomeOK && r.Outcome == OutcomeToolError:
+	case c.FromFlag && only(config.OutcomeOK) && r.Outcome == config.OutcomeToolError:
 		msg = "expected isError false, got true"
 	default:
 		msg = fmt.Sprintf("expected outcome %s, got %s", want, got)
@@ -74,7 +79,7 @@ func (c *ErrorCode) Kind() string { return "errorCode" }
 // outcome should have been one is the outcome check's business, so a step
 // that accepts "tool_error or protocol_error -32602" passes with either.
 func (c *ErrorCode) Check(r *Result) []Failure {
-	if r.Outcome != OutcomeProtocolError || (r.ErrorCode != nil && *r.ErrorCode == c.Want) {
+	if r.Outcome != config.OutcomeProtocolError || (r.ErrorCode != nil && *r.ErrorCode == c.Want) {
 		return nil
 	}
 	if r.ErrorCode == nil {

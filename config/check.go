@@ -311,16 +311,9 @@ func (rc *refCheck) check(val *node, segs []pathSeg) {
 	}
 }
 
-// Outcomes is the outcome vocabulary of DESIGN.md, in the order the fixture
-// schema lists it. Expect.Outcome is one of these, or "".
-var Outcomes = []string{
-	"ok", "tool_error", "protocol_error", "input_rejected", "output_invalid",
-	"timeout", "transport_closed", "session_lost", "malformed_response",
-}
-
 // resultOutcomes are the outcomes in which a result (isError,
 // structuredContent) arrived.
-var resultOutcomes = []string{"ok", "tool_error", "output_invalid"}
+var resultOutcomes = []Outcome{OutcomeOK, OutcomeToolError, OutcomeOutputInvalid}
 
 // checkExpect refuses expectations that contradict each other and so could
 // never pass. path gives the expect block's path, formatted only for a
@@ -360,12 +353,16 @@ func checkExpect(e *Expect, n *node, path func() string, errs *errList) {
 // do: the expectations must hold together in at least one of them.
 func checkExpectAny(e *Expect, n *node, path func() string, errs *errList) {
 	keyPos := func(key string) loc { return n.get(key).keyPos }
-	list := "[" + strings.Join(e.OutcomeAny, ", ") + "]"
+	names := make([]string, len(e.OutcomeAny))
+	for i, o := range e.OutcomeAny {
+		names[i] = string(o)
+	}
+	list := "[" + strings.Join(names, ", ") + "]"
 	if e.ErrorCode != nil && !slices.Contains(e.OutcomeAny, "protocol_error") {
 		errs.at(keyPos("errorCode"), "%s.errorCode needs outcome protocol_error, which the list %s lacks", path(), list)
 	}
 	// The outcomes of the list in which a result arrives.
-	var withResult []string
+	var withResult []Outcome
 	for _, o := range e.OutcomeAny {
 		if slices.Contains(resultOutcomes, o) {
 			withResult = append(withResult, o)

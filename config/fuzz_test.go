@@ -130,7 +130,7 @@ func checkInvariants(t *testing.T, s *Suite) {
 			if st.Expect.Outcome != "" && len(st.Expect.OutcomeAny) > 0 {
 				t.Fatalf("step %q: both Outcome and OutcomeAny", st.ID)
 			}
-			for _, o := range append([]string{st.Expect.Outcome}, st.Expect.OutcomeAny...) {
+			for _, o := range append([]Outcome{st.Expect.Outcome}, st.Expect.OutcomeAny...) {
 				if o != "" && !slices.Contains(Outcomes, o) {
 					t.Fatalf("step %q: outcome %q", st.ID, o)
 				}
@@ -158,7 +158,7 @@ func checkGenerateInvariants(t *testing.T, s *Suite, g *Generate) {
 		t.Fatalf("generate lifecycle both detected and explicit")
 	}
 	for k, v := range g.FailUnder {
-		if !slices.Contains(scoreNames, k) || v < 0 || v > 100 {
+		if !slices.Contains(ScoreNames, k) || v < 0 || v > 100 {
 			t.Fatalf("failUnder %s: %v", k, v)
 		}
 	}

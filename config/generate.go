@@ -15,12 +15,6 @@ const (
 	defaultBloatThresholdChars = 20000
 )
 
-// scoreNames are the scores failUnder may name, in the schema's order.
-var scoreNames = []string{
-	ScoreCrashResilience, ScoreResponseFidelity, ScoreLatency,
-	ScoreResponseSize, ScoreConcurrency, ScoreLifecycle,
-}
-
 // generateSwitches choose which kinds of check run. generate: {} turns on
 // the cheap, safe ones (fuzz, fidelity, probes); a block that writes any
 // switch says exactly what it wants, so the switches it leaves out are off.
@@ -71,10 +65,10 @@ func (d *decoder) generate(n *node) *Generate {
 		g.BloatThresholdChars = int(v)
 	}
 	if fu := n.value("failUnder").fieldsOrNil(); len(fu) > 0 {
-		g.FailUnder = make(map[string]float64, len(fu))
+		g.FailUnder = make(map[ScoreName]float64, len(fu))
 		for _, f := range fu {
 			// 0 to 100, as the schema has checked: exact enough as a float.
-			g.FailUnder[f.key], _ = strconv.ParseFloat(f.val.str, 64)
+			g.FailUnder[ScoreName(f.key)], _ = strconv.ParseFloat(f.val.str, 64)
 		}
 	}
 	return g

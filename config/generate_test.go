@@ -48,7 +48,7 @@ func TestLoadGenerateYAML(t *testing.T) {
 		SlowThresholdMs:     250,
 		BloatThresholdChars: 1000,
 		PriceModel:          "claude-sonnet-4-5",
-		FailUnder: map[string]float64{
+		FailUnder: map[ScoreName]float64{
 			ScoreCrashResilience: 90, ScoreResponseFidelity: 99.5, ScoreLatency: 0,
 			ScoreResponseSize: 100, ScoreConcurrency: 100, ScoreLifecycle: 50,
 		},
@@ -63,9 +63,9 @@ func TestLoadGenerateYAML(t *testing.T) {
 			Name: "Independent probes", ContinueOnFailure: true, Parallel: true, Isolation: IsolationStep,
 			Steps: []Step{
 				{ID: "one", Tool: "get_household", Origin: OriginFixture, Advisory: true,
-					Expect: Expect{Fidelity: true, OutcomeAny: []string{"ok", "output_invalid"}}},
+					Expect: Expect{Fidelity: true, OutcomeAny: []Outcome{"ok", "output_invalid"}}},
 				{ID: "two", Tool: "get_household", Origin: OriginFixture,
-					Expect: Expect{OutcomeAny: []string{"protocol_error"}, ErrorCode: ptr(int64(-32602))}},
+					Expect: Expect{OutcomeAny: []Outcome{"protocol_error"}, ErrorCode: ptr(int64(-32602))}},
 			},
 		},
 		{
@@ -73,7 +73,7 @@ func TestLoadGenerateYAML(t *testing.T) {
 			Steps: []Step{
 				{ID: "proposal", Tool: "propose_task", Origin: OriginFixture, Arguments: map[string]any{"text": "Collect the library books"}},
 				{ID: "gone", Tool: "get_household", Origin: OriginFixture, Expect: Expect{
-					OutcomeAny: []string{"ok", "tool_error", "protocol_error"},
+					OutcomeAny: []Outcome{"ok", "tool_error", "protocol_error"},
 					Absent:     &Value{V: map[string]any{"$ref": "proposal#/structuredContent/proposalId"}},
 				}},
 				{ID: "list", Tool: "get_household", Origin: OriginFixture, Expect: Expect{
@@ -87,7 +87,7 @@ func TestLoadGenerateYAML(t *testing.T) {
 			Steps: []Step{
 				{ID: "step-1", Tool: "get_household", Origin: OriginFixture, Expect: Expect{Outcome: "tool_error", IsError: ptr(true)}},
 				{ID: "step-2", Tool: "get_household", Origin: OriginFixture, Expect: Expect{
-					OutcomeAny: []string{"tool_error", "timeout"}, IsError: ptr(true),
+					OutcomeAny: []Outcome{"tool_error", "timeout"}, IsError: ptr(true),
 					StructuredPaths: map[string]*Value{"tasks.#": {V: json.Number("0")}},
 				}},
 			},
@@ -145,7 +145,7 @@ func TestLoadGenerateJSON(t *testing.T) {
 		}},
 		SlowThresholdMs:     defaultSlowThresholdMs,
 		BloatThresholdChars: defaultBloatThresholdChars,
-		FailUnder:           map[string]float64{ScoreLifecycle: 100},
+		FailUnder:           map[ScoreName]float64{ScoreLifecycle: 100},
 		Pos:                 p(5, 15),
 	}
 	if diff := cmp.Diff(want, got.Generate); diff != "" {
@@ -226,13 +226,13 @@ func TestGenerateDefaults(t *testing.T) {
 func TestOutcomeForms(t *testing.T) {
 	for _, c := range []struct {
 		outcome string
-		one     string
-		any     []string
+		one     Outcome
+		any     []Outcome
 	}{
-		{`ok`, "ok", nil},
-		{`[ok]`, "", []string{"ok"}},
-		{`[timeout, transport_closed, session_lost]`, "", []string{"timeout", "transport_closed", "session_lost"}},
-		{`["tool_error"]`, "", []string{"tool_error"}},
+		{`ok`, OutcomeOK, nil},
+		{`[ok]`, "", []Outcome{OutcomeOK}},
+		{`[timeout, transport_closed, session_lost]`, "", []Outcome{OutcomeTimeout, OutcomeTransportClosed, OutcomeSessionLost}},
+		{`["tool_error"]`, "", []Outcome{OutcomeToolError}},
 	} {
 		doc := "name: n\ncommand: [x]\nallowTools: [t]\nscenarios:\n  - name: s\n    steps:\n      - tool: t\n        expect: {outcome: " + c.outcome + "}\n"
 		s, err := Parse("o.yaml", []byte(doc), noEnv)

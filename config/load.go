@@ -245,9 +245,11 @@ func (d *decoder) expect(n *node, stepPos Pos) Expect {
 	}
 	// One outcome, or a list of them (then Outcome stays empty).
 	if v := n.value("outcome"); v != nil && v.kind == arrayNode {
-		e.OutcomeAny = strList(v)
+		for _, o := range strList(v) {
+			e.OutcomeAny = append(e.OutcomeAny, Outcome(o))
+		}
 	} else {
-		e.Outcome = strValue(v)
+		e.Outcome = Outcome(strValue(v))
 	}
 	if v := n.value("fidelity"); v != nil {
 		e.Fidelity = v.b

@@ -64,7 +64,7 @@ func TestGenerateFlagsOverFixture(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := s.Generate
-	if g.Seed != 5 || g.SlowThresholdMs != 100 || !cmp.Equal(g.FailUnder, map[string]float64{ScoreLatency: 80, ScoreLifecycle: 60}) {
+	if g.Seed != 5 || g.SlowThresholdMs != 100 || !cmp.Equal(g.FailUnder, map[ScoreName]float64{ScoreLatency: 80, ScoreLifecycle: 60}) {
 		t.Errorf("generate = %+v", g)
 	}
 	// Without a generate block, generate flags have nothing to change.

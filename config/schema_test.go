@@ -27,8 +27,15 @@ func TestSchemaMatchesGo(t *testing.T) {
 	if got := schemaStrings(t, tree, "$defs", "protocolVersion", "enum"); !slices.Equal(got, SupportedProtocolVersions) {
 		t.Errorf("schema protocol versions %q, Go %q", got, SupportedProtocolVersions)
 	}
-	if got := schemaStrings(t, tree, "$defs", "outcome", "enum"); !slices.Equal(got, Outcomes) {
+	if got := schemaStrings(t, tree, "$defs", "outcome", "enum"); !slices.Equal(got, stringsOf(Outcomes)) {
 		t.Errorf("schema outcomes %q, Go %q", got, Outcomes)
+	}
+	var scores []string
+	for _, f := range tree.value("$defs").value("generate").value("properties").value("failUnder").value("properties").fieldsOrNil() {
+		scores = append(scores, f.key)
+	}
+	if !slices.Equal(scores, stringsOf(ScoreNames)) {
+		t.Errorf("schema failUnder scores %q, Go %q", scores, ScoreNames)
 	}
 	if got := schemaStrings(t, tree, "properties", "isolation", "enum"); !slices.Equal(got, []string{IsolationShared, IsolationScenario}) {
 		t.Errorf("schema isolation %q", got)
@@ -41,13 +48,6 @@ func TestSchemaMatchesGo(t *testing.T) {
 	}
 	if got := tree.value("$defs").value("generate").value("properties").value("concurrency").value("maximum"); got == nil || got.str != "16" {
 		t.Errorf("schema generate.concurrency maximum %v, Go %d", got, MaxConcurrency)
-	}
-	var scores []string
-	for _, f := range tree.value("$defs").value("generate").value("properties").value("failUnder").value("properties").fieldsOrNil() {
-		scores = append(scores, f.key)
-	}
-	if !slices.Equal(scores, scoreNames) {
-		t.Errorf("schema failUnder scores %q, Go %q", scores, scoreNames)
 	}
 	if got := tree.value("$defs").value("milliseconds").value("maximum"); got == nil || got.str != "86400000" || MaxTimeoutMs != 86400000 {
 		t.Errorf("schema milliseconds maximum %v, Go %d", got, MaxTimeoutMs)
@@ -91,4 +91,12 @@ func TestSchemaDescriptions(t *testing.T) {
 		}
 	}
 	walk(tree, "fixture")
+}
+
+func stringsOf[T ~string](list []T) []string {
+	out := make([]string, len(list))
+	for i, v := range list {
+		out[i] = string(v)
+	}
+	return out
 }

@@ -88,8 +88,8 @@ var settings = func() []setting {
 		{key: "generate.bloatThresholdChars", kind: intSetting, check: checkRange(1, math.MaxInt32)},
 		{key: "generate.priceModel", check: checkPriceModel},
 	}
-	for _, name := range scoreNames {
-		list = append(list, setting{key: "generate.failUnder." + name, kind: percentSetting, check: checkPercent})
+	for _, name := range ScoreNames {
+		list = append(list, setting{key: "generate.failUnder." + string(name), kind: percentSetting, check: checkPercent})
 	}
 	return list
 }()
@@ -207,10 +207,10 @@ func layerSettings(s *Suite, file map[string]any, opts LoadOptions, errs *errLis
 		g.BloatThresholdChars = k.Int("generate.bloatThresholdChars")
 		g.PriceModel = k.String("generate.priceModel")
 		g.FailUnder = nil
-		for _, name := range scoreNames {
-			if key := "generate.failUnder." + name; k.Exists(key) {
+		for _, name := range ScoreNames {
+			if key := "generate.failUnder." + string(name); k.Exists(key) {
 				if g.FailUnder == nil {
-					g.FailUnder = map[string]float64{}
+					g.FailUnder = map[ScoreName]float64{}
 				}
 				g.FailUnder[name] = k.Float64(key)
 			}
@@ -240,7 +240,7 @@ func generateLayer(g *Generate) map[string]any {
 		"generate.priceModel":          g.PriceModel,
 	}
 	for name, v := range g.FailUnder {
-		layer["generate.failUnder."+name] = v
+		layer["generate.failUnder."+string(name)] = v
 	}
 	return layer
 }

@@ -25,18 +25,48 @@ func (p Pos) String() string {
 	}
 }
 
-// Origins of a step. Hand-written steps come from the fixture; the others
-// are produced by generators from discovered tool contracts. The runner never
-// branches on origin: it is carried into the report so users can see where a
-// step came from.
+// Origin says where a step came from. Hand-written steps come from the
+// fixture; the others are produced by generators from discovered tool
+// contracts. The runner never branches on origin: it is carried into the
+// report so users can see where a step came from.
+type Origin string
+
+// The origins, in the order of the report schema.
 const (
-	OriginFixture     = "fixture"
-	OriginFuzz        = "fuzz"
-	OriginFidelity    = "fidelity"
-	OriginLifecycle   = "lifecycle"
-	OriginProbe       = "probe"
-	OriginConcurrency = "concurrency"
+	OriginFixture     Origin = "fixture"
+	OriginFuzz        Origin = "fuzz"
+	OriginFidelity    Origin = "fidelity"
+	OriginLifecycle   Origin = "lifecycle"
+	OriginProbe       Origin = "probe"
+	OriginConcurrency Origin = "concurrency"
 )
+
+// Origins lists every origin, in the order of the report schema.
+var Origins = []Origin{OriginFixture, OriginFuzz, OriginFidelity, OriginLifecycle, OriginProbe, OriginConcurrency}
+
+// Outcome is the class of what became of one call, the vocabulary of
+// DESIGN.md shared by expectations, steps and reports.
+type Outcome string
+
+// The outcomes, in the order of the fixture schema's outcome enum.
+const (
+	OutcomeOK                Outcome = "ok"
+	OutcomeToolError         Outcome = "tool_error"
+	OutcomeProtocolError     Outcome = "protocol_error"
+	OutcomeInputRejected     Outcome = "input_rejected"
+	OutcomeOutputInvalid     Outcome = "output_invalid"
+	OutcomeTimeout           Outcome = "timeout"
+	OutcomeTransportClosed   Outcome = "transport_closed"
+	OutcomeSessionLost       Outcome = "session_lost"
+	OutcomeMalformedResponse Outcome = "malformed_response"
+)
+
+// Outcomes lists every outcome class, in the order of the fixture schema.
+var Outcomes = []Outcome{
+	OutcomeOK, OutcomeToolError, OutcomeProtocolError, OutcomeInputRejected,
+	OutcomeOutputInvalid, OutcomeTimeout, OutcomeTransportClosed,
+	OutcomeSessionLost, OutcomeMalformedResponse,
+}
 
 // Isolation modes: how scenarios share MCP sessions.
 const (
@@ -147,8 +177,8 @@ type Step struct {
 	// map (see Reading in the package documentation).
 	Arguments map[string]any
 	Expect    Expect
-	// Origin says where the step came from (OriginFixture, OriginFuzz, ...).
-	Origin string
+	// Origin says where the step came from.
+	Origin Origin
 	// ValidateArguments, when false, sends the arguments without checking
 	// them against the tool's discovered inputSchema. Nil means true.
 	ValidateArguments *bool
@@ -162,15 +192,25 @@ type Step struct {
 	Pos      Pos
 }
 
-// Scores a generated step can count toward.
+// ScoreName names a score of the generated checks, as failUnder keys and
+// reports write it.
+type ScoreName string
+
+// The scores, in the order the fixture schema's failUnder lists them.
 const (
-	ScoreCrashResilience  = "crashResilience"
-	ScoreResponseFidelity = "responseFidelity"
-	ScoreLifecycle        = "lifecycle"
-	ScoreConcurrency      = "concurrency"
-	ScoreLatency          = "latency"
-	ScoreResponseSize     = "responseSize"
+	ScoreCrashResilience  ScoreName = "crashResilience"
+	ScoreResponseFidelity ScoreName = "responseFidelity"
+	ScoreLatency          ScoreName = "latency"
+	ScoreResponseSize     ScoreName = "responseSize"
+	ScoreConcurrency      ScoreName = "concurrency"
+	ScoreLifecycle        ScoreName = "lifecycle"
 )
+
+// ScoreNames lists every score, in the order of the fixture schema.
+var ScoreNames = []ScoreName{
+	ScoreCrashResilience, ScoreResponseFidelity, ScoreLatency,
+	ScoreResponseSize, ScoreConcurrency, ScoreLifecycle,
+}
 
 // Expect is what must hold of a step's answer. Zero value: the call returns a
 // result with isError false.
@@ -184,12 +224,12 @@ type Expect struct {
 	// StructuredPaths maps gjson paths into structuredContent to the value
 	// each must find (compared like StructuredEquals).
 	StructuredPaths map[string]*Value
-	// Outcome demands an outcome class (runner outcome names); "" means "ok",
-	// or "tool_error" when IsError is true.
-	Outcome string
+	// Outcome demands an outcome class; "" means "ok", or "tool_error" when
+	// IsError is true.
+	Outcome Outcome
 	// OutcomeAny, when `outcome` is a list, accepts any of these classes
 	// (Outcome is then empty).
-	OutcomeAny []string
+	OutcomeAny []Outcome
 	// Fidelity checks a successful result for what a flag cannot show: a
 	// refusal disguised as success, or empty content; an echo mismatch is a
 	// note. Outcomes other than ok and output_invalid are notes too (the
@@ -239,9 +279,8 @@ type Generate struct {
 	SlowThresholdMs     int
 	BloatThresholdChars int
 	PriceModel          string
-	// FailUnder maps a score name (ScoreCrashResilience, ...) to the lowest
-	// acceptable percentage.
-	FailUnder map[string]float64
+	// FailUnder maps a score to the lowest acceptable percentage.
+	FailUnder map[ScoreName]float64
 	Pos       Pos
 }
 

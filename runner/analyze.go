@@ -14,11 +14,11 @@ import (
 
 // Score is one generated check's score: the share of its cases that held.
 type Score struct {
-	Name    string  `json:"name"`
-	Percent float64 `json:"percent"`
-	Grade   string  `json:"grade"`
-	Passed  int     `json:"passed"`
-	Total   int     `json:"total"`
+	Name    config.ScoreName `json:"name"`
+	Percent float64          `json:"percent"`
+	Grade   string           `json:"grade"`
+	Passed  int              `json:"passed"`
+	Total   int              `json:"total"`
 	// FailUnder is the threshold given for this score, if any, and Met
 	// whether the score reached it.
 	FailUnder *float64 `json:"failUnder,omitempty"`
@@ -29,14 +29,14 @@ type Score struct {
 // probe's flag, a concurrency failure. Status is "failed" when it counts
 // against a score and fails the run; Flagged marks a note worth a look.
 type Finding struct {
-	Tool    string `json:"tool"`
-	Origin  string `json:"origin"`
-	Kind    string `json:"kind"`
-	Status  Status `json:"status,omitempty"`
-	Flagged bool   `json:"flagged,omitempty"`
-	Message string `json:"message"`
+	Tool    string        `json:"tool"`
+	Origin  config.Origin `json:"origin"`
+	Kind    string        `json:"kind"`
+	Status  Status        `json:"status,omitempty"`
+	Flagged bool          `json:"flagged,omitempty"`
+	Message string        `json:"message"`
 	// Score is the score a failed finding counts against.
-	Score string `json:"score,omitempty"`
+	Score config.ScoreName `json:"score,omitempty"`
 	// Step names the generated step ("scenario / step") a finding repeats,
 	// so the findings list holds every finding in one place; the step
 	// itself carries the verdict.
@@ -125,7 +125,7 @@ func stepMessage(st *StepResult) string {
 	case st.Reason != "":
 		return st.Reason
 	default:
-		return "failed with outcome " + st.Outcome
+		return "failed with outcome " + string(st.Outcome)
 	}
 }
 
@@ -144,7 +144,7 @@ func (r *runState) validRuns() []*StepResult {
 // crashed, hung or broken calls are excluded from the probes.
 func measurable(st *StepResult) bool {
 	switch st.Outcome {
-	case assert.OutcomeOK, assert.OutcomeToolError, assert.OutcomeProtocolError, assert.OutcomeOutputInvalid:
+	case config.OutcomeOK, config.OutcomeToolError, config.OutcomeProtocolError, config.OutcomeOutputInvalid:
 		return true
 	}
 	return false
@@ -168,7 +168,7 @@ func (r *runState) probes(g *config.Generate) {
 		size[st.Tool] = float64(st.ResponseChars)
 		chars += st.ResponseChars
 	}
-	add := func(kind, score, unit string, values map[string]float64, flags map[string]string, measured int) {
+	add := func(kind string, score config.ScoreName, unit string, values map[string]float64, flags map[string]string, measured int) {
 		names := make([]string, 0, len(flags))
 		for t := range flags {
 			names = append(names, t)
@@ -206,7 +206,7 @@ func (r *runState) probes(g *config.Generate) {
 func (r *runState) concurrencyFindings() (checked, failedTools int) {
 	seqOK := map[string]bool{}
 	for _, st := range r.validRuns() {
-		seqOK[st.Tool] = st.Outcome == assert.OutcomeOK
+		seqOK[st.Tool] = st.Outcome == config.OutcomeOK
 	}
 	fail := func(tool, kind, msg string) {
 		r.rep.Findings = append(r.rep.Findings, Finding{Tool: tool, Origin: config.OriginConcurrency, Kind: kind, Status: StatusFailed, Score: config.ScoreConcurrency, Message: msg})
@@ -219,10 +219,10 @@ func (r *runState) concurrencyFindings() (checked, failedTools int) {
 				continue
 			}
 			ran++
-			if st.Outcome == assert.OutcomeOK {
+			if st.Outcome == config.OutcomeOK {
 				okCount++
-			} else if !slices.Contains(outcomes, st.Outcome) {
-				outcomes = append(outcomes, st.Outcome)
+			} else if !slices.Contains(outcomes, string(st.Outcome)) {
+				outcomes = append(outcomes, string(st.Outcome))
 			}
 		}
 		if ran == 0 {
@@ -253,9 +253,9 @@ func (r *runState) concurrencyFindings() (checked, failedTools int) {
 		for j := range par.Steps {
 			st, twin := &par.Steps[j], &seq.Steps[c.twins[j]]
 			switch {
-			case st.Outcome != assert.OutcomeOK:
-				if !slices.Contains(failedOutcomes, st.Outcome) {
-					failedOutcomes = append(failedOutcomes, st.Outcome)
+			case st.Outcome != config.OutcomeOK:
+				if !slices.Contains(failedOutcomes, string(st.Outcome)) {
+					failedOutcomes = append(failedOutcomes, string(st.Outcome))
 				}
 			case !assert.Equal(answer(st), answer(twin)):
 				differs = true
@@ -281,14 +281,14 @@ func (r *runState) concurrencyFindings() (checked, failedTools int) {
 // scores computes each generated score and applies the thresholds.
 func (r *runState) scores(g *config.Generate, concurrencyChecked, concurrencyFailed int) {
 	type tally struct{ passed, total int }
-	t := map[string]*tally{}
+	t := map[config.ScoreName]*tally{}
 	for i := range r.rep.Scenarios {
 		for j := range r.rep.Scenarios[i].Steps {
 			st := &r.rep.Scenarios[i].Steps[j]
 			if st.Score == "" || st.Status == StatusSkipped {
 				continue
 			}
-			if st.Score == config.ScoreResponseFidelity && st.Outcome != assert.OutcomeOK && st.Outcome != assert.OutcomeOutputInvalid {
+			if st.Score == config.ScoreResponseFidelity && st.Outcome != config.OutcomeOK && st.Outcome != config.OutcomeOutputInvalid {
 				continue // an honest error or a crash says nothing about fidelity
 			}
 			c := t[st.Score]
@@ -302,7 +302,7 @@ func (r *runState) scores(g *config.Generate, concurrencyChecked, concurrencyFai
 			}
 		}
 	}
-	for _, name := range []string{config.ScoreCrashResilience, config.ScoreResponseFidelity, config.ScoreLifecycle} {
+	for _, name := range []config.ScoreName{config.ScoreCrashResilience, config.ScoreResponseFidelity, config.ScoreLifecycle} {
 		if c := t[name]; c != nil {
 			r.rep.Summary.Scores = append(r.rep.Summary.Scores, percentScore(name, c.passed, c.total))
 		}
@@ -322,11 +322,9 @@ func (r *runState) scores(g *config.Generate, concurrencyChecked, concurrencyFai
 	}
 }
 
-var scoreNames = []string{config.ScoreCrashResilience, config.ScoreResponseFidelity, config.ScoreLatency, config.ScoreResponseSize, config.ScoreConcurrency, config.ScoreLifecycle}
+func scoreOrder(name config.ScoreName) int { return slices.Index(config.ScoreNames, name) }
 
-func scoreOrder(name string) int { return slices.Index(scoreNames, name) }
-
-func percentScore(name string, passed, total int) Score {
+func percentScore(name config.ScoreName, passed, total int) Score {
 	s := Score{Name: name, Passed: passed, Total: total, Percent: 100}
 	if total > 0 {
 		s.Percent = math.Round(float64(passed)/float64(total)*10000) / 100

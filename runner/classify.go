@@ -3,13 +3,12 @@ package runner
 import (
 	"context"
 	"errors"
+	"github.com/mcpcheck/mcpcheck/config"
 	"io"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/mcpcheck/mcpcheck/assert"
 )
 
 // codeRejectedByTransport is the SDK's code for a request the HTTP transport
@@ -19,7 +18,7 @@ const codeRejectedByTransport = -32005
 
 // classification is what became of one call.
 type classification struct {
-	Outcome string
+	Outcome config.Outcome
 	Code    *int64
 	// Detail is server-provided text (an error message) for the human report.
 	Detail string
@@ -36,47 +35,47 @@ type classification struct {
 // decoding failures.
 func classify(callCtx context.Context, rep *reply, err error, tp *tap) classification {
 	if m := tp.Malformed(); m != "" {
-		return classification{Outcome: assert.OutcomeMalformedResponse, Detail: m}
+		return classification{Outcome: config.OutcomeMalformedResponse, Detail: m}
 	}
 	if err == nil {
 		if rep != nil && rep.isError {
-			return classification{Outcome: assert.OutcomeToolError, Detail: rep.text}
+			return classification{Outcome: config.OutcomeToolError, Detail: rep.text}
 		}
-		return classification{Outcome: assert.OutcomeOK}
+		return classification{Outcome: config.OutcomeOK}
 	}
 	if callCtx.Err() != nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)) {
-		return classification{Outcome: assert.OutcomeTimeout}
+		return classification{Outcome: config.OutcomeTimeout}
 	}
 	if errors.Is(err, mcp.ErrSessionMissing) {
-		return classification{Outcome: assert.OutcomeSessionLost, Detail: err.Error()}
+		return classification{Outcome: config.OutcomeSessionLost, Detail: err.Error()}
 	}
 	if errors.Is(err, mcp.ErrConnectionClosed) {
 		// Once the SDK has seen a 404 on any stream of an HTTP session it
 		// fails the connection, and later calls no longer wrap
 		// ErrSessionMissing; only the words remain.
 		if strings.Contains(err.Error(), "session not found") {
-			return classification{Outcome: assert.OutcomeSessionLost, Detail: err.Error()}
+			return classification{Outcome: config.OutcomeSessionLost, Detail: err.Error()}
 		}
-		return classification{Outcome: assert.OutcomeTransportClosed, Detail: err.Error()}
+		return classification{Outcome: config.OutcomeTransportClosed, Detail: err.Error()}
 	}
 	var we *jsonrpc.Error
 	if errors.As(err, &we) {
 		if we.Code == codeRejectedByTransport {
-			return classification{Outcome: assert.OutcomeTransportClosed, Detail: we.Message}
+			return classification{Outcome: config.OutcomeTransportClosed, Detail: we.Message}
 		}
 		code := we.Code
-		return classification{Outcome: assert.OutcomeProtocolError, Code: &code, Detail: we.Message}
+		return classification{Outcome: config.OutcomeProtocolError, Code: &code, Detail: we.Message}
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return classification{Outcome: assert.OutcomeTransportClosed, Detail: err.Error()}
+		return classification{Outcome: config.OutcomeTransportClosed, Detail: err.Error()}
 	}
 	msg := err.Error()
 	for _, s := range malformedSigns {
 		if strings.Contains(msg, s) {
-			return classification{Outcome: assert.OutcomeMalformedResponse, Detail: msg}
+			return classification{Outcome: config.OutcomeMalformedResponse, Detail: msg}
 		}
 	}
-	return classification{Outcome: assert.OutcomeTransportClosed, Detail: msg}
+	return classification{Outcome: config.OutcomeTransportClosed, Detail: msg}
 }
 
 // malformedSigns are the SDK's words for a message that broke JSON-RPC or

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/mcpcheck/mcpcheck/config"
 	"sync"
 	"time"
 
@@ -16,10 +17,10 @@ import (
 
 // Gate is what [GuardedCall] made of one real tool call.
 type Gate struct {
-	// Outcome is the call's outcome class (assert.OutcomeOK, ...). Anything
+	// Outcome is the call's outcome class (config.OutcomeOK, ...). Anything
 	// but ok, tool_error and output_invalid means no result to trust:
 	// Result is nil then.
-	Outcome string
+	Outcome config.Outcome
 	// ErrorCode is the JSON-RPC error code of a protocol_error.
 	ErrorCode *int64
 	// Detail is the error text of a failed call, as the server or the SDK
@@ -53,7 +54,7 @@ type Gate struct {
 //
 //	g := runner.GuardedCall(ctx, session, tool, args)
 //	switch {
-//	case g.Outcome != assert.OutcomeOK && g.Outcome != assert.OutcomeOutputInvalid:
+//	case g.Outcome != config.OutcomeOK && g.Outcome != config.OutcomeOutputInvalid:
 //		// crashed, timed out, or an honest error: no answer to trust
 //	case g.Flagged:
 //		// an answer came back, but it is not a genuine one: g.Reasons
@@ -90,13 +91,13 @@ func GuardedCall(ctx context.Context, cs *mcp.ClientSession, t *mcp.Tool, args m
 			g.Notes = append(g.Notes, err.Error()+"; structuredContent not checked")
 		case out != nil:
 			if bad, reason, _ := checkOutput(&contract{output: out}, ar); bad {
-				g.Outcome, ar.Outcome = assert.OutcomeOutputInvalid, assert.OutcomeOutputInvalid
+				g.Outcome, ar.Outcome = config.OutcomeOutputInvalid, config.OutcomeOutputInvalid
 				g.Flagged, g.Reasons = true, append(g.Reasons, reason)
 				return g
 			}
 		}
 	}
-	if g.Outcome != assert.OutcomeOK {
+	if g.Outcome != config.OutcomeOK {
 		return g
 	}
 	for _, f := range (&assert.Fidelity{}).Check(ar) {
@@ -133,7 +134,7 @@ type gateHistory struct{ ms, chars []float64 }
 // "response size: ..." reason.
 func (lg *LatencyGate) Call(ctx context.Context, cs *mcp.ClientSession, t *mcp.Tool, args map[string]any) Gate {
 	g := GuardedCall(ctx, cs, t, args)
-	if g.Outcome != assert.OutcomeOK {
+	if g.Outcome != config.OutcomeOK {
 		return g
 	}
 	ms := float64(g.Duration.Microseconds()) / 1000

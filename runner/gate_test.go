@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"github.com/mcpcheck/mcpcheck/config"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -9,7 +10,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpcheck/mcpcheck/assert"
 	"github.com/mcpcheck/mcpcheck/demo"
 )
 
@@ -20,19 +20,19 @@ func TestGuardedCall(t *testing.T) {
 	tests := []struct {
 		tool    string
 		args    map[string]any
-		outcome string
+		outcome config.Outcome
 		flagged string // a word of the reason, "" for not flagged
 		note    string
 		timeout time.Duration
 	}{
-		{tool: "lookup_city", args: map[string]any{"city": "Lisbon"}, outcome: assert.OutcomeOK},
-		{tool: "weather_report", args: map[string]any{"city": "Lisbon"}, outcome: assert.OutcomeOK, flagged: "refusal"},
-		{tool: "list_reminders", args: map[string]any{}, outcome: assert.OutcomeOK, flagged: "empty content"},
-		{tool: "exchange_rate", args: map[string]any{"from": "EUR", "to": "USD"}, outcome: assert.OutcomeOutputInvalid, flagged: "outputSchema"},
-		{tool: "echo_profile", args: map[string]any{"name": "Ada Lovelace"}, outcome: assert.OutcomeOK, note: "echo mismatch"},
-		{tool: "get_note", args: map[string]any{"note_id": "no-such-note"}, outcome: assert.OutcomeToolError},
-		{tool: "convert_units", args: map[string]any{"value": "ten", "from": "km", "to": "mi"}, outcome: assert.OutcomeProtocolError},
-		{tool: "search_notes", args: map[string]any{"query": "milk", "limit": "five"}, outcome: assert.OutcomeTimeout, timeout: 300 * time.Millisecond},
+		{tool: "lookup_city", args: map[string]any{"city": "Lisbon"}, outcome: config.OutcomeOK},
+		{tool: "weather_report", args: map[string]any{"city": "Lisbon"}, outcome: config.OutcomeOK, flagged: "refusal"},
+		{tool: "list_reminders", args: map[string]any{}, outcome: config.OutcomeOK, flagged: "empty content"},
+		{tool: "exchange_rate", args: map[string]any{"from": "EUR", "to": "USD"}, outcome: config.OutcomeOutputInvalid, flagged: "outputSchema"},
+		{tool: "echo_profile", args: map[string]any{"name": "Ada Lovelace"}, outcome: config.OutcomeOK, note: "echo mismatch"},
+		{tool: "get_note", args: map[string]any{"note_id": "no-such-note"}, outcome: config.OutcomeToolError},
+		{tool: "convert_units", args: map[string]any{"value": "ten", "from": "km", "to": "mi"}, outcome: config.OutcomeProtocolError},
+		{tool: "search_notes", args: map[string]any{"query": "milk", "limit": "five"}, outcome: config.OutcomeTimeout, timeout: 300 * time.Millisecond},
 	}
 	for _, tt := range tests {
 		t.Run(tt.tool, func(t *testing.T) {
@@ -56,13 +56,13 @@ func TestGuardedCall(t *testing.T) {
 			if tt.note != "" && !strings.Contains(strings.Join(g.Notes, "; "), tt.note) {
 				t.Errorf("notes %q lack %q", g.Notes, tt.note)
 			}
-			if (g.Result != nil) != (tt.outcome == assert.OutcomeOK || tt.outcome == assert.OutcomeToolError || tt.outcome == assert.OutcomeOutputInvalid) {
+			if (g.Result != nil) != (tt.outcome == config.OutcomeOK || tt.outcome == config.OutcomeToolError || tt.outcome == config.OutcomeOutputInvalid) {
 				t.Errorf("result %v with outcome %s", g.Result, g.Outcome)
 			}
 		})
 	}
 	// The session survives all of it: the gate never breaks the caller's session.
-	if g := GuardedCall(ctx, cs, tools["lookup_city"], map[string]any{"city": "Lisbon"}); g.Outcome != assert.OutcomeOK || g.Flagged {
+	if g := GuardedCall(ctx, cs, tools["lookup_city"], map[string]any{"city": "Lisbon"}); g.Outcome != config.OutcomeOK || g.Flagged {
 		t.Errorf("after the gate's calls: %+v", g)
 	}
 }
@@ -77,7 +77,7 @@ func TestLatencyGate(t *testing.T) {
 	call := func(name string, args map[string]any) Gate {
 		t.Helper()
 		g := lg.Call(ctx, cs, tools[name], args)
-		if g.Outcome != assert.OutcomeOK {
+		if g.Outcome != config.OutcomeOK {
 			t.Fatalf("%s: outcome %s (%s)", name, g.Outcome, g.Detail)
 		}
 		return g
@@ -107,7 +107,7 @@ func TestLatencyGate(t *testing.T) {
 	// A failed call is not remembered: the delay history stays at four.
 	hang, hangCancel := context.WithTimeout(ctx, 200*time.Millisecond)
 	defer hangCancel()
-	if g := lg.Call(hang, cs, tools["hang"], nil); g.Outcome != assert.OutcomeTimeout || g.Flagged {
+	if g := lg.Call(hang, cs, tools["hang"], nil); g.Outcome != config.OutcomeTimeout || g.Flagged {
 		t.Errorf("hang: %s flagged=%v", g.Outcome, g.Flagged)
 	}
 	if n := len(lg.hist["hang"].msOrNil()); n != 0 {

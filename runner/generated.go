@@ -5,7 +5,6 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/mcpcheck/mcpcheck/assert"
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/runner/internal/gen"
 	"github.com/mcpcheck/mcpcheck/runner/internal/schema"
@@ -157,7 +156,7 @@ func (c *generator) add(sc *scenario) int {
 
 // call plans one generated step. Its arguments are sent as generated: the
 // point of most cases is to send what the schema forbids.
-func (c *generator) call(id, tool string, args map[string]any, origin, kind string) step {
+func (c *generator) call(id, tool string, args map[string]any, origin config.Origin, kind string) step {
 	spec := &config.Step{ID: id, Tool: tool, Arguments: args, Origin: origin}
 	st := newStep(spec, c.suite.TimeoutMs)
 	st.kind, st.validate = kind, false
@@ -211,7 +210,7 @@ func (c *generator) validStep(tool string, k gen.Case) step {
 // tool error, or a JSON-RPC error -32602 (invalid params). Anything else,
 // -32603 included, counts against crash resilience.
 var (
-	gracefulOutcomes = []string{assert.OutcomeToolError, assert.OutcomeProtocolError}
+	gracefulOutcomes = []config.Outcome{config.OutcomeToolError, config.OutcomeProtocolError}
 	invalidParams    = int64(-32602)
 )
 

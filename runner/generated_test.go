@@ -94,7 +94,7 @@ func TestGeneratedFuzzAndFidelity(t *testing.T) {
 	if len(rep.SkippedTools) != 1 || rep.SkippedTools[0].Tool != "writer" || !strings.Contains(rep.SkippedTools[0].Reason, "no readOnlyHint") {
 		t.Errorf("skipped = %+v", rep.SkippedTools)
 	}
-	scores := map[string]Score{}
+	scores := map[config.ScoreName]Score{}
 	for _, sc := range rep.Summary.Scores {
 		scores[sc.Name] = sc
 	}
@@ -117,7 +117,7 @@ func TestGeneratedFuzzAndFidelity(t *testing.T) {
 }
 
 func TestGeneratedThresholds(t *testing.T) {
-	g := &config.Generate{Fuzz: true, FailUnder: map[string]float64{"crashResilience": 60}}
+	g := &config.Generate{Fuzz: true, FailUnder: map[config.ScoreName]float64{"crashResilience": 60}}
 	s := generatedSuite(t, g)
 	s.AllowTools = []string{"good", "internal_error"}
 	rep := mustRun(t, s, plantedOptions())

@@ -75,7 +75,9 @@ type step struct {
 	call call
 	// Generated steps say what they are (reported as origin, case,
 	// property) and what they count toward.
-	origin, kind, property, score string
+	origin         config.Origin
+	kind, property string
+	score          config.ScoreName
 	// capture, when set, names the resource whose id is looked for in the
 	// result once the step passes; later steps read it with
 	// {$ref: "<step>#/mcpcheck:id"} (capturedID).

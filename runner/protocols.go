@@ -27,10 +27,10 @@ type Divergence struct {
 
 // DivergentOutcome is one protocol version's result of a divergent step.
 type DivergentOutcome struct {
-	ProtocolVersion string `json:"protocolVersion"`
-	Status          Status `json:"status"`
-	Outcome         string `json:"outcome,omitempty"`
-	ErrorCode       *int64 `json:"errorCode,omitempty"`
+	ProtocolVersion string         `json:"protocolVersion"`
+	Status          Status         `json:"status"`
+	Outcome         config.Outcome `json:"outcome,omitempty"`
+	ErrorCode       *int64         `json:"errorCode,omitempty"`
 }
 
 // runProtocols runs the suite once per protocol version and merges the

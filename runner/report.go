@@ -123,13 +123,13 @@ type ScenarioResult struct {
 
 // StepResult is one step's result.
 type StepResult struct {
-	ID     string `json:"id"`
-	Tool   string `json:"tool"`
-	Origin string `json:"origin"`
-	Status Status `json:"status"`
+	ID     string        `json:"id"`
+	Tool   string        `json:"tool"`
+	Origin config.Origin `json:"origin"`
+	Status Status        `json:"status"`
 	// Outcome is the outcome class of the call; empty when no call was made
 	// (skipped, or failed before sending: an unresolvable $ref).
-	Outcome    string            `json:"outcome,omitempty"`
+	Outcome    config.Outcome    `json:"outcome,omitempty"`
 	ErrorCode  *int64            `json:"errorCode,omitempty"`
 	DurationMs float64           `json:"durationMs"`
 	Assertions []AssertionResult `json:"assertions,omitempty"`
@@ -146,9 +146,9 @@ type StepResult struct {
 	Notes   []string `json:"notes,omitempty"`
 	// Score is the score a generated step counts toward; Case and Property
 	// say which generated case it is ("wrong-type", "location").
-	Score    string `json:"score,omitempty"`
-	Case     string `json:"case,omitempty"`
-	Property string `json:"property,omitempty"`
+	Score    config.ScoreName `json:"score,omitempty"`
+	Case     string           `json:"case,omitempty"`
+	Property string           `json:"property,omitempty"`
 	// ResponseChars is the size of the raw result, for the size probe.
 	ResponseChars int `json:"-"`
 
@@ -190,7 +190,7 @@ type AssertionResult struct {
 // decides. Every other failed step or finding does.
 func (r *Report) Tally() {
 	r.Summary.Passed, r.Summary.Failed, r.Summary.Skipped = 0, 0, 0
-	gated := map[string]bool{}
+	gated := map[config.ScoreName]bool{}
 	thresholdsMet := true
 	for _, sc := range r.Summary.Scores {
 		if sc.FailUnder != nil {

@@ -71,7 +71,7 @@ func statuses(r *Report) string {
 		for _, st := range sc.Steps {
 			b.WriteString(sc.Name + "/" + st.ID + "=" + string(st.Status))
 			if st.Outcome != "" {
-				b.WriteString(":" + st.Outcome)
+				b.WriteString(":" + string(st.Outcome))
 			}
 			b.WriteString(" ")
 		}

@@ -139,7 +139,7 @@ func (r *runState) callOnLink(ctx context.Context, l *link, sess *session, sc *s
 
 // noteLoss marks link l down when the call on sess lost the server.
 func (r *runState) noteLoss(l *link, sess *session, sc *scenario, j int, res *StepResult) {
-	if res.Outcome == assert.OutcomeTransportClosed || res.Outcome == assert.OutcomeSessionLost || (res.Outcome != "" && sess.lost()) {
+	if res.Outcome == config.OutcomeTransportClosed || res.Outcome == config.OutcomeSessionLost || (res.Outcome != "" && sess.lost()) {
 		l.lostAt(sess, sc.name, sc.steps[j].spec.ID)
 	}
 }
@@ -198,7 +198,7 @@ func (r *runState) rerunAlone(ctx context.Context, l *link, sc *scenario, j int,
 		return first, false
 	}
 	switch first.Outcome {
-	case assert.OutcomeTransportClosed, assert.OutcomeSessionLost, assert.OutcomeMalformedResponse:
+	case config.OutcomeTransportClosed, config.OutcomeSessionLost, config.OutcomeMalformedResponse:
 	default:
 		return first, false
 	}
@@ -276,7 +276,7 @@ func identicalCalls(ps []step) bool {
 }
 
 func resultKey(st *StepResult) string {
-	return string(st.Status) + "/" + st.Outcome + "/" + strings.Join(st.Notes, ";")
+	return string(st.Status) + "/" + string(st.Outcome) + "/" + strings.Join(st.Notes, ";")
 }
 
 // skipFrom marks steps[from:] skipped with why.
@@ -340,7 +340,7 @@ func referenceStop(sc *scenario, done []StepResult) string {
 		if st.Status == StatusSkipped && st.Outcome == "" {
 			return "not run one by one (" + st.Reason + "); crossed-responses check skipped"
 		}
-		if st.Outcome != assert.OutcomeOK {
+		if st.Outcome != config.OutcomeOK {
 			return fmt.Sprintf("%s came back %s one by one, so this tool has no reference answer; crossed-responses check skipped", st.ID, st.Outcome)
 		}
 		if i := sc.steps[k].repeats; i >= 0 && !assert.Equal(answer(&done[i]), answer(st)) {

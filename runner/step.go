@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/mcpcheck/mcpcheck/config"
 	"strconv"
 	"strings"
 	"time"
@@ -42,8 +43,8 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 	contract := r.contracts[p.call.name]
 	if p.validate && contract != nil {
 		if rejected, reason, detail := checkArguments(contract, argv); rejected {
-			out.Outcome, out.Reason, out.Detail = assert.OutcomeInputRejected, reason, r.clean(detail, 2000)
-			r.check(p, &out, &assert.Result{Outcome: assert.OutcomeInputRejected}, nil, results)
+			out.Outcome, out.Reason, out.Detail = config.OutcomeInputRejected, reason, r.clean(detail, 2000)
+			r.check(p, &out, &assert.Result{Outcome: config.OutcomeInputRejected}, nil, results)
 			r.traceStep(sc, p, &out, argv, time.Now())
 			return out
 		}
@@ -63,7 +64,7 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 		return out
 	}
 	cl := classify(callCtx, rep, err, tp)
-	if cl.Outcome == assert.OutcomeMalformedResponse {
+	if cl.Outcome == config.OutcomeMalformedResponse {
 		rep = nil // whatever the SDK made of a broken message is not a result
 	}
 	if tp.Duplicates() > 0 {
@@ -97,7 +98,7 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 		}
 		if validateOut {
 			if bad, reason, detail := checkOutput(contract, ar); bad {
-				ar.Outcome, out.Outcome = assert.OutcomeOutputInvalid, assert.OutcomeOutputInvalid
+				ar.Outcome, out.Outcome = config.OutcomeOutputInvalid, config.OutcomeOutputInvalid
 				out.Reason, out.Detail = reason, r.clean(detail, 2000)
 			}
 		}
@@ -123,12 +124,12 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 // probe it before trusting it again, or know it is gone. A stdio server
 // whose pipe broke is usually exiting; it gets a moment so the step can
 // say how it ended.
-func (r *runState) noteTransport(sess *session, outcome string, out *StepResult) {
+func (r *runState) noteTransport(sess *session, outcome config.Outcome, out *StepResult) {
 	switch outcome {
-	case assert.OutcomeMalformedResponse:
+	case config.OutcomeMalformedResponse:
 		// Some broken messages end the SDK's connection asynchronously.
 		sess.suspect.Store(true)
-	case assert.OutcomeTransportClosed:
+	case config.OutcomeTransportClosed:
 		sess.suspect.Store(true)
 		if sess.proc != nil && sess.proc.Exited(2*time.Second) {
 			out.ExitStatus = sess.proc.ExitStatus()
@@ -136,7 +137,7 @@ func (r *runState) noteTransport(sess *session, outcome string, out *StepResult)
 				out.Stderr = append(out.Stderr, r.clean(l, 500))
 			}
 		}
-	case assert.OutcomeSessionLost:
+	case config.OutcomeSessionLost:
 		sess.gone.Store(true)
 	}
 }
@@ -202,7 +203,7 @@ func (r *runState) check(p *step, out *StepResult, ar *assert.Result, decoded ma
 	}
 	out.Status = StatusPassed
 	if p.capture != "" {
-		if decoded == nil || ar.Outcome != assert.OutcomeOK {
+		if decoded == nil || ar.Outcome != config.OutcomeOK {
 			out.Flagged, out.stop = true, "the create call did not succeed, so there is no resource to follow"
 			return
 		}

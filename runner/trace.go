@@ -2,6 +2,7 @@ package runner
 
 import (
 	"encoding/json"
+	"github.com/mcpcheck/mcpcheck/config"
 	"io"
 	"sync"
 	"time"
@@ -13,11 +14,11 @@ import (
 type TraceEntry struct {
 	Scenario   string         `json:"scenario,omitempty"`
 	Step       string         `json:"step,omitempty"`
-	Origin     string         `json:"origin,omitempty"`
+	Origin     config.Origin  `json:"origin,omitempty"`
 	Tool       string         `json:"tool"`
 	Case       string         `json:"case,omitempty"`
 	Property   string         `json:"property,omitempty"`
-	Outcome    string         `json:"outcome,omitempty"`
+	Outcome    config.Outcome `json:"outcome,omitempty"`
 	Status     Status         `json:"status,omitempty"`
 	Detail     string         `json:"detail,omitempty"`
 	Arguments  map[string]any `json:"arguments,omitempty"`

@@ -134,7 +134,7 @@ var settingFlags = map[string]string{
 }
 
 // thresholdFlags maps --fail-under flags to score names.
-var thresholdFlags = map[string]string{
+var thresholdFlags = map[string]config.ScoreName{
 	"fail-under":               config.ScoreCrashResilience,
 	"fail-under-fidelity":      config.ScoreResponseFidelity,
 	"fail-under-latency":       config.ScoreLatency,
@@ -145,7 +145,7 @@ var thresholdFlags = map[string]string{
 
 func init() {
 	for name, score := range thresholdFlags {
-		settingFlags["generate.failUnder."+score] = "--" + name
+		settingFlags["generate.failUnder."+string(score)] = "--" + name
 	}
 }
 
@@ -206,7 +206,7 @@ func parseFlags(args []string) (*flags, error) {
 		return err
 	})
 	for name, score := range thresholdFlags {
-		setting(name, "generate.failUnder."+score, func(v string) (any, error) {
+		setting(name, "generate.failUnder."+string(score), func(v string) (any, error) {
 			n, err := strconv.ParseFloat(v, 64)
 			if err != nil {
 				return nil, fmt.Errorf("want a percentage 0..100, got %q", v)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/mcpcheck/mcpcheck/config"
 	"io"
 	"os"
 	"strings"
@@ -66,13 +67,13 @@ func (t *textWriter) paint(color, s string) string {
 func (t *textWriter) printf(format string, args ...any) { fmt.Fprintf(&t.b, format, args...) }
 
 // scoreTitles are the human names of the scores.
-var scoreTitles = map[string]string{
-	"crashResilience":  "crash resilience",
-	"responseFidelity": "response fidelity",
-	"latency":          "latency",
-	"responseSize":     "response size",
-	"concurrency":      "concurrency",
-	"lifecycle":        "lifecycle",
+var scoreTitles = map[config.ScoreName]string{
+	config.ScoreCrashResilience:  "crash resilience",
+	config.ScoreResponseFidelity: "response fidelity",
+	config.ScoreLatency:          "latency",
+	config.ScoreResponseSize:     "response size",
+	config.ScoreConcurrency:      "concurrency",
+	config.ScoreLifecycle:        "lifecycle",
 }
 
 // generated writes what generated checks add: scores, findings, skipped
@@ -199,7 +200,7 @@ func (t *textWriter) protocolRuns(r *runner.Report) {
 		for _, o := range d.Results {
 			s := o.ProtocolVersion + ": " + string(o.Status)
 			if o.Outcome != "" {
-				s += " (" + o.Outcome + ")"
+				s += " (" + string(o.Outcome) + ")"
 			}
 			parts = append(parts, s)
 		}
@@ -292,7 +293,7 @@ func (t *textWriter) step(st *runner.StepResult, cols columns) {
 	}
 	line := fmt.Sprintf("  %s %-*s  %-*s", mark, cols.id, st.ID, cols.tool, st.Tool)
 	if st.Origin != "fixture" {
-		line += "  [" + st.Origin + "]"
+		line += "  [" + string(st.Origin) + "]"
 	}
 	if st.Status != runner.StatusSkipped {
 		if st.Outcome != "" && st.Outcome != "ok" {
@@ -318,7 +319,7 @@ func outcomeText(st *runner.StepResult) string {
 	if st.ErrorCode != nil {
 		return fmt.Sprintf("%s %d", st.Outcome, *st.ErrorCode)
 	}
-	return st.Outcome
+	return string(st.Outcome)
 }
 
 func (t *textWriter) failure(st *runner.StepResult) {

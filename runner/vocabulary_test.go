@@ -1,0 +1,68 @@
+package runner
+
+import (
+	"encoding/json"
+	"slices"
+	"testing"
+
+	"github.com/go-openapi/jsonpointer"
+
+	"github.com/mcpcheck/mcpcheck/assert"
+	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/schemas"
+)
+
+// TestReportVocabularies keeps the enums of schemas/report.schema.json and
+// the Go vocabularies in step: statuses, origins, outcomes, scores and
+// assertion kinds.
+func TestReportVocabularies(t *testing.T) {
+	var doc any
+	if err := json.Unmarshal(schemas.Report, &doc); err != nil {
+		t.Fatal(err)
+	}
+	enum := func(ptr string) []string {
+		t.Helper()
+		p, err := jsonpointer.New(ptr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, _, err := p.Get(doc)
+		if err != nil {
+			t.Fatalf("%s: %v", ptr, err)
+		}
+		var out []string
+		for _, e := range v.([]any) {
+			out = append(out, e.(string))
+		}
+		return out
+	}
+	var kinds []string
+	for _, k := range assert.Kinds {
+		kinds = append(kinds, k.Name)
+	}
+	for _, c := range []struct {
+		ptr  string
+		want []string
+	}{
+		{"/$defs/step/properties/status/enum", stringsOf(Statuses)},
+		{"/$defs/scenario/properties/status/enum", stringsOf(Statuses)},
+		{"/$defs/step/properties/origin/enum", stringsOf(config.Origins)},
+		{"/properties/findings/items/properties/origin/enum", stringsOf(config.Origins)[1:]},
+		{"/$defs/outcome/enum", stringsOf(config.Outcomes)},
+		{"/$defs/step/properties/score/enum", stringsOf(config.ScoreNames)},
+		{"/properties/summary/properties/scores/items/properties/name/enum", stringsOf(config.ScoreNames)},
+		{"/$defs/assertion/properties/kind/enum", kinds},
+	} {
+		if got := enum(c.ptr); !slices.Equal(got, c.want) {
+			t.Errorf("%s = %q, Go %q", c.ptr, got, c.want)
+		}
+	}
+}
+
+func stringsOf[T ~string](list []T) []string {
+	out := make([]string, len(list))
+	for i, v := range list {
+		out[i] = string(v)
+	}
+	return out
+}
