@@ -174,7 +174,7 @@ type Step struct {
 	// map[string]any, []any, string, bool, nil and json.Number (numbers keep
 	// their exact text). It may contain $ref markers (see [Ref]). It is
 	// read-only: steps whose arguments are written the same may share one
-	// map (see Reading in the package documentation).
+	// map (see values.go).
 	Arguments map[string]any
 	Expect    Expect
 	// Origin says where the step came from.
