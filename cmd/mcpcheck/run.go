@@ -330,11 +330,13 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "mcpcheck: give --config FILE or -- COMMAND, not both\n\n%s", usage)
 		return exitBadArgs
 	case f.config != "":
+		setGCPolicy(f.config)
 		if suite, err = loadFixture(f, &opts); err != nil {
 			fmt.Fprintf(stderr, "mcpcheck: %s\n", settingError(err))
 			return exitBadArgs
 		}
 	case len(f.command) > 0 || f.set["url"]:
+		setGCPolicy("")
 		if suite, err = quickSuite(f, &opts); err != nil {
 			fmt.Fprintf(stderr, "mcpcheck: %s\n", settingError(err))
 			return exitBadArgs
@@ -383,7 +385,6 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			stream.Follow(&opts)
 		}
 	}
-	setGCPolicy()
 	rep, err := runner.Run(ctx, suite, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpcheck: %v\n", err)
