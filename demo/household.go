@@ -106,3 +106,11 @@ func (h *household) commit(proposalID string, expectedRevision int64, key string
 	h.commits[key] = h.revision
 	return h.revision, false, nil
 }
+
+// plural is "1 task", "2 tasks", ..., for the sentences of tidy_household.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

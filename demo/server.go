@@ -27,7 +27,8 @@ type Options struct {
 
 	// Faults adds the fault tools to the household's (each is described
 	// where faults.go defines it). Without it and Defects the server
-	// lists exactly get_household, propose_task and commit_task.
+	// lists exactly get_household, propose_task, commit_task and
+	// tidy_household.
 	Faults bool
 
 	// Defects adds the defects profile (see "Defects profile" in the package
@@ -79,6 +80,7 @@ func buildServer(opts Options, kind transportKind) (*mcp.Server, *registry, *fau
 	)
 	reg := &registry{households: make(map[*mcp.ServerSession]*household)}
 	addTools(s, reg)
+	addTidy(s, reg)
 	var f *faults
 	if opts.Faults || opts.Defects {
 		f = newFaults(kind, opts)
