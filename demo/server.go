@@ -74,13 +74,28 @@ func newServer(opts Options) (*mcp.Server, *registry) {
 // transport's fault layer serves (else nil). The fault tools are added only
 // with opts.Faults, and f.defects is set only with opts.Defects.
 func buildServer(opts Options, kind transportKind) (*mcp.Server, *registry, *faults) {
+	reg := &registry{households: make(map[*mcp.ServerSession]*household)}
 	s := mcp.NewServer(
 		&mcp.Implementation{Name: serverName, Version: serverVersion},
-		&mcp.ServerOptions{Instructions: instructions, Logger: opts.Logger},
+		&mcp.ServerOptions{
+			Instructions: instructions,
+			Logger:       opts.Logger,
+			// Declared where inference would promise more than the server
+			// does (its resource list never changes), keeping the logging
+			// that the SDK declares by default. Tools (listChanged) are
+			// inferred.
+			Capabilities: &mcp.ServerCapabilities{
+				Logging:   &mcp.LoggingCapabilities{},
+				Resources: &mcp.ResourceCapabilities{Subscribe: true},
+			},
+			SubscribeHandler:   reg.subscribe,
+			UnsubscribeHandler: reg.unsubscribe,
+		},
 	)
-	reg := &registry{households: make(map[*mcp.ServerSession]*household)}
+	s.AddSendingMiddleware(reg.onlyChangedHouseholds)
 	addTools(s, reg)
 	addTidy(s, reg)
+	addResources(s, reg)
 	var f *faults
 	if opts.Faults || opts.Defects {
 		f = newFaults(kind, opts)
@@ -106,7 +121,8 @@ type registry struct {
 }
 
 // household returns the session's household, creating it on the session's
-// first tool call, and arranges for it to be dropped when the session ends.
+// first request that needs it, and arranges for it to be dropped when the
+// session ends.
 func (r *registry) household(ss *mcp.ServerSession) *household {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -124,6 +140,13 @@ func (r *registry) household(ss *mcp.ServerSession) *household {
 		r.mu.Unlock()
 	}()
 	return h
+}
+
+// lookup returns the session's household, or nil if it has none.
+func (r *registry) lookup(ss *mcp.ServerSession) *household {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.households[ss]
 }
 
 // len reports how many sessions currently hold state.
@@ -283,10 +306,13 @@ func addTools(s *mcp.Server, reg *registry) {
 			IdempotentHint:  true,
 			OpenWorldHint:   &no,
 		},
-	}, func(_ context.Context, req *mcp.CallToolRequest, in commitTaskIn) (*mcp.CallToolResult, commitTaskOut, error) {
+	}, func(ctx context.Context, req *mcp.CallToolRequest, in commitTaskIn) (*mcp.CallToolResult, commitTaskOut, error) {
 		rev, replayed, err := reg.household(req.Session).commit(in.ProposalID, in.ExpectedRevision, in.IdempotencyKey)
 		if err != nil {
 			return nil, commitTaskOut{}, err
+		}
+		if !replayed {
+			tasksChanged(ctx, s)
 		}
 		return nil, commitTaskOut{Revision: rev, Replayed: replayed}, nil
 	})
