@@ -144,7 +144,8 @@ func (h *household) commit(proposalID string, expectedRevision int64, key string
 	return h.revision, false, nil
 }
 
-// plural is "1 task", "2 tasks", ..., for the sentences of tidy_household.
+// plural is "1 task", "2 tasks", ..., for the sentences of plan_chores and
+// tidy_household.
 func plural(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun

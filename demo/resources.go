@@ -40,7 +40,8 @@ which starts empty at revision 0 and is dropped when the session ends.
 - tidy_household reports progress and log messages, and changes nothing.
 
 household://tasks is the list as JSON (subscribe to hear of each commit) and
-household://tasks/{id} one task.
+household://tasks/{id} one task. The plan_chores prompt plans a member's
+chores from the list.
 `
 
 // tasksContent is the JSON of household://tasks.

@@ -81,11 +81,12 @@ func buildServer(opts Options, kind transportKind) (*mcp.Server, *registry, *fau
 			Instructions: instructions,
 			Logger:       opts.Logger,
 			// Declared where inference would promise more than the server
-			// does (its resource list never changes), keeping the logging
-			// that the SDK declares by default. Tools (listChanged) are
-			// inferred.
+			// does (its resource and prompt lists never change), keeping the
+			// logging that the SDK declares by default. Tools (listChanged)
+			// are inferred.
 			Capabilities: &mcp.ServerCapabilities{
 				Logging:   &mcp.LoggingCapabilities{},
+				Prompts:   &mcp.PromptCapabilities{},
 				Resources: &mcp.ResourceCapabilities{Subscribe: true},
 			},
 			SubscribeHandler:   reg.subscribe,
@@ -96,6 +97,7 @@ func buildServer(opts Options, kind transportKind) (*mcp.Server, *registry, *fau
 	addTools(s, reg)
 	addTidy(s, reg)
 	addResources(s, reg)
+	addPrompts(s, reg)
 	var f *faults
 	if opts.Faults || opts.Defects {
 		f = newFaults(kind, opts)
