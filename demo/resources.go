@@ -41,7 +41,8 @@ which starts empty at revision 0 and is dropped when the session ends.
 
 household://tasks is the list as JSON (subscribe to hear of each commit) and
 household://tasks/{id} one task. The plan_chores prompt plans a member's
-chores from the list.
+chores from the list, and completion/complete offers its member and day and
+the ids of the tasks.
 `
 
 // tasksContent is the JSON of household://tasks.

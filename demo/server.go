@@ -83,12 +83,13 @@ func buildServer(opts Options, kind transportKind) (*mcp.Server, *registry, *fau
 			// Declared where inference would promise more than the server
 			// does (its resource and prompt lists never change), keeping the
 			// logging that the SDK declares by default. Tools (listChanged)
-			// are inferred.
+			// and completions (from CompletionHandler) are inferred.
 			Capabilities: &mcp.ServerCapabilities{
 				Logging:   &mcp.LoggingCapabilities{},
 				Prompts:   &mcp.PromptCapabilities{},
 				Resources: &mcp.ResourceCapabilities{Subscribe: true},
 			},
+			CompletionHandler:  reg.complete,
 			SubscribeHandler:   reg.subscribe,
 			UnsubscribeHandler: reg.unsubscribe,
 		},

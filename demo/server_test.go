@@ -148,6 +148,27 @@ func TestNegotiatedVersionInMemory(t *testing.T) {
 	}
 }
 
+// TestCapabilities checks what the default profile declares: resources
+// with subscriptions but no list changes, prompts without list changes,
+// completions, logging, and tools as before.
+func TestCapabilities(t *testing.T) {
+	onEverySurface(t, func(t *testing.T, sf surface, version string) {
+		c := sf.connect(t, newClient(), version).InitializeResult().Capabilities
+		if c.Resources == nil || !c.Resources.Subscribe || c.Resources.ListChanged {
+			t.Errorf("resources %+v, want subscribe and no listChanged", c.Resources)
+		}
+		if c.Prompts == nil || c.Prompts.ListChanged {
+			t.Errorf("prompts %+v, want {} (no listChanged)", c.Prompts)
+		}
+		if c.Completions == nil || c.Logging == nil {
+			t.Errorf("completions %v, logging %v; want both", c.Completions, c.Logging)
+		}
+		if c.Tools == nil || !c.Tools.ListChanged {
+			t.Errorf("tools %+v, want listChanged as before", c.Tools)
+		}
+	})
+}
+
 // TestStructuredContentKeys checks each tool's exact key set on its own, so a
 // stray key is reported by name.
 func TestStructuredContentKeys(t *testing.T) {
