@@ -15,9 +15,9 @@ const (
 	serverVersion = "0.1.0"
 )
 
-const instructions = "Household task list for testing MCP clients: read it with get_household, " +
-	"then propose_task and commit_task with the current revision and an idempotency key; " +
-	"every session starts with an empty list."
+const instructions = "Household task list for testing MCP clients: read it with get_household " +
+	"or the household://tasks resource, then propose_task and commit_task with the current revision " +
+	"and an idempotency key; every session starts with an empty list."
 
 // Options configures the demo server. The zero value is ready to use.
 type Options struct {
@@ -44,9 +44,10 @@ type Options struct {
 	RemoteRefURL string
 }
 
-// NewServer returns the household demo server. Every session connected to it
-// starts with an empty household (revision 0, no tasks) that no other session
-// can see; a session's state is dropped when the session ends.
+// NewServer returns the household demo server: its tools, resources, prompt
+// and completions. Every session connected to it starts with an empty
+// household (revision 0, no tasks) that no other session can see; a
+// session's state is dropped when the session ends.
 //
 // With opts.Faults it also has the fault tools that need nothing from the
 // transport. The ones that do (disconnect, malformed_message,
