@@ -340,7 +340,7 @@ func TestDefectBehaviours(t *testing.T) {
 // every transport, and leaves the household's and the fault profile's lists
 // as they were.
 func TestDefectToolsListed(t *testing.T) {
-	household := []string{"commit_task", "get_household", "propose_task"}
+	household := householdTools
 	neutral := []string{"bad_output", "delay", "hang", "local_ref", "ping", "protocol_error", "protocol_ping_liveness", "remote_ref", "tool_error"}
 	stdioFaults := []string{"crash", "disconnect", "duplicate_response", "malformed_message", "response_after_cancellation"}
 	httpFaults := []string{"disconnect", "duplicate_response", "malformed_message", "session_loss"}

@@ -9,18 +9,20 @@
 // serves one session as newline-delimited JSON-RPC, [Handler] serves
 // Streamable HTTP at /mcp, and [Run] is the whole "mcpcheck demo" command.
 // Every tool declares a strict inputSchema, and an outputSchema when it
-// returns structuredContent (sent as text too). A refusal, bad arguments
-// included, is a tool error (isError true), never a JSON-RPC error, unless
-// that is the tool's fault or defect.
+// returns structuredContent (as JSON text too, except tidy_household). A
+// tool refuses, bad arguments included, with a tool error (isError true)
+// unless that is its fault or defect; other requests, with JSON-RPC errors.
 //
 // # Household
 //
 // get_household reads the task list and its revision; propose_task records
 // a task proposed at the current revision; commit_task appends it if the
 // proposal and expectedRevision are still current, and a repeated
-// idempotencyKey replays the first result. Without the profiles below
-// these are the only tools. The rules are at household.commit; the
-// contracts are the schemas in server.go.
+// idempotencyKey replays the first result (see household.commit);
+// tidy_household sends progress and log messages. household://tasks is the
+// list (subscribers hear of each commit), household://tasks/{id} a task,
+// household://about the summary; the prompt plan_chores and completions of
+// its arguments and of task ids come too. Without the profiles, that is all.
 //
 // # Fault profile
 //
@@ -48,15 +50,16 @@
 // Both 2025-11-25 and 2026-07-28 clients work. Over stdio a 2026-07-28
 // client gets 2026-07-28; over Streamable HTTP [Handler] is stateful, so
 // that a household persists, and a go-sdk client asking for 2026-07-28
-// negotiates 2025-11-25 ([Handler] says why).
+// negotiates 2025-11-25 ([Handler] says why). Under 2026-07-28, as go-sdk
+// has it, a subscription is a subscriptions/listen stream and the log level
+// is each request's _meta (logging/setLevel is accepted to no effect).
 //
 // Two SDK behaviours shape this package's tests: ClientSession.Close waits
-// until the client's own calls in flight have ended (by their contexts, if
-// never answered) before it closes the transport, and over HTTP only then
-// sends the DELETE; and over Streamable HTTP the server's
-// notifications/cancelled for a server-to-client request that timed out
-// inside a tool call goes to that call's stream, and is lost if the call
-// has been answered.
+// for the client's own calls in flight to end (by their contexts, if never
+// answered) before it closes the transport (over HTTP, before the DELETE);
+// and over Streamable HTTP the server's notifications/cancelled for a
+// server-to-client request that timed out inside a tool call goes to that
+// call's stream, and is lost if the call has been answered.
 //
 // # Example
 //

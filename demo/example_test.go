@@ -44,3 +44,46 @@ func ExampleNewServer() {
 	// commit_task → {"replayed":true,"revision":1}
 	// get_household → {"revision":1,"tasks":[{"id":"task-1","text":"Collect the library books"}]}
 }
+
+// Read the household as resources, and ask for completions of the
+// plan_chores prompt's day argument.
+func ExampleNewServer_resources() {
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	if _, err := demo.NewServer(demo.Options{}).Connect(ctx, st, nil); err != nil {
+		log.Fatal(err)
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "example", Version: "0"}, nil)
+	cs, err := client.Connect(ctx, ct, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer cs.Close()
+
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "propose_task", Arguments: map[string]any{"text": "Water the plants"}}); err != nil {
+		log.Fatal(err)
+	}
+	commit := map[string]any{"proposalId": "proposal-1", "expectedRevision": 0, "idempotencyKey": "approval-1"}
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "commit_task", Arguments: commit}); err != nil {
+		log.Fatal(err)
+	}
+	for _, uri := range []string{"household://tasks", "household://tasks/task-1"} {
+		res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("%s → %s\n", uri, res.Contents[0].Text)
+	}
+	res, err := cs.Complete(ctx, &mcp.CompleteParams{
+		Ref:      &mcp.CompleteReference{Type: "ref/prompt", Name: "plan_chores"},
+		Argument: mcp.CompleteParamsArgument{Name: "day", Value: "t"},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("day t →", res.Completion.Values)
+	// Output:
+	// household://tasks → {"revision":1,"tasks":[{"id":"task-1","text":"Water the plants"}]}
+	// household://tasks/task-1 → {"id":"task-1","text":"Water the plants"}
+	// day t → [Tuesday Thursday]
+}

@@ -438,7 +438,7 @@ func TestHTTPFaults(t *testing.T) {
 // TestFaultToolsListed checks which tools each transport lists, with and
 // without the fault profile.
 func TestFaultToolsListed(t *testing.T) {
-	household := []string{"commit_task", "get_household", "propose_task"}
+	household := householdTools
 	neutral := []string{"bad_output", "delay", "hang", "local_ref", "ping", "protocol_error", "protocol_ping_liveness", "remote_ref", "tool_error"}
 	stdio := []string{"crash", "disconnect", "duplicate_response", "malformed_message", "response_after_cancellation"}
 	httpOnly := []string{"disconnect", "duplicate_response", "malformed_message", "session_loss"}
@@ -522,7 +522,7 @@ func TestFaultToolContracts(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, tool := range res.Tools {
-			if strings.Contains("get_household propose_task commit_task", tool.Name) || seen[tool.Name] {
+			if slices.Contains(householdTools, tool.Name) || seen[tool.Name] {
 				continue
 			}
 			seen[tool.Name] = true

@@ -17,6 +17,9 @@ import (
 // server/discover instead of initialize.
 var protocolVersions = []string{"2025-11-25", "2026-07-28"}
 
+// householdTools are the tools of the default profile, sorted.
+var householdTools = []string{"commit_task", "get_household", "propose_task", "tidy_household"}
+
 // testTimeout bounds a whole test's MCP traffic; generous on purpose.
 const testTimeout = 30 * time.Second
 
@@ -34,13 +37,19 @@ func newClient() *mcp.Client {
 // connectInMemory connects a new client session to s over in-memory pipes.
 func connectInMemory(t *testing.T, ctx context.Context, s *mcp.Server, version string) *mcp.ClientSession {
 	t.Helper()
+	return connectClientInMemory(t, ctx, s, newClient(), version)
+}
+
+// connectClientInMemory is connectInMemory with a given client.
+func connectClientInMemory(t *testing.T, ctx context.Context, s *mcp.Server, c *mcp.Client, version string) *mcp.ClientSession {
+	t.Helper()
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := s.Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatalf("server connect: %v", err)
 	}
 	t.Cleanup(func() { ss.Close() })
-	cs, err := newClient().Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	cs, err := c.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatalf("client connect (%s): %v", version, err)
 	}

@@ -45,6 +45,11 @@ type household struct {
 	tasks     []task
 	proposals map[string]*proposal // by proposal id
 	commits   map[string]int64     // idempotency key → revision the commit produced
+
+	// announced is the revision that the session's subscribers to
+	// household://tasks were last told about, or that was current when
+	// they subscribed (see takeUpdate).
+	announced int64
 }
 
 func newHousehold() *household {
@@ -60,6 +65,38 @@ func (h *household) snapshot() (revision int64, tasks []task) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.revision, append([]task{}, h.tasks...)
+}
+
+// task returns the committed task with the given id.
+func (h *household) task(id string) (task, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, t := range h.tasks {
+		if t.ID == id {
+			return t, true
+		}
+	}
+	return task{}, false
+}
+
+// announce records that the session's subscribers know the current
+// revision, as they do when they subscribe.
+func (h *household) announce() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.announced = h.revision
+}
+
+// takeUpdate reports whether the task list has changed since the
+// subscribers were last told, and records that they now are.
+func (h *household) takeUpdate() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.revision == h.announced {
+		return false
+	}
+	h.announced = h.revision
+	return true
 }
 
 // propose records a proposal for a task with the given text, made at the
@@ -105,4 +142,13 @@ func (h *household) commit(proposalID string, expectedRevision int64, key string
 	h.tasks = append(h.tasks, task{ID: fmt.Sprintf("task-%d", len(h.tasks)+1), Text: p.text})
 	h.commits[key] = h.revision
 	return h.revision, false, nil
+}
+
+// plural is "1 task", "2 tasks", ..., for the sentences of plan_chores and
+// tidy_household.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

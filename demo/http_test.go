@@ -13,7 +13,13 @@ import (
 
 func connectHTTP(t *testing.T, url, version string) *mcp.ClientSession {
 	t.Helper()
-	cs, err := newClient().Connect(testContext(t), &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	return connectClientHTTP(t, newClient(), url, version)
+}
+
+// connectClientHTTP is connectHTTP with a given client.
+func connectClientHTTP(t *testing.T, c *mcp.Client, url, version string) *mcp.ClientSession {
+	t.Helper()
+	cs, err := c.Connect(testContext(t), &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatalf("connect %s (%s): %v", url, version, err)
 	}

@@ -429,8 +429,8 @@ func TestRunDefects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(tools.Tools); n != 3+13+len(defectTools) {
-		t.Errorf("%d tools listed, want %d", n, 3+13+len(defectTools))
+	if n, want := len(tools.Tools), len(householdTools)+13+len(defectTools); n != want {
+		t.Errorf("%d tools listed, want %d", n, want)
 	}
 	go cs.CallTool(testContext(t), &mcp.CallToolParams{Name: "search_notes", Arguments: hangingSearch})
 	time.Sleep(100 * time.Millisecond)

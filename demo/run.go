@@ -17,8 +17,11 @@ import (
 const usage = `Usage: mcpcheck demo [--faults] [--defects] [--http ADDR [--allow-remote]]
 
 Serves the built-in demo MCP server: a household task list with the tools
-get_household, propose_task and commit_task. Every MCP session starts with an
-empty household. All data is synthetic and held in memory.
+get_household, propose_task, commit_task and tidy_household (progress and log
+messages), the resources household://about, household://tasks (subscribable)
+and household://tasks/{id}, the prompt plan_chores, and completions. Every
+MCP session starts with an empty household. All data is synthetic and held in
+memory.
 
 By default the server speaks newline-delimited JSON-RPC on stdin and stdout
 and exits when stdin is closed. Diagnostics go to stderr.

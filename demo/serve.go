@@ -208,6 +208,10 @@ func (c *drainingConn) Close() error {
 // With opts.Faults it serves the Streamable HTTP fault profile, and with
 // opts.Defects the defects profile.
 //
+// Progress and log messages of a call go on that call's own stream; a
+// resources/updated goes on the session's standalone stream (GET /mcp), as
+// the SDK sends notifications that belong to no request.
+//
 // A client asking for protocol 2026-07-28 negotiates 2025-11-25 here.
 // go-sdk v1.8.0 serves 2026-07-28 over Streamable HTTP only from a handler
 // with StreamableHTTPOptions.Stateless set, which runs every POST in a fresh

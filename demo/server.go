@@ -15,9 +15,9 @@ const (
 	serverVersion = "0.1.0"
 )
 
-const instructions = "Household task list for testing MCP clients: read it with get_household, " +
-	"then propose_task and commit_task with the current revision and an idempotency key; " +
-	"every session starts with an empty list."
+const instructions = "Household task list for testing MCP clients: read it with get_household " +
+	"or the household://tasks resource, then propose_task and commit_task with the current revision " +
+	"and an idempotency key; every session starts with an empty list."
 
 // Options configures the demo server. The zero value is ready to use.
 type Options struct {
@@ -27,7 +27,8 @@ type Options struct {
 
 	// Faults adds the fault tools to the household's (each is described
 	// where faults.go defines it). Without it and Defects the server
-	// lists exactly get_household, propose_task and commit_task.
+	// lists exactly get_household, propose_task, commit_task and
+	// tidy_household.
 	Faults bool
 
 	// Defects adds the defects profile (see "Defects profile" in the package
@@ -43,9 +44,10 @@ type Options struct {
 	RemoteRefURL string
 }
 
-// NewServer returns the household demo server. Every session connected to it
-// starts with an empty household (revision 0, no tasks) that no other session
-// can see; a session's state is dropped when the session ends.
+// NewServer returns the household demo server: its tools, resources, prompt
+// and completions. Every session connected to it starts with an empty
+// household (revision 0, no tasks) that no other session can see; a
+// session's state is dropped when the session ends.
 //
 // With opts.Faults it also has the fault tools that need nothing from the
 // transport. The ones that do (disconnect, malformed_message,
@@ -73,12 +75,31 @@ func newServer(opts Options) (*mcp.Server, *registry) {
 // transport's fault layer serves (else nil). The fault tools are added only
 // with opts.Faults, and f.defects is set only with opts.Defects.
 func buildServer(opts Options, kind transportKind) (*mcp.Server, *registry, *faults) {
+	reg := &registry{households: make(map[*mcp.ServerSession]*household)}
 	s := mcp.NewServer(
 		&mcp.Implementation{Name: serverName, Version: serverVersion},
-		&mcp.ServerOptions{Instructions: instructions, Logger: opts.Logger},
+		&mcp.ServerOptions{
+			Instructions: instructions,
+			Logger:       opts.Logger,
+			// Declared where inference would promise more than the server
+			// does (its resource and prompt lists never change), keeping the
+			// logging that the SDK declares by default. Tools (listChanged)
+			// and completions (from CompletionHandler) are inferred.
+			Capabilities: &mcp.ServerCapabilities{
+				Logging:   &mcp.LoggingCapabilities{},
+				Prompts:   &mcp.PromptCapabilities{},
+				Resources: &mcp.ResourceCapabilities{Subscribe: true},
+			},
+			CompletionHandler:  reg.complete,
+			SubscribeHandler:   reg.subscribe,
+			UnsubscribeHandler: reg.unsubscribe,
+		},
 	)
-	reg := &registry{households: make(map[*mcp.ServerSession]*household)}
+	s.AddSendingMiddleware(reg.onlyChangedHouseholds)
 	addTools(s, reg)
+	addTidy(s, reg)
+	addResources(s, reg)
+	addPrompts(s, reg)
 	var f *faults
 	if opts.Faults || opts.Defects {
 		f = newFaults(kind, opts)
@@ -104,7 +125,8 @@ type registry struct {
 }
 
 // household returns the session's household, creating it on the session's
-// first tool call, and arranges for it to be dropped when the session ends.
+// first request that needs it, and arranges for it to be dropped when the
+// session ends.
 func (r *registry) household(ss *mcp.ServerSession) *household {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -122,6 +144,13 @@ func (r *registry) household(ss *mcp.ServerSession) *household {
 		r.mu.Unlock()
 	}()
 	return h
+}
+
+// lookup returns the session's household, or nil if it has none.
+func (r *registry) lookup(ss *mcp.ServerSession) *household {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.households[ss]
 }
 
 // len reports how many sessions currently hold state.
@@ -281,10 +310,13 @@ func addTools(s *mcp.Server, reg *registry) {
 			IdempotentHint:  true,
 			OpenWorldHint:   &no,
 		},
-	}, func(_ context.Context, req *mcp.CallToolRequest, in commitTaskIn) (*mcp.CallToolResult, commitTaskOut, error) {
+	}, func(ctx context.Context, req *mcp.CallToolRequest, in commitTaskIn) (*mcp.CallToolResult, commitTaskOut, error) {
 		rev, replayed, err := reg.household(req.Session).commit(in.ProposalID, in.ExpectedRevision, in.IdempotencyKey)
 		if err != nil {
 			return nil, commitTaskOut{}, err
+		}
+		if !replayed {
+			tasksChanged(ctx, s)
 		}
 		return nil, commitTaskOut{Revision: rev, Replayed: replayed}, nil
 	})

@@ -148,6 +148,27 @@ func TestNegotiatedVersionInMemory(t *testing.T) {
 	}
 }
 
+// TestCapabilities checks what the default profile declares: resources
+// with subscriptions but no list changes, prompts without list changes,
+// completions, logging, and tools as before.
+func TestCapabilities(t *testing.T) {
+	onEverySurface(t, func(t *testing.T, sf surface, version string) {
+		c := sf.connect(t, newClient(), version).InitializeResult().Capabilities
+		if c.Resources == nil || !c.Resources.Subscribe || c.Resources.ListChanged {
+			t.Errorf("resources %+v, want subscribe and no listChanged", c.Resources)
+		}
+		if c.Prompts == nil || c.Prompts.ListChanged {
+			t.Errorf("prompts %+v, want {} (no listChanged)", c.Prompts)
+		}
+		if c.Completions == nil || c.Logging == nil {
+			t.Errorf("completions %v, logging %v; want both", c.Completions, c.Logging)
+		}
+		if c.Tools == nil || !c.Tools.ListChanged {
+			t.Errorf("tools %+v, want listChanged as before", c.Tools)
+		}
+	})
+}
+
 // TestStructuredContentKeys checks each tool's exact key set on its own, so a
 // stray key is reported by name.
 func TestStructuredContentKeys(t *testing.T) {
@@ -245,12 +266,13 @@ func TestToolsList(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := map[string]struct {
-				in, out  []string // required properties
-				readOnly bool
+				in, out              []string // required properties
+				readOnly, idempotent bool
 			}{
-				"get_household": {nil, []string{"revision", "tasks"}, true},
-				"propose_task":  {[]string{"text"}, []string{"proposalId", "revision"}, true},
-				"commit_task":   {[]string{"proposalId", "expectedRevision", "idempotencyKey"}, []string{"revision", "replayed"}, false},
+				"get_household":  {nil, []string{"revision", "tasks"}, true, false},
+				"propose_task":   {[]string{"text"}, []string{"proposalId", "revision"}, true, false},
+				"commit_task":    {[]string{"proposalId", "expectedRevision", "idempotencyKey"}, []string{"revision", "replayed"}, false, true},
+				"tidy_household": {nil, []string{"steps", "tasks"}, true, true},
 			}
 			if len(res.Tools) != len(want) {
 				t.Errorf("%d tools, want %d", len(res.Tools), len(want))
@@ -277,13 +299,11 @@ func TestToolsList(t *testing.T) {
 				if a.OpenWorldHint == nil || *a.OpenWorldHint {
 					t.Errorf("%s: openWorldHint %v, want false", tool.Name, a.OpenWorldHint)
 				}
-				if tool.Name == "commit_task" {
-					if !a.IdempotentHint {
-						t.Errorf("commit_task: idempotentHint false, want true")
-					}
-					if a.DestructiveHint == nil || *a.DestructiveHint {
-						t.Errorf("commit_task: destructiveHint %v, want false", a.DestructiveHint)
-					}
+				if a.IdempotentHint != w.idempotent {
+					t.Errorf("%s: idempotentHint %v, want %v", tool.Name, a.IdempotentHint, w.idempotent)
+				}
+				if tool.Name == "commit_task" && (a.DestructiveHint == nil || *a.DestructiveHint) {
+					t.Errorf("commit_task: destructiveHint %v, want false", a.DestructiveHint)
 				}
 			}
 		})
@@ -340,6 +360,8 @@ func TestOutputMatchesDeclaredSchema(t *testing.T) {
 				{"commit_task", args("proposalId", "proposal-1", "expectedRevision", 0, "idempotencyKey", "k")},
 				{"propose_task", args("text", "Water the plants")},
 				{"get_household", args()},
+				{"tidy_household", args()},
+				{"tidy_household", args("steps", 10)},
 			}
 			for _, c := range calls {
 				out := mustOK(t, ctx, cs, c.tool, c.args)
@@ -354,9 +376,10 @@ func TestOutputMatchesDeclaredSchema(t *testing.T) {
 
 			// The schemas are strict: an extra key or a missing one fails.
 			for tool, bad := range map[string]string{
-				"get_household": `{"revision":0,"tasks":[],"extra":1}`,
-				"propose_task":  `{"proposalId":"proposal-1"}`,
-				"commit_task":   `{"revision":1,"replayed":false,"note":""}`,
+				"get_household":  `{"revision":0,"tasks":[],"extra":1}`,
+				"propose_task":   `{"proposalId":"proposal-1"}`,
+				"commit_task":    `{"revision":1,"replayed":false,"note":""}`,
+				"tidy_household": `{"steps":0,"tasks":0}`,
 			} {
 				inst, err := jsonschema.UnmarshalJSON(strings.NewReader(bad))
 				if err != nil {
