@@ -186,13 +186,20 @@ func checkScenario(s *Suite, root *node, i int, errs *errList) {
 	for j := range sc.Steps {
 		st := &sc.Steps[j]
 		n := stepNodes[j]
-		if msg := notAllowed(st.Tool, s.AllowTools); msg != "" {
-			errs.at(n.value("tool").pos, "%s.tool: %s", stepPath(j), msg)
+		if !checkKind(st, n, func() string { return stepPath(j) }, errs) {
+			continue
+		}
+		if st.Kind == KindTool {
+			if msg := notAllowed(st.Tool, s.AllowTools); msg != "" {
+				errs.at(n.value("tool").pos, "%s.tool: %s", stepPath(j), msg)
+			}
 		}
 		rc.step = j
-		if a := n.value("arguments"); a != nil {
-			rc.where = "arguments"
-			eachMarker(a, rc.segs[:0], check)
+		for _, key := range []string{"arguments", "resource", "subscribe", "unsubscribe", "complete"} {
+			if a := n.value(key); a != nil {
+				rc.where = key
+				eachMarker(a, rc.segs[:0], check)
+			}
 		}
 		if e := n.value("expect"); e != nil {
 			checkExpect(&st.Expect, e, func() string { return stepPath(j) + ".expect" }, errs)
@@ -204,6 +211,77 @@ func checkScenario(s *Suite, root *node, i int, errs *errList) {
 			}
 		}
 	}
+}
+
+// kindKeys are the step keys that name a step's kind.
+var kindKeys = func() []string {
+	out := make([]string, len(StepKinds))
+	for i, k := range StepKinds {
+		out[i] = string(k)
+	}
+	return out
+}()
+
+// toolOnly are the keys of a step and of its expect block that only a tool
+// step may have.
+var (
+	toolOnlyKeys   = []string{"validateArguments"}
+	toolOnlyExpect = []string{"isError", "structuredEquals", "structuredIncludes", "structuredPaths", "structuredSchema"}
+	// textKinds answer with text that expect.text and textJSON can read.
+	textKinds = []StepKind{KindTool, KindPrompt, KindResource}
+)
+
+// checkKind checks that a step names exactly one kind and has only the keys
+// its kind takes, and reports whether it does.
+func checkKind(st *Step, n *node, path func() string, errs *errList) bool {
+	var kinds []field
+	for _, f := range n.fields {
+		if slices.Contains(kindKeys, f.key) {
+			kinds = append(kinds, f)
+		}
+	}
+	switch len(kinds) {
+	case 0:
+		errs.at(n.pos, "%s: a step needs one of %s (what it asks of the server)", path(), strings.Join(kindKeys, ", "))
+		return false
+	case 1:
+	default:
+		errs.at(kinds[1].keyPos, "%s: a step has exactly one kind; %s and %s are both set (%s at %s)", path(), kinds[0].key, kinds[1].key, kinds[0].key, at(kinds[0].keyPos))
+		return false
+	}
+	ok := true
+	if f := n.get("arguments"); f != nil && st.Kind != KindTool && st.Kind != KindPrompt {
+		errs.at(f.keyPos, "%s.arguments: a %s step takes no arguments (arguments are for tool and prompt steps)", path(), st.Kind)
+		ok = false
+	}
+	for _, key := range toolOnlyKeys {
+		if f := n.get(key); f != nil && st.Kind != KindTool {
+			errs.at(f.keyPos, "%s.%s applies to tool steps, not to a %s step", path(), key, st.Kind)
+			ok = false
+		}
+	}
+	if st.Kind == KindPrompt {
+		for _, f := range n.value("arguments").fieldsOrNil() {
+			if _, marker := RefMarker(toAny(f.val)); f.val.kind != stringNode && !marker {
+				errs.at(f.val.pos, "%s.arguments.%s: a prompt's arguments are strings, got %s", path(), f.key, describe(f.val))
+				ok = false
+			}
+		}
+	}
+	e := n.value("expect")
+	for _, key := range toolOnlyExpect {
+		if f := e.get(key); f != nil && st.Kind != KindTool {
+			errs.at(f.keyPos, "%s.expect.%s applies to tool steps (structuredContent, isError), not to a %s step", path(), key, st.Kind)
+			ok = false
+		}
+	}
+	for _, key := range []string{"text", "textJSON"} {
+		if f := e.get(key); f != nil && !slices.Contains(textKinds, st.Kind) {
+			errs.at(f.keyPos, "%s.expect.%s reads the text of a tool, prompt or resource answer; a %s step has none", path(), key, st.Kind)
+			ok = false
+		}
+	}
+	return ok
 }
 
 // notAllowed says why a tool may not be called, or "" when it is in

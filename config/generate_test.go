@@ -62,21 +62,21 @@ func TestLoadGenerateYAML(t *testing.T) {
 		{
 			Name: "Independent probes", ContinueOnFailure: true, Parallel: true, Isolation: IsolationStep,
 			Steps: []Step{
-				{ID: "one", Tool: "get_household", Origin: OriginFixture, Advisory: true,
+				{ID: "one", Kind: KindTool, Tool: "get_household", Origin: OriginFixture, Advisory: true,
 					Expect: Expect{Fidelity: true, OutcomeAny: []Outcome{"ok", "output_invalid"}}},
-				{ID: "two", Tool: "get_household", Origin: OriginFixture,
+				{ID: "two", Kind: KindTool, Tool: "get_household", Origin: OriginFixture,
 					Expect: Expect{OutcomeAny: []Outcome{"protocol_error"}, ErrorCode: ptr(int64(-32602))}},
 			},
 		},
 		{
 			Name: "Delete and look again", Isolation: IsolationScenario,
 			Steps: []Step{
-				{ID: "proposal", Tool: "propose_task", Origin: OriginFixture, Arguments: map[string]any{"text": "Collect the library books"}},
-				{ID: "gone", Tool: "get_household", Origin: OriginFixture, Expect: Expect{
+				{ID: "proposal", Kind: KindTool, Tool: "propose_task", Origin: OriginFixture, Arguments: map[string]any{"text": "Collect the library books"}},
+				{ID: "gone", Kind: KindTool, Tool: "get_household", Origin: OriginFixture, Expect: Expect{
 					OutcomeAny: []Outcome{"ok", "tool_error", "protocol_error"},
 					Absent:     &Value{V: map[string]any{"$ref": "proposal#/structuredContent/proposalId"}},
 				}},
-				{ID: "list", Tool: "get_household", Origin: OriginFixture, Expect: Expect{
+				{ID: "list", Kind: KindTool, Tool: "get_household", Origin: OriginFixture, Expect: Expect{
 					Absent:             &Value{V: []any{map[string]any{"id": map[string]any{"$ref": "gone#/structuredContent/tasks/0/id"}}, json.Number("7"), nil}},
 					StructuredIncludes: &Value{V: map[string]any{"$ref": "proposal#/not/a/marker/here"}},
 				}},
@@ -85,8 +85,8 @@ func TestLoadGenerateYAML(t *testing.T) {
 		{
 			Name: "Shared", Isolation: IsolationShared,
 			Steps: []Step{
-				{ID: "step-1", Tool: "get_household", Origin: OriginFixture, Expect: Expect{Outcome: "tool_error", IsError: ptr(true)}},
-				{ID: "step-2", Tool: "get_household", Origin: OriginFixture, Expect: Expect{
+				{ID: "step-1", Kind: KindTool, Tool: "get_household", Origin: OriginFixture, Expect: Expect{Outcome: "tool_error", IsError: ptr(true)}},
+				{ID: "step-2", Kind: KindTool, Tool: "get_household", Origin: OriginFixture, Expect: Expect{
 					OutcomeAny: []Outcome{"tool_error", "timeout"}, IsError: ptr(true),
 					StructuredPaths: map[string]*Value{"tasks.#": {V: json.Number("0")}},
 				}},

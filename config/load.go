@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -201,6 +202,21 @@ func (d *decoder) step(n *node, index int) Step {
 	if st.ID == "" {
 		st.ID = defaultStepID(index)
 	}
+	st.Kind = stepKind(n)
+	switch st.Kind {
+	case KindPrompt:
+		st.Prompt = strValue(n.value("prompt"))
+	case KindResource, KindSubscribe, KindUnsubscribe:
+		st.Resource = d.value(n.value(string(st.Kind)))
+	case KindList:
+		st.List = strValue(n.value("list"))
+	case KindSetLogLevel:
+		st.LogLevel = strValue(n.value("setLogLevel"))
+	case KindComplete:
+		st.Complete, _ = d.value(n.value("complete")).(map[string]any)
+	case KindAwait:
+		st.Await = d.await(n.value("await"))
+	}
 	if a := n.value("arguments"); a != nil {
 		st.Arguments, _ = d.value(a).(map[string]any)
 	}
@@ -217,6 +233,28 @@ func (d *decoder) step(n *node, index int) Step {
 	}
 	st.Expect = d.expect(n.value("expect"), st.Pos)
 	return st
+}
+
+// stepKind is the kind a step's keys name: the first kind key written (a
+// step with two is refused by checkScenario), tool when none is.
+func stepKind(n *node) StepKind {
+	for _, f := range n.fields {
+		if k := StepKind(f.key); slices.Contains(StepKinds, k) {
+			return k
+		}
+	}
+	return KindTool
+}
+
+func (d *decoder) await(n *node) *Await {
+	a := &Await{Method: strValue(n.value("method")), Pos: d.pos(n)}
+	if p := n.value("params"); p != nil {
+		a.Params = &Value{V: d.value(p), Pos: d.pos(p)}
+	}
+	if v, ok := intValue(n.value("timeoutMs")); ok {
+		a.TimeoutMs = int(v)
+	}
+	return a
 }
 
 // expect reads an expect block. Without one, the Expect is the zero

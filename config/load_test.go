@@ -39,6 +39,7 @@ func TestLoadSeedFormat(t *testing.T) {
 			Steps: []Step{
 				{
 					ID:        "proposal",
+					Kind:      KindTool,
 					Tool:      "propose_task",
 					Arguments: map[string]any{"text": "Collect the library books"},
 					Expect: Expect{
@@ -50,6 +51,7 @@ func TestLoadSeedFormat(t *testing.T) {
 				},
 				{
 					ID:   "commit",
+					Kind: KindTool,
 					Tool: "commit_task",
 					Arguments: map[string]any{
 						"proposalId":       map[string]any{"$ref": "proposal#/structuredContent/proposalId"},
@@ -133,12 +135,12 @@ func TestLoadYAML(t *testing.T) {
 				Protocols: []string{"2025-11-25", "2026-07-28"},
 				Steps: []Step{
 					{
-						ID: "proposal", Tool: "propose_task", Origin: OriginFixture,
+						ID: "proposal", Kind: KindTool, Tool: "propose_task", Origin: OriginFixture,
 						Arguments: map[string]any{"text": "Collect the library books"},
 						Expect:    Expect{StructuredIncludes: &Value{V: map[string]any{"revision": json.Number("0")}}},
 					},
 					{
-						ID: "commit", Tool: "commit_task", Origin: OriginFixture,
+						ID: "commit", Kind: KindTool, Tool: "commit_task", Origin: OriginFixture,
 						Arguments: map[string]any{
 							"proposalId":       map[string]any{"$ref": "proposal#/structuredContent/proposalId"},
 							"expectedRevision": json.Number("0"),
@@ -151,9 +153,9 @@ func TestLoadYAML(t *testing.T) {
 			{
 				Name: "Defaults and data",
 				Steps: []Step{
-					{ID: "step-1", Tool: "get_household", Origin: OriginFixture},
+					{ID: "step-1", Kind: KindTool, Tool: "get_household", Origin: OriginFixture},
 					{
-						ID: "step-2", Tool: "get_household", Origin: OriginFixture,
+						ID: "step-2", Kind: KindTool, Tool: "get_household", Origin: OriginFixture,
 						ValidateArguments: ptr(false),
 						TimeoutMs:         100,
 						Protocols:         []string{"2026-07-28"},
@@ -177,7 +179,7 @@ func TestLoadYAML(t *testing.T) {
 						Expect: Expect{IsError: ptr(true), Outcome: "tool_error", MaxDurationMs: 250},
 					},
 					{
-						ID: "step-3", Tool: "get_household", Origin: OriginFixture,
+						ID: "step-3", Kind: KindTool, Tool: "get_household", Origin: OriginFixture,
 						Expect: Expect{Outcome: "protocol_error", ErrorCode: ptr(int64(-32602))},
 					},
 				},

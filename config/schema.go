@@ -223,6 +223,12 @@ func schemaProblem(root, tree *node, ve *jsonschema.ValidationError, errs *errLi
 			pos = n.items[j].pos
 		}
 		errs.at(pos, "%s: %s is listed twice (also %s)", indexPath(path, j), shortValue(n, j), indexPath(path, i))
+	case *kind.MaxProperties:
+		if k.Want == 0 {
+			errs.at(n.pos, "%s takes no keys: write {}", label(path))
+		} else {
+			errs.at(n.pos, "%s must have at most %d keys, got %d", label(path), k.Want, k.Got)
+		}
 	case *kind.FalseSchema:
 		errs.at(n.pos, "%s is not allowed here", label(path))
 	default:

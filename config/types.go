@@ -165,12 +165,49 @@ type Scenario struct {
 // IsolationStep gives each step of a scenario its own session.
 const IsolationStep = "step"
 
-// Step is one tool call and what must hold of its answer. Hand-written and
-// generated steps share this type.
+// StepKind is what a step asks of the server, named by the step's one key
+// that says so.
+type StepKind string
+
+// The step kinds, in the order of the fixture schema.
+const (
+	KindTool        StepKind = "tool"        // tools/call
+	KindResource    StepKind = "resource"    // resources/read
+	KindPrompt      StepKind = "prompt"      // prompts/get
+	KindComplete    StepKind = "complete"    // completion/complete
+	KindList        StepKind = "list"        // tools/list, resources/list, ... (every page)
+	KindPing        StepKind = "ping"        // ping
+	KindSetLogLevel StepKind = "setLogLevel" // logging/setLevel
+	KindSubscribe   StepKind = "subscribe"   // resources/subscribe
+	KindUnsubscribe StepKind = "unsubscribe" // resources/unsubscribe
+	KindAwait       StepKind = "await"       // a notification from the server
+)
+
+// StepKinds lists every step kind, in the order of the fixture schema.
+var StepKinds = []StepKind{KindTool, KindResource, KindPrompt, KindComplete, KindList, KindPing, KindSetLogLevel, KindSubscribe, KindUnsubscribe, KindAwait}
+
+// Step is one call (or, with await, one notification) and what must hold of
+// its answer. Hand-written and generated steps share this type. Which of
+// the kind fields is set follows Kind.
 type Step struct {
 	ID   string
-	Tool string
-	// Arguments is the decoded JSON object sent as the call's arguments:
+	Kind StepKind
+	// Tool is the tool of a tool step; Prompt the prompt of a prompt step.
+	Tool, Prompt string
+	// Resource is the URI of a resource, subscribe or unsubscribe step: a
+	// string, or a $ref marker resolved when the step runs.
+	Resource any
+	// List is what a list step lists: tools, resources, resourceTemplates
+	// or prompts. LogLevel is the level a setLogLevel step sets.
+	List, LogLevel string
+	// Complete is a complete step's request as written ({ref, argument,
+	// context}), which is completion/complete's params; it may hold $ref
+	// markers.
+	Complete map[string]any
+	// Await is an await step's notification.
+	Await *Await
+	// Arguments are a tool step's arguments, or a prompt step's (string
+	// values, or $ref markers), as the decoded JSON object:
 	// map[string]any, []any, string, bool, nil and json.Number (numbers keep
 	// their exact text). It may contain $ref markers (see [Ref]). It is
 	// read-only: steps whose arguments are written the same may share one
@@ -245,6 +282,18 @@ type Expect struct {
 	MaxDurationMs int
 	// Pos of the expect block (of the step when it has none).
 	Pos Pos
+}
+
+// Await is the notification an await step waits for.
+type Await struct {
+	// Method is the notification's method.
+	Method string
+	// Params, when set, must be included in the notification's params
+	// (recursive object subset; matchers allowed).
+	Params *Value
+	// TimeoutMs bounds the wait; 0 means the step's time limit.
+	TimeoutMs int
+	Pos       Pos
 }
 
 // Value is a decoded JSON value from a fixture (see [Step.Arguments] for the
