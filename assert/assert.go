@@ -8,13 +8,22 @@ import (
 
 // Result is what checkers see of one step's answer.
 type Result struct {
+	// Kind is the step's kind (tool, resource, prompt, ...).
+	Kind config.StepKind
 	// Outcome is the call's outcome class.
 	Outcome config.Outcome
 	// ErrorCode is the JSON-RPC error code when Outcome is protocol_error.
 	ErrorCode *int64
-	// HasResult reports whether a tools/call result arrived (outcomes ok,
-	// tool_error and output_invalid).
+	// HasResult reports whether a result arrived (for a tool step the
+	// outcomes ok, tool_error and output_invalid; for the other kinds ok).
 	HasResult bool
+	// Whole is the whole JSON-RPC result, decoded (generic JSON with
+	// json.Number numbers): {content, structuredContent, isError} for a tool,
+	// {contents} for a resource, {messages} for a prompt, {completion}, the
+	// merged {tools|resources|resourceTemplates|prompts} of a list, {} for
+	// ping and setLogLevel, and {method, params} of the notification an
+	// await step received. Nil when no result arrived.
+	Whole any
 	// IsError is the result's isError flag.
 	IsError bool
 	// Structured is the decoded structuredContent (generic JSON with
@@ -26,15 +35,27 @@ type Result struct {
 	StructuredRaw []byte
 	// Duration is the call's wall time.
 	Duration time.Duration
-	// Text is the result's text content joined by newlines; HasContent
-	// reports whether the result had any content item at all.
+	// Text is the answer's text joined by newlines: a tool result's text
+	// content, a prompt's messages' text, a resource's contents' text.
+	// HasContent reports whether the result had any content item at all.
 	Text       string
 	HasContent bool
+	// Notifications are the server's notifications that arrived while the
+	// step was in flight, in arrival order (progress notifications only
+	// those carrying the step's own progress token).
+	Notifications []Notification
 	// Arguments are the arguments the call was made with (for checks that
 	// compare the answer with the question).
 	Arguments map[string]any
 	// Absent is the resolved value of expect.absent (its $refs replaced).
 	Absent any
+}
+
+// Notification is one notification from the server: its method and its
+// params (generic JSON with json.Number numbers; nil when it had none).
+type Notification struct {
+	Method string
+	Params any
 }
 
 // Failure is one mismatch between an expectation and the answer.
