@@ -159,7 +159,7 @@ func (c *generator) add(sc *scenario) int {
 func (c *generator) call(id, tool string, args map[string]any, origin config.Origin, kind string) step {
 	spec := &config.Step{ID: id, Tool: tool, Arguments: args, Origin: origin}
 	st := newStep(spec, c.suite.TimeoutMs)
-	st.kind, st.validate = kind, false
+	st.caseName, st.validate = kind, false
 	return st
 }
 

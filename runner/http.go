@@ -2,9 +2,11 @@ package runner
 
 import (
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -16,8 +18,10 @@ import (
 var errRedirect = errors.New("the server answered with a redirect, which mcpcheck does not follow")
 
 // httpTransport builds the Streamable HTTP transport for endpoint with the
-// suite's credential headers.
-func httpTransport(endpoint string, headers map[string]string, timeout time.Duration) mcp.Transport {
+// suite's credential headers. Messages the server sends outside a call's
+// own stream go to in; the standalone stream that carries them is opened
+// only when the plan listens for them (stream).
+func httpTransport(endpoint string, headers map[string]string, timeout time.Duration, in *inbox, stream bool) mcp.Transport {
 	base := &http.Transport{
 		Proxy:                 nil, // loopback tests and explicit endpoints only; no ambient proxy sees the credentials
 		DialContext:           (&net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}).DialContext,
@@ -28,7 +32,7 @@ func httpTransport(endpoint string, headers map[string]string, timeout time.Dura
 		ResponseHeaderTimeout: 0, // streams may legitimately wait; each call has its own deadline
 	}
 	client := &http.Client{
-		Transport: &headerRoundTripper{base: base, headers: headers},
+		Transport: &headerRoundTripper{base: base, headers: headers, inbox: in},
 		CheckRedirect: func(*http.Request, []*http.Request) error {
 			return errRedirect
 		},
@@ -36,14 +40,14 @@ func httpTransport(endpoint string, headers map[string]string, timeout time.Dura
 	return &mcp.StreamableClientTransport{
 		Endpoint:   endpoint,
 		HTTPClient: client,
-		// No standalone GET stream: a test client needs no server-initiated
-		// messages outside its calls, and without a background stream the
-		// only requests are the steps' own, so a lost session is always
-		// noticed by the next step (never by a race with a background
+		// No standalone GET stream unless a step waits for what only it
+		// carries (resource updates, list changes): without a background
+		// stream the only requests are the steps' own, so a lost session is
+		// always noticed by the next step (never by a race with a background
 		// reconnect). MaxRetries stays at the SDK default: it governs
 		// resuming a broken response stream, not retrying calls, which
 		// mcpcheck never does.
-		DisableStandaloneSSE: true,
+		DisableStandaloneSSE: !stream,
 	}
 }
 
@@ -53,6 +57,7 @@ func httpTransport(endpoint string, headers map[string]string, timeout time.Dura
 type headerRoundTripper struct {
 	base    http.RoundTripper
 	headers map[string]string
+	inbox   *inbox
 }
 
 func (rt *headerRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -65,8 +70,27 @@ func (rt *headerRoundTripper) RoundTrip(req *http.Request) (*http.Response, erro
 	resp, err := rt.base.RoundTrip(req)
 	if err == nil {
 		tapResponse(req, resp)
+		if req.Method == http.MethodGet && resp.Body != nil && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+			resp.Body = &streamFeed{ReadCloser: resp.Body, inbox: rt.inbox}
+		}
 	}
 	return resp, err
+}
+
+// streamFeed passes the messages of the standalone event stream to the
+// session's inbox as the SDK reads them.
+type streamFeed struct {
+	io.ReadCloser
+	inbox  *inbox
+	parser sseParser
+}
+
+func (f *streamFeed) Read(p []byte) (int, error) {
+	n, err := f.ReadCloser.Read(p)
+	for _, data := range f.parser.feed(p[:n]) {
+		f.inbox.addMessage(data)
+	}
+	return n, err
 }
 
 // endpointOrigin is scheme://host[:port] of an endpoint, for reports: the

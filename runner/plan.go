@@ -75,9 +75,9 @@ type step struct {
 	call call
 	// Generated steps say what they are (reported as origin, case,
 	// property) and what they count toward.
-	origin         config.Origin
-	kind, property string
-	score          config.ScoreName
+	origin             config.Origin
+	caseName, property string
+	score              config.ScoreName
 	// capture, when set, names the resource whose id is looked for in the
 	// result once the step passes; later steps read it with
 	// {$ref: "<step>#/mcpcheck:id"} (capturedID).
@@ -100,23 +100,44 @@ type step struct {
 	validate bool // check the arguments against the inputSchema first
 	keep     bool // a later step of the scenario refers to this one's result
 	rawPaths bool // a structuredPaths check needs structuredContent's raw bytes
+	whole    bool // a check reads the whole result
 	text     bool // a check reads the result's text content
 }
 
 // call is what a step asks of the server: a method and its parameters.
 type call struct {
-	method string // the JSON-RPC method; tools/call for a tool step
-	name   string // the tool called
-	// args are the arguments as written, possibly with $ref markers; raw
-	// is their encoding, made once when they hold none.
-	args   map[string]any
+	kind   config.StepKind
+	method string // the JSON-RPC method ("" for await, which waits)
+	// name is what the step addresses, as the report shows it: the tool or
+	// prompt, the list, the log level; a URI is shown once resolved.
+	name string
+	// params are the method's parameters as written, possibly with $ref
+	// markers: a tool's or prompt's arguments, a URI, a completion request,
+	// a log level. raw is their encoding, made once when they hold none.
+	params any
 	raw    json.RawMessage
 	hasRef bool
 }
 
-// methodToolsCall is the only method a step calls until other step kinds
-// exist: the scheduler and the executor are written for any.
-const methodToolsCall = "tools/call"
+// Methods of the step kinds; a list step's depends on what it lists.
+var methods = map[config.StepKind]string{
+	config.KindTool:        "tools/call",
+	config.KindResource:    "resources/read",
+	config.KindPrompt:      "prompts/get",
+	config.KindComplete:    "completion/complete",
+	config.KindPing:        "ping",
+	config.KindSetLogLevel: "logging/setLevel",
+	config.KindSubscribe:   "resources/subscribe",
+	config.KindUnsubscribe: "resources/unsubscribe",
+}
+
+// listMethods are the methods of a list step, by what it lists.
+var listMethods = map[string]string{
+	"tools":             "tools/list",
+	"resources":         "resources/list",
+	"resourceTemplates": "resources/templates/list",
+	"prompts":           "prompts/list",
+}
 
 // capturedID is the member of a step's result under which a captured id is
 // found by $ref (see step.capture).
@@ -156,11 +177,11 @@ func planSuite(suite *config.Suite) []*scenario {
 func newStep(st *config.Step, suiteTimeoutMs int) step {
 	p := step{
 		spec:     st,
-		call:     newCall(methodToolsCall, st.Tool, st.Arguments),
+		call:     callOf(st),
 		origin:   st.Origin,
 		repeats:  -1,
 		timeout:  ms2d(suiteTimeoutMs),
-		validate: st.ValidateArguments == nil || *st.ValidateArguments,
+		validate: st.Kind == config.KindTool && (st.ValidateArguments == nil || *st.ValidateArguments),
 	}
 	if p.origin == "" {
 		p.origin = config.OriginFixture
@@ -171,15 +192,55 @@ func newStep(st *config.Step, suiteTimeoutMs int) step {
 	return p
 }
 
-func newCall(method, name string, args map[string]any) call {
-	c := call{method: method, name: name, args: args, hasRef: hasRef(args)}
-	if !c.hasRef {
-		if args == nil {
-			args = map[string]any{}
+// callOf is the call a step makes, by its kind.
+func callOf(st *config.Step) call {
+	c := call{kind: st.Kind, method: methods[st.Kind]}
+	switch st.Kind {
+	case config.KindTool, "":
+		c.kind, c.method, c.name, c.params = config.KindTool, methods[config.KindTool], st.Tool, argumentsOf(st.Arguments)
+	case config.KindPrompt:
+		c.name, c.params = st.Prompt, argumentsOf(st.Arguments)
+	case config.KindResource, config.KindSubscribe, config.KindUnsubscribe:
+		c.params = st.Resource
+		if uri, ok := st.Resource.(string); ok {
+			c.name = uri
 		}
-		c.raw, _ = json.Marshal(args)
+	case config.KindComplete:
+		c.params = st.Complete
+		c.name = completeTarget(st.Complete)
+	case config.KindList:
+		c.method, c.name = listMethods[st.List], st.List
+	case config.KindSetLogLevel:
+		c.name, c.params = st.LogLevel, st.LogLevel
+	case config.KindAwait:
+		c.name = st.Await.Method
+	}
+	c.hasRef = hasRef(c.params)
+	if !c.hasRef && c.params != nil {
+		c.raw, _ = json.Marshal(c.params)
 	}
 	return c
+}
+
+// argumentsOf is never nil: a tool or prompt without arguments sends {}.
+func argumentsOf(args map[string]any) map[string]any {
+	if args == nil {
+		return map[string]any{}
+	}
+	return args
+}
+
+// completeTarget names what a completion request completes, for the
+// report: "prompt/argument" or "template/argument".
+func completeTarget(req map[string]any) string {
+	ref, _ := req["ref"].(map[string]any)
+	arg, _ := req["argument"].(map[string]any)
+	what, _ := ref["name"].(string)
+	if what == "" {
+		what, _ = ref["uri"].(string)
+	}
+	name, _ := arg["name"].(string)
+	return what + " " + name
 }
 
 // finish settles what each step of a complete scenario must keep of its
@@ -189,7 +250,7 @@ func newCall(method, name string, args map[string]any) call {
 func finish(sc *scenario) {
 	referenced := map[string]bool{}
 	for j := range sc.steps {
-		collectRefs(sc.steps[j].call.args, referenced)
+		collectRefs(sc.steps[j].call.params, referenced)
 		if a := sc.steps[j].spec.Expect.Absent; a != nil {
 			collectRefs(a.V, referenced)
 		}

@@ -35,7 +35,13 @@ type Report struct {
 	ProtocolVersion string      `json:"protocolVersion"`
 	Server          *ServerInfo `json:"server,omitempty"`
 	ToolsDiscovered []string    `json:"toolsDiscovered"`
-	Summary         Summary     `json:"summary"`
+	// ResourcesDiscovered, ResourceTemplatesDiscovered and
+	// PromptsDiscovered list what the server offers besides tools, when it
+	// declares resources or prompts.
+	ResourcesDiscovered         []string `json:"resourcesDiscovered,omitempty"`
+	ResourceTemplatesDiscovered []string `json:"resourceTemplatesDiscovered,omitempty"`
+	PromptsDiscovered           []string `json:"promptsDiscovered,omitempty"`
+	Summary                     Summary  `json:"summary"`
 	// Connections counts MCP sessions opened; Restarts counts the ones
 	// opened to replace a session that was lost.
 	Connections int `json:"connections"`
@@ -123,10 +129,15 @@ type ScenarioResult struct {
 
 // StepResult is one step's result.
 type StepResult struct {
-	ID     string        `json:"id"`
-	Tool   string        `json:"tool"`
-	Origin config.Origin `json:"origin"`
-	Status Status        `json:"status"`
+	ID string `json:"id"`
+	// Kind is what the step asked of the server; Tool names the tool of a
+	// tool step, Target what any other step addressed (the resource URI
+	// without query or fragment, the prompt, the list, ...).
+	Kind   config.StepKind `json:"kind"`
+	Tool   string          `json:"tool,omitempty"`
+	Target string          `json:"target,omitempty"`
+	Origin config.Origin   `json:"origin"`
+	Status Status          `json:"status"`
 	// Outcome is the outcome class of the call; empty when no call was made
 	// (skipped, or failed before sending: an unresolvable $ref).
 	Outcome    config.Outcome    `json:"outcome,omitempty"`
@@ -149,6 +160,10 @@ type StepResult struct {
 	Score    config.ScoreName `json:"score,omitempty"`
 	Case     string           `json:"case,omitempty"`
 	Property string           `json:"property,omitempty"`
+	// ServerRequests are the requests the server made of the client while
+	// the step was in flight (sampling, elicitation, roots, ping), counted
+	// by method.
+	ServerRequests []ServerRequest `json:"serverRequests,omitempty"`
 	// ResponseChars is the size of the raw result, for the size probe.
 	ResponseChars int `json:"-"`
 
@@ -166,6 +181,13 @@ type StepResult struct {
 	// Stderr is the tail of a stdio server's stderr when this step's call
 	// lost it, redacted and stripped (human report only).
 	Stderr []string `json:"-"`
+}
+
+// ServerRequest is one method the server called on the client during a
+// step, and how many times.
+type ServerRequest struct {
+	Method string `json:"method"`
+	Count  int    `json:"count"`
 }
 
 // AssertionResult is one failed expectation: its kind, the JSON Pointer path

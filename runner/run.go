@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/config"
@@ -99,6 +100,7 @@ type runState struct {
 	plan  []*scenario
 	rep   *Report
 	tools map[string]tool
+	found *discovered
 	trace *tracer
 	// contracts holds the compiled schemas of every tool a step calls.
 	contracts map[string]*contract
@@ -108,6 +110,9 @@ type runState struct {
 	extra chan struct{}
 	// gen is what generation added, for analysis (nil without generate).
 	gen *generated
+
+	// tokens numbers the calls' progress tokens.
+	tokens atomic.Int64
 
 	mu       sync.Mutex // guards sessions and rep.ServerStderr
 	sessions int
@@ -145,7 +150,7 @@ func (r *runState) run(ctx context.Context) *Report {
 		}
 	}
 
-	tools, warnings, err := discover(ctx, sess.cs, ms2d(r.suite.DiscoveryTimeoutMs))
+	found, err := discover(ctx, sess, ms2d(r.suite.DiscoveryTimeoutMs))
 	if err != nil {
 		if ctx.Err() != nil {
 			r.interrupted()
@@ -155,15 +160,20 @@ func (r *runState) run(ctx context.Context) *Report {
 		r.keepStderr(sess)
 		return rep
 	}
-	for _, w := range warnings {
+	for _, w := range found.warnings {
 		rep.Warnings = append(rep.Warnings, r.clean(w, 300))
 	}
+	tools := found.tools
+	r.found = found
 	r.tools = make(map[string]tool, len(tools))
 	for _, t := range tools {
 		r.tools[t.Name] = t
 		rep.ToolsDiscovered = append(rep.ToolsDiscovered, r.clean(t.Name, 200))
 	}
 	sort.Strings(rep.ToolsDiscovered)
+	rep.ResourcesDiscovered = names(r, found.resources, func(x resource) string { return uriTarget(x.URI) })
+	rep.ResourceTemplatesDiscovered = names(r, found.templates, func(x resource) string { return x.URITemplate })
+	rep.PromptsDiscovered = names(r, found.prompts, func(x prompt) string { return x.Name })
 	if err := r.checkTools(); err != nil {
 		r.fail("allowlist", err)
 		return rep
@@ -199,6 +209,19 @@ func (r *runState) run(ctx context.Context) *Report {
 		r.analyze()
 	}
 	return rep
+}
+
+// names lists what discovery found, cleaned and sorted for the report.
+func names[T any](r *runState, list []T, name func(T) string) []string {
+	if list == nil {
+		return nil
+	}
+	out := make([]string, 0, len(list))
+	for _, x := range list {
+		out = append(out, r.clean(name(x), 300))
+	}
+	sort.Strings(out)
+	return out
 }
 
 // addScenarios gives planned scenarios their place in the report, every
@@ -259,6 +282,9 @@ func (r *runState) checkTools() error {
 	for _, sc := range r.plan {
 		for j := range sc.steps {
 			st := &sc.steps[j]
+			if st.call.kind != config.KindTool {
+				continue
+			}
 			if _, ok := r.tools[st.call.name]; ok || seen[st.call.name] {
 				continue
 			}
@@ -277,7 +303,9 @@ func (r *runState) checkTools() error {
 func (r *runState) compileContracts() {
 	for _, sc := range r.plan {
 		for j := range sc.steps {
-			r.contract(sc.steps[j].call.name)
+			if sc.steps[j].call.kind == config.KindTool {
+				r.contract(sc.steps[j].call.name)
+			}
 		}
 	}
 }

@@ -268,7 +268,7 @@ func (r *runState) runAllAtOnce(ctx context.Context, sc *scenario, shared *link)
 func identicalCalls(ps []step) bool {
 	for k := 1; k < len(ps); k++ {
 		a, b := &ps[0].call, &ps[k].call
-		if a.method != b.method || a.name != b.name || a.hasRef || b.hasRef || !bytes.Equal(a.raw, b.raw) {
+		if a.kind != b.kind || a.method != b.method || a.name != b.name || a.hasRef || b.hasRef || !bytes.Equal(a.raw, b.raw) {
 			return false
 		}
 	}

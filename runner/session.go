@@ -21,6 +21,8 @@ type session struct {
 	proc *process // nil unless stdio
 	init *mcp.InitializeResult
 	taps *tapConn // nil over HTTP
+	// inbox holds the server's notifications and requests to the client.
+	inbox *inbox
 
 	closed chan struct{} // closed when the connection has ended
 	gone   atomic.Bool   // a call reported the session missing (HTTP 404)
@@ -68,6 +70,9 @@ type dialer struct {
 	sec     *secrets
 	argv    []string // resolved stdio command
 	version string   // protocol version to ask for
+	// stream opens the HTTP standalone stream: a step waits for messages
+	// only it carries.
+	stream bool
 }
 
 // target describes the dialer's target for the report.
@@ -91,6 +96,7 @@ func (d *dialer) dial(ctx context.Context) (*session, error) {
 		t    mcp.Transport
 		tt   *tapTransport
 		proc *process
+		in   = newInbox()
 	)
 	switch {
 	case d.opts.Dial != nil:
@@ -98,17 +104,17 @@ func (d *dialer) dial(ctx context.Context) (*session, error) {
 		if err != nil {
 			return nil, fmt.Errorf("connecting: %w", err)
 		}
-		tt = &tapTransport{inner: inner}
+		tt = &tapTransport{inner: inner, inbox: in}
 		t = tt
 	case d.suite.Endpoint != "":
-		t = httpTransport(d.suite.Endpoint, d.sec.headers, ms2d(d.suite.InitTimeoutMs))
+		t = httpTransport(d.suite.Endpoint, d.sec.headers, ms2d(d.suite.InitTimeoutMs), in, d.stream)
 	default:
 		p, err := startProcess(d.argv, d.suite.Cwd, childEnv(d.suite, d.env, d.sec), d.opts.terminateGrace())
 		if err != nil {
 			return nil, fmt.Errorf("starting server %s: %w", filepath.Base(d.argv[0]), err)
 		}
 		proc = p
-		tt = &tapTransport{inner: p.Transport()}
+		tt = &tapTransport{inner: p.Transport(), inbox: in}
 		t = tt
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "mcpcheck", Version: Version}, &mcp.ClientOptions{
@@ -161,7 +167,7 @@ func (d *dialer) dial(ctx context.Context) (*session, error) {
 		}
 		return nil, err
 	}
-	sess := &session{cs: r.cs, proc: proc, init: r.cs.InitializeResult(), closed: make(chan struct{})}
+	sess := &session{cs: r.cs, proc: proc, init: r.cs.InitializeResult(), inbox: in, closed: make(chan struct{})}
 	if tt != nil {
 		sess.taps = tt.conn
 	}

@@ -3,11 +3,15 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"github.com/mcpcheck/mcpcheck/config"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tidwall/gjson"
 
@@ -17,7 +21,13 @@ import (
 
 // result is the step's place in the report before it has run.
 func (p *step) result() StepResult {
-	return StepResult{ID: p.spec.ID, Tool: p.call.name, Origin: p.origin, Score: p.score, Case: p.kind, Property: p.property, Pos: p.spec.Pos}
+	out := StepResult{ID: p.spec.ID, Kind: p.call.kind, Origin: p.origin, Score: p.score, Case: p.caseName, Property: p.property, Pos: p.spec.Pos}
+	if p.call.kind == config.KindTool {
+		out.Tool = p.call.name
+	} else {
+		out.Target = p.call.name
+	}
+	return out
 }
 
 // runStep runs step j of sc on sess: resolve its $refs, check its
@@ -26,25 +36,40 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 	p := &sc.steps[j]
 	out := p.result()
 	out.Status = StatusFailed
+	if why := unsupported(sess, &p.call); why != "" {
+		out.Reason = why
+		r.traceStep(sc, p, &out, nil, time.Now())
+		return out
+	}
+	if p.call.kind == config.KindAwait {
+		return r.runAwait(ctx, sess, sc, j, out, results)
+	}
 
-	args, argv := p.call.raw, p.call.args
+	params, value := p.call.raw, p.call.params
 	if p.call.hasRef {
-		resolved, err := resolveArgs(argv, results)
+		resolved, _, err := resolveValue(value, results)
 		if err != nil {
 			out.Reason = err.Error()
 			return out
 		}
-		argv = resolved
-		if args, err = json.Marshal(resolved); err != nil {
-			out.Reason = "encoding arguments: " + err.Error()
+		value = resolved
+		if params, err = json.Marshal(resolved); err != nil {
+			out.Reason = "encoding the parameters: " + err.Error()
 			return out
 		}
 	}
-	contract := r.contracts[p.call.name]
+	if uri, ok := value.(string); ok && p.call.name == "" {
+		out.Target = r.clean(uriTarget(uri), 300)
+	}
+	argv, _ := value.(map[string]any)
+	var contract *contract
+	if p.call.kind == config.KindTool {
+		contract = r.contracts[p.call.name]
+	}
 	if p.validate && contract != nil {
 		if rejected, reason, detail := checkArguments(contract, argv); rejected {
 			out.Outcome, out.Reason, out.Detail = config.OutcomeInputRejected, reason, r.clean(detail, 2000)
-			r.check(p, &out, &assert.Result{Outcome: config.OutcomeInputRejected}, nil, results)
+			r.check(p, &out, &assert.Result{Kind: p.call.kind, Outcome: config.OutcomeInputRejected}, nil, results)
 			r.traceStep(sc, p, &out, argv, time.Now())
 			return out
 		}
@@ -52,16 +77,33 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 
 	callCtx, cancel := context.WithTimeout(ctx, p.timeout)
 	tp := &tap{label: sc.label(j)}
+	token := r.progressToken()
+	from := sess.inbox.next()
 	began := time.Now()
-	rep, err := p.call.do(withTap(callCtx, tp), sess, args)
+	rep, err := p.call.do(withTap(callCtx, tp), sess, params, token)
 	elapsed := time.Since(began)
 	cancel()
 	sess.finish(tp)
 	out.DurationMs = ms(elapsed)
+	var bad errBadParams
+	if errors.As(err, &bad) {
+		out.Reason = bad.Error() + "; nothing was sent"
+		r.traceStep(sc, p, &out, argv, began)
+		return out
+	}
+	for _, m := range tp.Messages() {
+		sess.inbox.addMessage(m)
+	}
+	window := sess.inbox.between(from, sess.inbox.next())
 
 	if err != nil && ctx.Err() != nil {
 		out.Reason = "interrupted while waiting for the server"
 		return out
+	}
+	var walk errListWalk
+	if errors.As(err, &walk) {
+		rep, err = nil, nil
+		out.Reason = walk.msg
 	}
 	cl := classify(callCtx, rep, err, tp)
 	if cl.Outcome == config.OutcomeMalformedResponse {
@@ -76,18 +118,20 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 	}
 	r.noteTransport(sess, cl.Outcome, &out)
 
-	ar := &assert.Result{Outcome: cl.Outcome, ErrorCode: cl.Code, Duration: elapsed, Arguments: argv}
+	ar := &assert.Result{Kind: p.call.kind, Outcome: cl.Outcome, ErrorCode: cl.Code, Duration: elapsed, Arguments: argv}
+	ar.Notifications, out.ServerRequests = r.inFlight(window, token)
 	var decoded map[string]any
 	if err == nil && rep != nil {
 		ar.HasResult, ar.IsError = true, rep.isError
+		ar.Text, ar.HasContent = rep.text, rep.hasContent
 		out.ResponseChars = len(rep.raw)
-		if p.text {
-			ar.Text, ar.HasContent = rep.text, rep.hasContent
-		}
-		validateOut := contract != nil && contract.output != nil && !rep.isError
-		if p.keep || p.record || validateOut || hasStructured(rep.raw) {
+		validateOut := contract != nil && contract.output != nil && !rep.isError && p.call.kind == config.KindTool
+		if p.keep || p.record || p.whole || validateOut || p.call.kind != config.KindTool || hasStructured(rep.raw) {
 			decoded = decodeResult(rep.raw)
-			if sc, ok := decoded["structuredContent"]; ok {
+			if decoded != nil {
+				ar.Whole = decoded
+			}
+			if sc, ok := decoded["structuredContent"]; ok && p.call.kind == config.KindTool {
 				ar.Structured, ar.HasStructured = sc, true
 			}
 		}
@@ -118,6 +162,133 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 	}
 	r.traceStep(sc, p, &out, argv, began)
 	return out
+}
+
+// runAwait waits for the notification an await step names: the first that
+// no earlier await of the session consumed, with the method and params it
+// wants, within its time limit; none is the outcome timeout. The step's
+// result is {method, params} of the notification.
+func (r *runState) runAwait(ctx context.Context, sess *session, sc *scenario, j int, out StepResult, results map[string]any) StepResult {
+	p := &sc.steps[j]
+	a := p.spec.Await
+	timeout := p.timeout
+	if a.TimeoutMs > 0 {
+		timeout = ms2d(a.TimeoutMs)
+	}
+	waitCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	began := time.Now()
+	got, ok := sess.inbox.await(waitCtx, func(m *received) bool {
+		if m.method != a.Method {
+			return false
+		}
+		if a.Params == nil {
+			return true
+		}
+		return assert.Includes(a.Params.V, decodeValue(orNull(m.params)))
+	})
+	out.DurationMs = ms(time.Since(began))
+	ar := &assert.Result{Kind: config.KindAwait, Duration: time.Since(began)}
+	switch {
+	case ok:
+		n := got.notification()
+		out.Outcome, ar.Outcome, ar.HasResult = config.OutcomeOK, config.OutcomeOK, true
+		ar.Whole = map[string]any{"method": n.Method, "params": n.Params}
+	case ctx.Err() != nil:
+		out.Reason = "interrupted while waiting for the server"
+		return out
+	default:
+		out.Outcome, ar.Outcome = config.OutcomeTimeout, config.OutcomeTimeout
+		out.Reason = fmt.Sprintf("no %s notification matching the step arrived within %s", a.Method, timeout)
+	}
+	decoded, _ := ar.Whole.(map[string]any)
+	r.check(p, &out, ar, decoded, results)
+	r.traceStep(sc, p, &out, nil, began)
+	return out
+}
+
+// inFlight splits the messages that arrived while a step was in flight into
+// the notifications its checks see (progress only with the step's own
+// token) and the requests the server made of the client, counted by method.
+func (r *runState) inFlight(window []received, token string) ([]assert.Notification, []ServerRequest) {
+	var notes []assert.Notification
+	var reqs []ServerRequest
+	for i := range window {
+		m := &window[i]
+		switch {
+		case m.request:
+			k := slices.IndexFunc(reqs, func(q ServerRequest) bool { return q.Method == m.method })
+			if k < 0 {
+				reqs = append(reqs, ServerRequest{Method: r.clean(m.method, 100)})
+				k = len(reqs) - 1
+			}
+			reqs[k].Count++
+		case m.method == "notifications/progress" && m.token != token:
+		default:
+			notes = append(notes, m.notification())
+		}
+	}
+	return notes, reqs
+}
+
+// progressToken is a new token for one call: progress notifications that
+// carry it belong to that step.
+func (r *runState) progressToken() string {
+	return "mcpcheck-" + strconv.FormatInt(r.tokens.Add(1), 10)
+}
+
+// unsupported says why a step cannot be sent to this server: its kind needs
+// a capability the server did not declare. Nothing is sent then.
+func unsupported(sess *session, c *call) string {
+	var caps *mcp.ServerCapabilities
+	if sess.init != nil {
+		caps = sess.init.Capabilities
+	}
+	if caps == nil {
+		caps = &mcp.ServerCapabilities{}
+	}
+	need, ok := "", true
+	switch c.kind {
+	case config.KindResource, config.KindUnsubscribe:
+		need, ok = "resources", caps.Resources != nil
+	case config.KindSubscribe:
+		need, ok = "resources.subscribe", caps.Resources != nil && caps.Resources.Subscribe
+	case config.KindPrompt:
+		need, ok = "prompts", caps.Prompts != nil
+	case config.KindComplete:
+		need, ok = "completions", caps.Completions != nil
+	case config.KindSetLogLevel:
+		need, ok = "logging", caps.Logging != nil
+	case config.KindList:
+		switch c.name {
+		case "tools":
+			need, ok = "tools", caps.Tools != nil
+		case "prompts":
+			need, ok = "prompts", caps.Prompts != nil
+		default:
+			need, ok = "resources", caps.Resources != nil
+		}
+	}
+	if ok {
+		return ""
+	}
+	return "the server does not declare the " + need + " capability; nothing was sent"
+}
+
+// uriTarget is a URI as reports show it: without query or fragment, which
+// may carry tokens.
+func uriTarget(uri string) string {
+	if i := strings.IndexAny(uri, "?#"); i >= 0 {
+		return uri[:i]
+	}
+	return uri
+}
+
+func orNull(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return json.RawMessage("null")
+	}
+	return raw
 }
 
 // noteTransport records what a failed transport says about the session:
@@ -160,8 +331,8 @@ func (r *runState) traceStep(sc *scenario, p *step, out *StepResult, args map[st
 		redacted, _ = r.red.Value(args).(map[string]any)
 	}
 	r.trace.write(TraceEntry{
-		Scenario: sc.name, Step: p.spec.ID, Origin: p.origin, Tool: p.call.name,
-		Case: p.kind, Property: p.property, Outcome: out.Outcome, Status: out.Status,
+		Scenario: sc.name, Step: p.spec.ID, Origin: p.origin, Kind: p.call.kind, Tool: out.Tool, Target: out.Target,
+		Case: p.caseName, Property: p.property, Outcome: out.Outcome, Status: out.Status,
 		Detail: detail, Arguments: redacted, StartedAt: traceTime(began), DurationMs: out.DurationMs,
 	})
 }

@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -44,10 +43,13 @@ type tap struct {
 	id         jsonrpc.ID
 	hasID      bool
 
-	// HTTP only: the POST response.
+	// HTTP only: the POST response, and the notifications and requests
+	// its event stream carried before the response.
 	body        bytes.Buffer
 	bodyCut     bool
 	contentType string
+	messages    [][]byte
+	scanned     bool
 }
 
 type tapKey struct{}
@@ -96,6 +98,17 @@ func (t *tap) Malformed() string {
 	return t.malformed
 }
 
+// Messages returns the notifications and requests an HTTP response body
+// held besides the response.
+func (t *tap) Messages() [][]byte {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.got && t.body.Len() > 0 && !t.bodyCut {
+		t.scanBody()
+	}
+	return t.messages
+}
+
 // Duplicates reports how many extra responses to the call its HTTP
 // response body held.
 func (t *tap) Duplicates() int {
@@ -106,10 +119,16 @@ func (t *tap) Duplicates() int {
 
 // scanBody reads the responses in an HTTP body (t.mu held).
 func (t *tap) scanBody() {
+	if t.scanned {
+		return
+	}
+	t.scanned = true
 	n := 0
 	for _, msg := range bodyMessages(t.contentType, t.body.Bytes()) {
 		kind, result := classifyMessage(msg)
 		switch kind {
+		case "":
+			t.messages = append(t.messages, msg)
 		case "response":
 			n++
 			if n == 1 {
@@ -159,24 +178,66 @@ func bodyMessages(contentType string, body []byte) [][]byte {
 		add(body)
 		return out
 	}
-	var data []byte
-	sc := bufio.NewScanner(bytes.NewReader(body))
-	sc.Buffer(make([]byte, 64<<10), maxTapBody)
-	for sc.Scan() {
-		line := sc.Bytes()
+	var p sseParser
+	for _, data := range p.feed(body) {
+		add(data)
+	}
+	add(p.flush())
+	return out
+}
+
+// sseParser splits a text/event-stream into the data of its events, fed
+// in pieces as they arrive: multi-line data is joined with "\n", other
+// fields are ignored.
+type sseParser struct {
+	line []byte // the unfinished line
+	data []byte // the event's data so far
+	has  bool   // the event has a data field
+}
+
+// feed consumes b and returns the data of the events it completed.
+func (p *sseParser) feed(b []byte) [][]byte {
+	var out [][]byte
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			p.line = append(p.line, b...)
+			if len(p.line) > maxTapBody {
+				p.line = p.line[:0] // a line this long is no event
+			}
+			return out
+		}
+		line := bytes.TrimSuffix(append(p.line, b[:i]...), []byte("\r"))
+		b = b[i+1:]
+		p.line = p.line[:0]
 		switch {
 		case len(line) == 0:
-			add(data)
-			data = nil
-		case bytes.HasPrefix(line, []byte("data:")):
-			if len(data) > 0 {
-				data = append(data, '\n')
+			if p.has {
+				out = append(out, p.data)
 			}
-			data = append(data, bytes.TrimPrefix(bytes.TrimPrefix(line, []byte("data:")), []byte(" "))...)
+			p.data, p.has = nil, false
+		case bytes.HasPrefix(line, []byte("data:")):
+			if p.has {
+				p.data = append(p.data, '\n')
+			}
+			p.data = append(p.data, bytes.TrimPrefix(bytes.TrimPrefix(line, []byte("data:")), []byte(" "))...)
+			p.has = true
 		}
 	}
-	add(data)
 	return out
+}
+
+// flush returns the data of an event the stream ended in, if any.
+func (p *sseParser) flush() []byte {
+	if len(p.line) > 0 {
+		p.feed([]byte("\n"))
+	}
+	if !p.has {
+		return nil
+	}
+	d := p.data
+	p.data, p.has = nil, false
+	return d
 }
 
 // classifyMessage says what a JSON-RPC message is: "response" (with its
@@ -211,6 +272,9 @@ func classifyMessage(msg []byte) (string, json.RawMessage) {
 // already answered, and a response to a call already cancelled.
 type tapConn struct {
 	mcp.Connection
+	// inbox receives the server's notifications and requests as they are
+	// read.
+	inbox   *inbox
 	mu      sync.Mutex
 	pending map[jsonrpc.ID]*tap
 	// recent remembers finished calls, so a response arriving after the
@@ -239,6 +303,9 @@ func (c *tapConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 
 func (c *tapConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.Connection.Read(ctx)
+	if req, ok := msg.(*jsonrpc.Request); ok {
+		c.inbox.add(req.Method, req.Params, req.IsCall())
+	}
 	resp, ok := msg.(*jsonrpc.Response)
 	if !ok {
 		return msg, err
@@ -330,6 +397,7 @@ func (c *tapConn) Anomalies() []string {
 // tapTransport wraps a Transport's connections in tapConn.
 type tapTransport struct {
 	inner mcp.Transport
+	inbox *inbox
 	conn  *tapConn // set by Connect
 }
 
@@ -338,7 +406,7 @@ func (t *tapTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.conn = &tapConn{Connection: c, pending: map[jsonrpc.ID]*tap{}}
+	t.conn = &tapConn{Connection: c, inbox: t.inbox, pending: map[jsonrpc.ID]*tap{}}
 	return t.conn, nil
 }
 

@@ -1,0 +1,161 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"sync"
+
+	"github.com/mcpcheck/mcpcheck/assert"
+)
+
+// An inbox holds what a session received that was not a response: the
+// server's notifications and its requests to the client, in the order they
+// came off the wire. Over stdio and in memory the connection wrapper
+// (tapConn) adds them as it reads, so when a call returns, everything the
+// server sent before the response is already here; over HTTP the POST's own
+// event stream is added when the call returns and the standalone stream as
+// it is read. Steps read it two ways: the messages that arrived while they
+// were in flight (expect.notifications, the requests the server made of the
+// client), and await, which consumes the first unconsumed notification
+// that matches.
+type inbox struct {
+	mu    sync.Mutex
+	items []received
+	first int           // sequence number of items[0]
+	wake  chan struct{} // closed (and replaced) when an item arrives
+}
+
+// received is one message of an inbox.
+type received struct {
+	seq     int
+	method  string
+	params  json.RawMessage
+	token   string // the progressToken of a progress notification
+	request bool   // a request from the server to the client
+	used    bool   // consumed by an await
+}
+
+// maxInbox bounds how many messages a session keeps; the oldest go first.
+const maxInbox = 10000
+
+func newInbox() *inbox { return &inbox{wake: make(chan struct{})} }
+
+// add records a message from the server.
+func (b *inbox) add(method string, params json.RawMessage, request bool) {
+	if b == nil {
+		return
+	}
+	r := received{method: method, params: params, request: request}
+	if method == "notifications/progress" {
+		var p struct {
+			Token json.RawMessage `json:"progressToken"`
+		}
+		if json.Unmarshal(params, &p) == nil {
+			var s string
+			if json.Unmarshal(p.Token, &s) == nil {
+				r.token = s
+			}
+		}
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	r.seq = b.first + len(b.items)
+	b.items = append(b.items, r)
+	if len(b.items) > maxInbox {
+		n := len(b.items) - maxInbox
+		b.items = append(b.items[:0], b.items[n:]...)
+		b.first += n
+	}
+	close(b.wake)
+	b.wake = make(chan struct{})
+}
+
+// addMessage records a raw JSON-RPC message if it is a notification or a
+// request from the server; responses are not its business.
+func (b *inbox) addMessage(msg []byte) {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+	}
+	if b == nil || json.Unmarshal(msg, &m) != nil || m.Method == "" {
+		return
+	}
+	b.add(m.Method, m.Params, len(m.ID) > 0 && !bytes.Equal(m.ID, []byte("null")))
+}
+
+// next is the sequence number the next message will get.
+func (b *inbox) next() int {
+	if b == nil {
+		return 0
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.first + len(b.items)
+}
+
+// between returns the messages numbered from..to-1 still held.
+func (b *inbox) between(from, to int) []received {
+	if b == nil {
+		return nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []received
+	for _, r := range b.items {
+		if r.seq >= from && r.seq < to {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// await returns the first notification not yet consumed that match
+// accepts, waiting for one until ctx ends, and consumes it.
+func (b *inbox) await(ctx context.Context, match func(*received) bool) (received, bool) {
+	if b == nil {
+		<-ctx.Done()
+		return received{}, false
+	}
+	for {
+		b.mu.Lock()
+		for i := range b.items {
+			r := &b.items[i]
+			if !r.used && !r.request && match(r) {
+				r.used = true
+				out := *r
+				b.mu.Unlock()
+				return out, true
+			}
+		}
+		wake := b.wake
+		b.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return received{}, false
+		case <-wake:
+		}
+	}
+}
+
+// notification turns a received message into what checkers see.
+func (r *received) notification() assert.Notification {
+	n := assert.Notification{Method: r.method}
+	if len(r.params) > 0 {
+		n.Params = decodeValue(r.params)
+	}
+	return n
+}
+
+// decodeValue decodes any JSON value keeping numbers exact; nil when it is
+// not JSON.
+func decodeValue(raw []byte) any {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return nil
+	}
+	return v
+}
