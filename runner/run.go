@@ -73,7 +73,22 @@ func runOne(ctx context.Context, suite *config.Suite, opts Options) (*Report, er
 		d:     d,
 		plan:  planSuite(suite),
 	}
+	d.stream = listens(r.plan)
 	return r.run(ctx), nil
+}
+
+// listens reports whether a step waits for what the server sends outside
+// the calls: an await, a subscription.
+func listens(plan []*scenario) bool {
+	for _, sc := range plan {
+		for j := range sc.steps {
+			switch sc.steps[j].call.kind {
+			case config.KindAwait, config.KindSubscribe:
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // resolveCommand maps a program named exactly "mcpcheck" to this binary.

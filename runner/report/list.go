@@ -17,11 +17,12 @@ func List(w io.Writer, r *runner.Report) error {
 		fmt.Fprintf(w, "\nerror %s: %s\n", r.Failure.Stage, r.Failure.Message)
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "\nSCENARIO\tSTEP\tORIGIN\tTOOL\tCASE\tPROPERTY")
+	fmt.Fprintln(tw, "\nSCENARIO\tSTEP\tORIGIN\tCALL\tCASE\tPROPERTY")
 	n := 0
 	for _, sc := range r.Scenarios {
-		for _, st := range sc.Steps {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", sc.Name, st.ID, st.Origin, st.Tool, dash(st.Case), dash(st.Property))
+		for i := range sc.Steps {
+			st := &sc.Steps[i]
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", sc.Name, st.ID, st.Origin, Subject(st), dash(st.Case), dash(st.Property))
 			n++
 		}
 	}

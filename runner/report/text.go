@@ -268,7 +268,7 @@ type columns struct{ id, tool int }
 func columnsOf(sc *runner.ScenarioResult) columns {
 	var c columns
 	for _, st := range sc.Steps {
-		c.id, c.tool = max(c.id, len(st.ID)), max(c.tool, len(st.Tool))
+		c.id, c.tool = max(c.id, len(st.ID)), max(c.tool, len(Subject(&st)))
 	}
 	return c
 }
@@ -291,7 +291,7 @@ func (t *textWriter) step(st *runner.StepResult, cols columns) {
 	default:
 		mark = t.paint(yellow, "skip")
 	}
-	line := fmt.Sprintf("  %s %-*s  %-*s", mark, cols.id, st.ID, cols.tool, st.Tool)
+	line := fmt.Sprintf("  %s %-*s  %-*s", mark, cols.id, st.ID, cols.tool, Subject(st))
 	if st.Origin != "fixture" {
 		line += "  [" + string(st.Origin) + "]"
 	}
@@ -384,4 +384,14 @@ func duration(ms float64) string {
 	default:
 		return fmt.Sprintf("%.2fs", ms/1000)
 	}
+}
+
+// Subject is what a step addressed, as the human reports show it: a tool
+// step's tool, or any other step's kind and target ("resource
+// household://about", "list prompts", "ping").
+func Subject(st *runner.StepResult) string {
+	if st.Kind == config.KindTool || st.Kind == "" {
+		return st.Tool
+	}
+	return strings.TrimSpace(string(st.Kind) + " " + st.Target)
 }
