@@ -132,6 +132,9 @@ func decodeSuite(file string, root *node) (*Suite, map[string]any) {
 	if g := root.value("generate"); g != nil {
 		s.Generate = d.generate(g)
 	}
+	if c := root.value("client"); c != nil {
+		s.Client = d.client(c)
+	}
 	return s, layer
 }
 
@@ -244,6 +247,21 @@ func stepKind(n *node) StepKind {
 		}
 	}
 	return KindTool
+}
+
+func (d *decoder) client(n *node) *Client {
+	c := &Client{Pos: d.pos(n)}
+	for _, r := range n.value("roots").itemsOrNil() {
+		c.Roots = append(c.Roots, Root{URI: strValue(r.value("uri")), Name: strValue(r.value("name"))})
+	}
+	if v := n.value("sampling"); v != nil {
+		c.Sampling = &Sampling{Text: strValue(v.value("text")), Model: strValue(v.value("model")), StopReason: strValue(v.value("stopReason"))}
+	}
+	if v := n.value("elicitation"); v != nil {
+		c.Elicitation = &Elicitation{Action: strValue(v.value("action"))}
+		c.Elicitation.Content, _ = d.value(v.value("content")).(map[string]any)
+	}
+	return c
 }
 
 func (d *decoder) await(n *node) *Await {

@@ -126,6 +126,10 @@ type Suite struct {
 	Concurrency        int // scenarios in flight at once, 1..16
 	Isolation          string
 
+	// Client says what mcpcheck declares and answers when the server asks;
+	// nil declares no capabilities.
+	Client *Client
+
 	Scenarios []Scenario
 
 	// Generate, when set, adds checks generated from the discovered tool
@@ -294,6 +298,30 @@ type Await struct {
 	// TimeoutMs bounds the wait; 0 means the step's time limit.
 	TimeoutMs int
 	Pos       Pos
+}
+
+// Client is the fixture's client block.
+type Client struct {
+	// Roots are declared and returned for roots/list.
+	Roots []Root
+	// Sampling, when set, declares sampling and answers every
+	// sampling/createMessage; Elicitation likewise for elicitation/create.
+	Sampling    *Sampling
+	Elicitation *Elicitation
+	Pos         Pos
+}
+
+// Root is one root the client offers.
+type Root struct{ URI, Name string }
+
+// Sampling is the answer to every sampling/createMessage.
+type Sampling struct{ Text, Model, StopReason string }
+
+// Elicitation is the answer to every elicitation/create: the action
+// (accept, decline, cancel) and, with accept, the form's content.
+type Elicitation struct {
+	Action  string
+	Content map[string]any
 }
 
 // Value is a decoded JSON value from a fixture (see [Step.Arguments] for the

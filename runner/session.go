@@ -117,13 +117,7 @@ func (d *dialer) dial(ctx context.Context) (*session, error) {
 		tt = &tapTransport{inner: p.Transport(), inbox: in}
 		t = tt
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "mcpcheck", Version: Version}, &mcp.ClientOptions{
-		// A test client declares no capabilities: servers must not depend on
-		// roots, sampling or elicitation to answer tool calls, and a server
-		// that asks anyway gets a clean "method not found".
-		Capabilities:   &mcp.ClientCapabilities{},
-		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
-	})
+	client := newClient(d.suite.Client)
 	type result struct {
 		cs  *mcp.ClientSession
 		err error
@@ -176,6 +170,52 @@ func (d *dialer) dial(ctx context.Context) (*session, error) {
 		close(sess.closed)
 	}()
 	return sess, nil
+}
+
+// newClient is the MCP client of a session. It declares what the fixture's
+// client block offers and nothing else: a server must not depend on roots,
+// sampling or elicitation to answer, and a request the fixture did not
+// configure gets a JSON-RPC error from the SDK (never a hang). It never
+// retries a call.
+func newClient(cfg *config.Client) *mcp.Client {
+	caps := &mcp.ClientCapabilities{}
+	opts := &mcp.ClientOptions{
+		Capabilities:   caps,
+		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+	}
+	var roots []*mcp.Root
+	if cfg != nil {
+		if len(cfg.Roots) > 0 {
+			caps.RootsV2 = &mcp.RootCapabilities{}
+			for _, r := range cfg.Roots {
+				roots = append(roots, &mcp.Root{URI: r.URI, Name: r.Name})
+			}
+		}
+		if sm := cfg.Sampling; sm != nil {
+			caps.Sampling = &mcp.SamplingCapabilities{}
+			model, stop := sm.Model, sm.StopReason
+			if model == "" {
+				model = "mcpcheck-sampling"
+			}
+			if stop == "" {
+				stop = "endTurn"
+			}
+			opts.CreateMessageHandler = func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+				return &mcp.CreateMessageResult{Content: &mcp.TextContent{Text: sm.Text}, Model: model, Role: "assistant", StopReason: stop}, nil
+			}
+		}
+		if el := cfg.Elicitation; el != nil {
+			caps.Elicitation = &mcp.ElicitationCapabilities{}
+			opts.ElicitationHandler = func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				return &mcp.ElicitResult{Action: el.Action, Content: el.Content}, nil
+			}
+		}
+	}
+	c := mcp.NewClient(&mcp.Implementation{Name: "mcpcheck", Version: Version}, opts)
+	if len(roots) > 0 {
+		c.AddRoots(roots...)
+	}
+	return c
 }
 
 // finish tells the session's tap connection that a call has returned.
