@@ -49,6 +49,9 @@ func checkTarget(s *Suite, root *node, errs *errList) {
 		return
 	}
 	// A command target.
+	if f := root.get("transport"); f != nil {
+		errs.at(f.keyPos, "transport applies only to an endpoint target; a command target speaks stdio")
+	}
 	env, fromEnv := root.value("env"), root.value("envFromEnv")
 	for _, f := range env.fieldsOrNil() {
 		if msg := checkEnvName(f.key); msg != "" {

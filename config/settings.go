@@ -23,6 +23,7 @@ const (
 	EnvDiscoveryTimeoutMs = "MCPCHECK_DISCOVERY_TIMEOUT_MS"
 	EnvConcurrency        = "MCPCHECK_CONCURRENCY"
 	EnvIsolation          = "MCPCHECK_ISOLATION"
+	EnvTransport          = "MCPCHECK_TRANSPORT"
 )
 
 // MaxTimeoutMs is the largest time limit a fixture, variable or flag may set
@@ -81,6 +82,7 @@ var settings = func() []setting {
 		{key: "discoveryTimeoutMs", env: EnvDiscoveryTimeoutMs, kind: intSetting, isInt: true, check: checkRange(1, MaxTimeoutMs)},
 		{key: "concurrency", env: EnvConcurrency, kind: intSetting, isInt: true, check: checkRange(1, MaxConcurrency)},
 		{key: "isolation", env: EnvIsolation, check: checkIsolation},
+		{key: "transport", env: EnvTransport, check: checkTransport},
 		{key: "generate.includeDestructive", kind: boolSetting},
 		{key: "generate.seed", kind: int64Setting},
 		{key: "generate.concurrency", kind: intSetting, check: checkGenerateConcurrency},
@@ -131,6 +133,13 @@ func checkIsolation(v any) string {
 		return ""
 	}
 	return fmt.Sprintf("must be %s or %s; got %s", IsolationShared, IsolationScenario, quote(v.(string)))
+}
+
+func checkTransport(v any) string {
+	if s := v.(string); s == TransportHTTP || s == TransportSSE {
+		return ""
+	}
+	return fmt.Sprintf("must be %s or %s; got %s", TransportHTTP, TransportSSE, quote(v.(string)))
 }
 
 func checkRange(lo, hi int) func(any) string {
@@ -199,6 +208,7 @@ func layerSettings(s *Suite, file map[string]any, opts LoadOptions, errs *errLis
 	s.DiscoveryTimeoutMs = k.Int("discoveryTimeoutMs")
 	s.Concurrency = k.Int("concurrency")
 	s.Isolation = k.String("isolation")
+	s.Transport = k.String("transport")
 	if g := s.Generate; g != nil {
 		g.IncludeDestructive = k.Bool("generate.includeDestructive")
 		g.Seed = k.Int64("generate.seed")

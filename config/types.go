@@ -68,6 +68,12 @@ var Outcomes = []Outcome{
 	OutcomeSessionLost, OutcomeMalformedResponse,
 }
 
+// HTTP transports of an endpoint target.
+const (
+	TransportHTTP = "http"
+	TransportSSE  = "sse"
+)
+
 // Isolation modes: how scenarios share MCP sessions.
 const (
 	// IsolationShared runs every scenario on one session (the default).
@@ -109,6 +115,10 @@ type Suite struct {
 	EnvFromEnv map[string]string // child variable name → runner variable name
 	Cwd        string            // child working directory, resolved against the fixture's directory
 	Endpoint   string
+	// Transport is how Endpoint is spoken to: TransportHTTP (Streamable
+	// HTTP, also when empty) or TransportSSE (HTTP+SSE, protocol
+	// 2024-11-05).
+	Transport string
 	// HeadersFromEnv maps an HTTP header name to the runner environment
 	// variable holding its value.
 	HeadersFromEnv map[string]string

@@ -17,11 +17,9 @@ import (
 // credentials it carries, somewhere else.
 var errRedirect = errors.New("the server answered with a redirect, which mcpcheck does not follow")
 
-// httpTransport builds the Streamable HTTP transport for endpoint with the
-// suite's credential headers. Messages the server sends outside a call's
-// own stream go to in; the standalone stream that carries them is opened
-// only when the plan listens for them (stream).
-func httpTransport(endpoint string, headers map[string]string, timeout time.Duration, in *inbox, stream bool) mcp.Transport {
+// httpClient is the HTTP client of an endpoint: no ambient proxy, no
+// redirects, the suite's credential headers, taps on the responses.
+func httpClient(headers map[string]string, timeout time.Duration, in *inbox) *http.Client {
 	base := &http.Transport{
 		Proxy:                 nil, // loopback tests and explicit endpoints only; no ambient proxy sees the credentials
 		DialContext:           (&net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}).DialContext,
@@ -31,12 +29,29 @@ func httpTransport(endpoint string, headers map[string]string, timeout time.Dura
 		TLSHandshakeTimeout:   timeout,
 		ResponseHeaderTimeout: 0, // streams may legitimately wait; each call has its own deadline
 	}
-	client := &http.Client{
+	return &http.Client{
 		Transport: &headerRoundTripper{base: base, headers: headers, inbox: in},
 		CheckRedirect: func(*http.Request, []*http.Request) error {
 			return errRedirect
 		},
 	}
+}
+
+// sseTransport builds the legacy HTTP+SSE transport (protocol 2024-11-05)
+// for endpoint, the URL of its event stream. The URL it posts to comes from
+// the server's endpoint event, on the same origin.
+func sseTransport(endpoint string, headers map[string]string, timeout time.Duration, in *inbox) mcp.Transport {
+	// The connection is tapped like a stdio one, so the stream's messages
+	// reach the inbox there, not through the HTTP client.
+	return &mcp.SSEClientTransport{Endpoint: endpoint, HTTPClient: httpClient(headers, timeout, nil)}
+}
+
+// httpTransport builds the Streamable HTTP transport for endpoint with the
+// suite's credential headers. Messages the server sends outside a call's
+// own stream go to in; the standalone stream that carries them is opened
+// only when the plan listens for them (stream).
+func httpTransport(endpoint string, headers map[string]string, timeout time.Duration, in *inbox, stream bool) mcp.Transport {
+	client := httpClient(headers, timeout, in)
 	return &mcp.StreamableClientTransport{
 		Endpoint:   endpoint,
 		HTTPClient: client,

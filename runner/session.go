@@ -20,7 +20,8 @@ type session struct {
 	cs   *mcp.ClientSession
 	proc *process // nil unless stdio
 	init *mcp.InitializeResult
-	taps *tapConn // nil over HTTP
+	taps *tapConn // nil over Streamable HTTP
+	stop func()   // ends the session's own context (see dial)
 	// inbox holds the server's notifications and requests to the client.
 	inbox *inbox
 
@@ -80,6 +81,8 @@ func (d *dialer) target() Target {
 	switch {
 	case d.opts.Dial != nil:
 		return Target{Transport: "memory"}
+	case d.suite.Endpoint != "" && d.suite.Transport == config.TransportSSE:
+		return Target{Transport: "sse", Origin: endpointOrigin(d.suite.Endpoint)}
 	case d.suite.Endpoint != "":
 		return Target{Transport: "http", Origin: endpointOrigin(d.suite.Endpoint)}
 	default:
@@ -97,6 +100,9 @@ func (d *dialer) dial(ctx context.Context) (*session, error) {
 		tt   *tapTransport
 		proc *process
 		in   = newInbox()
+		// stop ends what outlives the handshake (the SSE transport's event
+		// stream is opened by Connect and lives as long as the session).
+		stop = func() {}
 	)
 	switch {
 	case d.opts.Dial != nil:
@@ -105,6 +111,13 @@ func (d *dialer) dial(ctx context.Context) (*session, error) {
 			return nil, fmt.Errorf("connecting: %w", err)
 		}
 		tt = &tapTransport{inner: inner, inbox: in}
+		t = tt
+	case d.suite.Endpoint != "" && d.suite.Transport == config.TransportSSE:
+		// The legacy transport has no session hooks to lose, so its
+		// connection is tapped like a stdio one.
+		var streamCtx context.Context
+		streamCtx, stop = context.WithCancel(context.WithoutCancel(ctx))
+		tt = &tapTransport{inner: &detached{sseTransport(d.suite.Endpoint, d.sec.headers, ms2d(d.suite.InitTimeoutMs), in), streamCtx}, inbox: in}
 		t = tt
 	case d.suite.Endpoint != "":
 		t = httpTransport(d.suite.Endpoint, d.sec.headers, ms2d(d.suite.InitTimeoutMs), in, d.stream)
@@ -136,6 +149,7 @@ func (d *dialer) dial(ctx context.Context) (*session, error) {
 		if proc != nil {
 			proc.Close()
 		}
+		stop()
 		r = <-done
 		if r.err == nil {
 			r.cs.Close()
@@ -143,6 +157,7 @@ func (d *dialer) dial(ctx context.Context) (*session, error) {
 		r.err = ctx.Err()
 	}
 	if r.err != nil {
+		stop()
 		var err error
 		var netErr *net.OpError
 		switch {
@@ -161,7 +176,7 @@ func (d *dialer) dial(ctx context.Context) (*session, error) {
 		}
 		return nil, err
 	}
-	sess := &session{cs: r.cs, proc: proc, init: r.cs.InitializeResult(), inbox: in, closed: make(chan struct{})}
+	sess := &session{cs: r.cs, proc: proc, init: r.cs.InitializeResult(), inbox: in, stop: stop, closed: make(chan struct{})}
 	if tt != nil {
 		sess.taps = tt.conn
 	}
@@ -250,6 +265,20 @@ func (s *session) Close() {
 	if s.proc != nil {
 		s.proc.Close()
 	}
+	if s.stop != nil {
+		s.stop()
+	}
 }
+
+// detached connects its transport with a context of its own instead of the
+// handshake's, which ends when dial returns: a transport whose Connect opens
+// a stream that carries the whole session needs it to live on. The
+// handshake is still bounded by dial's deadline.
+type detached struct {
+	inner mcp.Transport
+	ctx   context.Context
+}
+
+func (d *detached) Connect(context.Context) (mcp.Connection, error) { return d.inner.Connect(d.ctx) }
 
 func ms2d(n int) time.Duration { return time.Duration(n) * time.Millisecond }

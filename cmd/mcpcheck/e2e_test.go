@@ -182,9 +182,13 @@ func TestEveryExampleRuns(t *testing.T) {
 
 // runEverything runs examples/everything.yaml against the pinned
 // server-everything, over stdio (installed in the peers cache) or over HTTP.
-func runEverything(t *testing.T, endpoint string) *runner.Report {
+func runEverything(t *testing.T, endpoint string, flags ...string) *runner.Report {
 	dir := peertest.Dir(t)
-	suite, err := config.Load("../../examples/everything.yaml", config.LoadOptions{Flags: endpointFlag(endpoint)})
+	settings := endpointFlag(endpoint)
+	for i := 0; i+1 < len(flags); i += 2 {
+		settings[flags[i]] = flags[i+1]
+	}
+	suite, err := config.Load("../../examples/everything.yaml", config.LoadOptions{Flags: settings})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,6 +228,16 @@ func TestEverythingHTTP(t *testing.T) {
 	}
 }
 
+// TestEverythingSSE runs the same fixture over the legacy HTTP+SSE
+// transport (server-everything's sse mode), as --sse does.
+func TestEverythingSSE(t *testing.T) {
+	endpoint := peertest.StartEverythingSSE(t, peertest.Dir(t))
+	rep := runEverything(t, endpoint, "transport", config.TransportSSE)
+	if rep.Target.Transport != "sse" {
+		t.Errorf("target = %+v", rep.Target)
+	}
+}
+
 // TestDemoExampleInMemory runs the whole command against the demo server
 // over an in-memory transport (no process, no network).
 func TestDemoExampleInMemory(t *testing.T) {
@@ -259,7 +273,7 @@ func reportJSON(t *testing.T, w *strings.Builder, rep *runner.Report) {
 // endpointFlag is the --url setting, when endpoint is given.
 func endpointFlag(endpoint string) map[string]any {
 	if endpoint == "" {
-		return nil
+		return map[string]any{}
 	}
 	return map[string]any{"endpoint": endpoint}
 }

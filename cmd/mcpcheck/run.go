@@ -46,6 +46,8 @@ Flags for a run:
                       on stderr
   --url URL           run against this Streamable HTTP endpoint instead of
                       the fixture's command or endpoint
+  --sse               speak the legacy HTTP+SSE transport to the endpoint
+                      (--url is then the URL of its event stream)
   --protocol VERSION  protocol version to pin (default: the fixture's, else
                       2025-11-25; also 2026-07-28); give it twice to run
                       the suite under both and list the divergences
@@ -119,6 +121,7 @@ type flags struct {
 // messages about their values.
 var settingFlags = map[string]string{
 	"endpoint":                     "--url",
+	"transport":                    "--sse",
 	"protocolVersion":              "--protocol",
 	"timeoutMs":                    "--timeout",
 	"concurrency":                  "--jobs",
@@ -199,6 +202,13 @@ func parseFlags(args []string) (*flags, error) {
 			return nil, fmt.Errorf("want an integer, got %q", v)
 		}
 		return n, nil
+	})
+	fs.BoolFunc("sse", "", func(v string) error {
+		if b, err := strconv.ParseBool(v); err != nil || !b {
+			return fmt.Errorf("--sse takes no value")
+		}
+		f.settings["transport"] = config.TransportSSE
+		return nil
 	})
 	fs.BoolFunc("include-destructive", "", func(v string) error {
 		b, err := strconv.ParseBool(v)

@@ -128,8 +128,22 @@ func FreePort(t testing.TB) int {
 // the test ends.
 func StartEverythingHTTP(t testing.TB, dir string) string {
 	t.Helper()
+	return startEverything(t, dir, "streamableHttp") + "/mcp"
+}
+
+// StartEverythingSSE is StartEverythingHTTP for the legacy HTTP+SSE
+// transport; it returns the URL of the event stream.
+func StartEverythingSSE(t testing.TB, dir string) string {
+	t.Helper()
+	return startEverything(t, dir, "sse") + "/sse"
+}
+
+// startEverything starts server-everything in mode on a free port and
+// returns its origin once it listens.
+func startEverything(t testing.TB, dir, mode string) string {
+	t.Helper()
 	port := FreePort(t)
-	cmd := exec.Command("node", filepath.Join(dir, Everything), "streamableHttp")
+	cmd := exec.Command("node", filepath.Join(dir, Everything), mode)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port), "GZIP_ALLOWED_DOMAINS=localhost")
 	logs, err := os.Create(filepath.Join(t.TempDir(), "server-everything.log"))
@@ -159,5 +173,5 @@ func StartEverythingHTTP(t testing.TB, dir string) string {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	return "http://" + addr + "/mcp"
+	return "http://" + addr
 }
