@@ -47,6 +47,10 @@ type Result struct {
 	// Arguments are the arguments the call was made with (for checks that
 	// compare the answer with the question).
 	Arguments map[string]any
+	// MIMETypes are the mimeTypes a resource's contents carry, and
+	// DeclaredMIME the one its listing declares ("" when not known).
+	MIMETypes    []string
+	DeclaredMIME string
 	// Absent is the resolved value of expect.absent (its $refs replaced).
 	Absent any
 }

@@ -39,6 +39,14 @@ func (c *Fidelity) Check(r *Result) []Failure {
 	if !r.HasContent && !r.HasStructured {
 		return []Failure{{Kind: c.Kind(), Message: "empty content on success"}}
 	}
+	if r.DeclaredMIME != "" {
+		for _, m := range r.MIMETypes {
+			if m != "" && m != r.DeclaredMIME {
+				return []Failure{{Kind: c.Kind(), Message: fmt.Sprintf("the contents are %s where the listing declares %s", m, r.DeclaredMIME),
+					Expected: r.DeclaredMIME, HasExpected: true, Actual: m, HasActual: true}}
+			}
+		}
+	}
 	if phrase, ok := Refusal(r.Text); ok {
 		return []Failure{{Kind: c.Kind(), Message: fmt.Sprintf("a refusal disguised as success (%q)", phrase)}}
 	}

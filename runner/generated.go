@@ -1,7 +1,10 @@
 package runner
 
 import (
+	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"sort"
 	"strconv"
 
@@ -21,6 +24,7 @@ const (
 	caseValid            = gen.CaseValid
 	caseCreate           = "create"
 	caseRead             = "read"
+	caseGet              = "get"
 	caseDelete           = "delete"
 	caseStaleRead        = "stale-read"
 	caseOrphanRead       = "orphan-read"
@@ -79,7 +83,8 @@ type generator struct {
 	base  int // report index of the first generated scenario
 }
 
-func compileGenerated(suite *config.Suite, tools []tool, input func(string) *schema.Schema, base int) generated {
+func compileGenerated(suite *config.Suite, found *discovered, input func(string) *schema.Schema, base int) generated {
+	tools := found.tools
 	c := &generator{suite: suite, g: suite.Generate, values: gen.NewValues(suite.Generate.Seed), input: input, base: base}
 	g := c.g
 	allowed := map[string]bool{}
@@ -122,6 +127,10 @@ func compileGenerated(suite *config.Suite, tools []tool, input func(string) *sch
 			continue
 		}
 		c.cases(t, cases)
+	}
+	if g.Fidelity {
+		c.reads(found.resources)
+		c.prompts(found.prompts)
 	}
 	if g.Lifecycle || len(g.LifecycleGroups) > 0 {
 		c.lifecycle(targets)
@@ -203,6 +212,82 @@ func (c *generator) validStep(tool string, k gen.Case) step {
 	} else {
 		st.spec.Advisory = true
 	}
+	return st
+}
+
+// reads plans one read of every listed resource, judged for fidelity: a
+// successful read with no contents, or contents of another type than the
+// listing declares, is a failure. Reads change nothing, so they need no
+// allowlist; they run one after another on the shared session.
+func (c *generator) reads(resources []resource) {
+	if len(resources) == 0 {
+		return
+	}
+	list := slices.Clone(resources)
+	slices.SortFunc(list, func(a, b resource) int { return strings.Compare(a.URI, b.URI) })
+	sc := c.scenario("generated: resources")
+	sc.continueOnFailure = true
+	for i, res := range list {
+		st := c.fidelityStep("read-"+strconv.Itoa(i+1), caseRead, &config.Step{Kind: config.KindResource, Resource: res.URI})
+		st.mimeType = res.MIMEType
+		sc.steps = append(sc.steps, st)
+	}
+	c.add(sc)
+}
+
+// prompts plans one prompts/get of every listed prompt whose arguments can
+// be filled: each required argument (and no optional one) gets a realistic
+// value by its name, as a tool's string properties do. Judged for fidelity
+// like a tool's valid call: no messages on success is a failure.
+func (c *generator) prompts(prompts []prompt) {
+	if len(prompts) == 0 {
+		return
+	}
+	list := slices.Clone(prompts)
+	slices.SortFunc(list, func(a, b prompt) int { return strings.Compare(a.Name, b.Name) })
+	sc := c.scenario("generated: prompts")
+	sc.continueOnFailure = true
+	for _, p := range list {
+		args, ok := c.promptArguments(p)
+		if !ok {
+			c.note("prompt %q: its required arguments could not be filled; not called", p.Name)
+			continue
+		}
+		sc.steps = append(sc.steps, c.fidelityStep("get-"+p.Name, caseGet, &config.Step{Kind: config.KindPrompt, Prompt: p.Name, Arguments: args}))
+	}
+	if len(sc.steps) > 0 {
+		c.add(sc)
+	}
+}
+
+// promptArguments fills a prompt's required arguments through the value
+// generator, from a schema that says what a prompt says of them: strings.
+func (c *generator) promptArguments(p prompt) (map[string]any, bool) {
+	props, required := map[string]any{}, []string{}
+	for _, a := range p.Arguments {
+		if a.Required {
+			props[a.Name] = map[string]any{"type": "string", "minLength": 1}
+			required = append(required, a.Name)
+		}
+	}
+	if len(required) == 0 {
+		return map[string]any{}, true
+	}
+	doc, _ := json.Marshal(map[string]any{"type": "object", "properties": props, "required": required, "additionalProperties": false})
+	sch, err := schema.Compile("prompt "+p.Name, "arguments", doc)
+	if err != nil || sch == nil {
+		return nil, false
+	}
+	args, notes := c.values.Valid(p.Name, sch)
+	return args, len(notes) == 0
+}
+
+// fidelityStep plans a generated read judged for fidelity.
+func (c *generator) fidelityStep(id, kind string, spec *config.Step) step {
+	spec.ID, spec.Origin = id, config.OriginFidelity
+	spec.Expect.Fidelity = true
+	st := newStep(spec, c.suite.TimeoutMs)
+	st.caseName, st.score, st.rerun = kind, config.ScoreResponseFidelity, true
 	return st
 }
 

@@ -95,6 +95,9 @@ type step struct {
 	rerun bool
 	// record keeps the decoded result in the step's report for analysis.
 	record bool
+	// mimeType is the type a resource's listing declares, which a
+	// fidelity check holds its contents to.
+	mimeType string
 
 	timeout  time.Duration
 	validate bool // check the arguments against the inputSchema first

@@ -195,7 +195,7 @@ func (r *runState) run(ctx context.Context) *Report {
 	}
 	r.contracts = map[string]*contract{}
 	if r.suite.Generate != nil {
-		g := compileGenerated(r.suite, tools, func(name string) *schema.Schema { return r.contract(name).input }, len(r.plan))
+		g := compileGenerated(r.suite, found, func(name string) *schema.Schema { return r.contract(name).input }, len(r.plan))
 		r.gen = &g
 		r.plan = append(r.plan, g.scenarios...)
 		r.addScenarios(g.scenarios)

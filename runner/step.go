@@ -135,6 +135,12 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 				ar.Structured, ar.HasStructured = sc, true
 			}
 		}
+		if p.call.kind == config.KindResource {
+			ar.DeclaredMIME = p.mimeType
+			for _, c := range gjson.GetBytes(rep.raw, "contents.#.mimeType").Array() {
+				ar.MIMETypes = append(ar.MIMETypes, c.String())
+			}
+		}
 		if p.rawPaths {
 			if sc := gjson.GetBytes(rep.raw, "structuredContent"); sc.Exists() {
 				ar.StructuredRaw = []byte(sc.Raw)
