@@ -1,6 +1,7 @@
 package assert
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"github.com/go-openapi/jsonpointer"
@@ -150,12 +151,64 @@ func NumberEqual(a, b string) bool {
 	return okx && oky && x == y
 }
 
-// normalize rewrites a JSON number literal as sign, significant digits and a
-// decimal exponent ("-12.50e3" → "-125e2"), so two literals are equal by
-// value exactly when their normal forms are equal. It needs no arbitrary-
-// precision arithmetic, so a hostile literal like 1e999999999 costs only its
-// own length.
-func normalize(s string) (string, bool) {
+// NumberCompare orders two JSON number literals by value, exactly (see
+// [NumberEqual]): -1 when a < b, 0 when equal, +1 when a > b. ok is false
+// when either is not a number literal.
+func NumberCompare(a, b string) (c int, ok bool) {
+	if x, err := strconv.ParseInt(a, 10, 64); err == nil {
+		if y, err := strconv.ParseInt(b, 10, 64); err == nil {
+			return cmp.Compare(x, y), true
+		}
+	}
+	x, okx := parseNumber(a)
+	y, oky := parseNumber(b)
+	if !okx || !oky {
+		return 0, false
+	}
+	if x.sign() != y.sign() {
+		return cmp.Compare(x.sign(), y.sign()), true
+	}
+	if x.sign() == 0 {
+		return 0, true
+	}
+	// Same sign: compare magnitudes, first by order (the position of the
+	// leading digit), then digit by digit. Trailing zeros are gone, so a
+	// digit string that is a prefix of the other is the smaller.
+	c = new(big.Int).Add(x.exp, big.NewInt(int64(len(x.digits)))).Cmp(new(big.Int).Add(y.exp, big.NewInt(int64(len(y.digits)))))
+	if c == 0 {
+		c = strings.Compare(x.digits, y.digits)
+	}
+	if x.neg {
+		c = -c
+	}
+	return c, true
+}
+
+// number is a JSON number literal as digits × 10^exp: digits without
+// leading or trailing zeros ("" for zero).
+type number struct {
+	neg    bool
+	digits string
+	exp    *big.Int
+}
+
+func (n number) sign() int {
+	switch {
+	case n.digits == "":
+		return 0
+	case n.neg:
+		return -1
+	}
+	return 1
+}
+
+// integer reports whether the number has no fraction (1.0 and 1e3 have none).
+func (n number) integer() bool { return n.digits == "" || n.exp.Sign() >= 0 }
+
+// parseNumber reads a JSON number literal. It needs no arbitrary-precision
+// arithmetic but on the exponent, so a hostile literal like 1e999999999
+// costs only its own length.
+func parseNumber(s string) (number, bool) {
 	neg := strings.HasPrefix(s, "-")
 	s = strings.TrimPrefix(s, "-")
 	mant, expText := s, "0"
@@ -168,24 +221,33 @@ func normalize(s string) (string, bool) {
 	}
 	digits := intPart + frac
 	if digits == "" || strings.Trim(digits, "0123456789") != "" {
-		return "", false
+		return number{}, false
 	}
 	exp, ok := new(big.Int).SetString(expText, 10)
 	if !ok {
-		return "", false
+		return number{}, false
 	}
 	exp.Sub(exp, big.NewInt(int64(len(frac))))
 	digits = strings.TrimLeft(digits, "0")
 	trimmed := strings.TrimRight(digits, "0")
 	exp.Add(exp, big.NewInt(int64(len(digits)-len(trimmed))))
-	if trimmed == "" {
+	return number{neg: neg, digits: trimmed, exp: exp}, true
+}
+
+// normalize rewrites a JSON number literal as sign, significant digits and a
+// decimal exponent ("-12.50e3" → "-125e2"), so two literals are equal by
+// value exactly when their normal forms are equal.
+func normalize(s string) (string, bool) {
+	n, ok := parseNumber(s)
+	switch {
+	case !ok:
+		return "", false
+	case n.digits == "":
 		return "0", true
+	case n.neg:
+		return "-" + n.digits + "e" + n.exp.String(), true
 	}
-	sign := ""
-	if neg {
-		sign = "-"
-	}
-	return sign + trimmed + "e" + exp.String(), true
+	return n.digits + "e" + n.exp.String(), true
 }
 
 func sortedKeys(m map[string]any) []string {
