@@ -4,30 +4,60 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"github.com/go-openapi/jsonpointer"
 	"math/big"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/go-openapi/jsonpointer"
+
+	"github.com/mcpcheck/mcpcheck/config"
 )
 
 // differ walks expected and actual values side by side and collects
-// mismatches with their JSON Pointer paths.
+// mismatches with their JSON Pointer paths. Matchers (*config.Matcher) in
+// the expected value match instead of comparing.
 type differ struct {
 	kind   string
 	subset bool // object keys of actual beyond expected are allowed
+	limit  int  // at most this many failures; 0 means maxFailures
 	out    []Failure
 }
 
+func (d *differ) full() bool {
+	limit := d.limit
+	if limit == 0 {
+		limit = maxFailures
+	}
+	return len(d.out) >= limit
+}
+
 func (d *differ) add(path, msg string, want any, hasWant bool, got any, hasGot bool) {
-	if len(d.out) >= maxFailures {
+	if d.full() {
 		return
 	}
 	d.out = append(d.out, Failure{Kind: d.kind, Path: path, Message: msg, Expected: want, HasExpected: hasWant, Actual: got, HasActual: hasGot})
 }
 
 func (d *differ) diff(path string, want, got any) {
-	if len(d.out) >= maxFailures {
+	d.compare(path, want, got, true, "")
+}
+
+// compare is diff for a value that may not be there (present false): a
+// key an object lacks, a path that finds nothing, a result without
+// structuredContent. missing says so in a message.
+func (d *differ) compare(path string, want, got any, present bool, missing string) {
+	if d.full() {
+		return
+	}
+	if m, ok := want.(*config.Matcher); ok {
+		if why := d.mismatch(m, got, present, missing); why != "" {
+			d.add(path, m.String()+": "+why, m, true, got, present)
+		}
+		return
+	}
+	if !present {
+		d.add(path, missing, want, true, nil, false)
 		return
 	}
 	wt, gt := TypeName(want), TypeName(got)
@@ -40,12 +70,7 @@ func (d *differ) diff(path string, want, got any) {
 		g := got.(map[string]any)
 		for _, k := range sortedKeys(w) {
 			gv, ok := g[k]
-			p := path + "/" + jsonpointer.Escape(k)
-			if !ok {
-				d.add(p, "missing key", w[k], true, nil, false)
-				continue
-			}
-			d.diff(p, w[k], gv)
+			d.compare(path+"/"+jsonpointer.Escape(k), w[k], gv, ok, "missing key")
 		}
 		if !d.subset {
 			for _, k := range sortedKeys(g) {
@@ -70,8 +95,17 @@ func (d *differ) diff(path string, want, got any) {
 	}
 }
 
+// matches reports whether got (when present) matches want the way d
+// compares: with includes semantics inside an includes, equality
+// elsewhere.
+func (d *differ) matches(want, got any, present bool) bool {
+	sub := differ{kind: d.kind, subset: d.subset, limit: 1}
+	sub.compare("", want, got, present, "missing")
+	return len(sub.out) == 0
+}
+
 // Equal reports whether two generic JSON values are deeply equal, with
-// numbers compared by value.
+// numbers compared by value; matchers in a match instead of comparing.
 func Equal(a, b any) bool {
 	d := differ{}
 	d.diff("", a, b)

@@ -249,7 +249,7 @@ func stepKind(n *node) StepKind {
 func (d *decoder) await(n *node) *Await {
 	a := &Await{Method: strValue(n.value("method")), Pos: d.pos(n)}
 	if p := n.value("params"); p != nil {
-		a.Params = &Value{V: d.value(p), Pos: d.pos(p)}
+		a.Params = &Value{V: d.expected(p), Pos: d.pos(p)}
 	}
 	if v, ok := intValue(n.value("timeoutMs")); ok {
 		a.TimeoutMs = int(v)
@@ -269,18 +269,9 @@ func (d *decoder) expect(n *node, stepPos Pos) Expect {
 		b := v.b
 		e.IsError = &b
 	}
-	if v := n.value("structuredEquals"); v != nil {
-		e.StructuredEquals = &Value{V: d.value(v), Pos: d.pos(v)}
-	}
-	if v := n.value("structuredIncludes"); v != nil {
-		e.StructuredIncludes = &Value{V: d.value(v), Pos: d.pos(v)}
-	}
-	if v := n.value("structuredPaths"); v != nil && v.kind == objectNode {
-		e.StructuredPaths = map[string]*Value{}
-		for _, f := range v.fields {
-			e.StructuredPaths[f.key] = &Value{V: d.value(f.val), Pos: d.pos(f.val)}
-		}
-	}
+	e.StructuredEquals = d.expectedValue(n.value("structuredEquals"))
+	e.StructuredIncludes = d.expectedValue(n.value("structuredIncludes"))
+	e.StructuredPaths = d.paths(n.value("structuredPaths"))
 	// One outcome, or a list of them (then Outcome stays empty).
 	if v := n.value("outcome"); v != nil && v.kind == arrayNode {
 		for _, o := range strList(v) {
@@ -304,6 +295,27 @@ func (d *decoder) expect(n *node, stepPos Pos) Expect {
 		e.MaxDurationMs = int(d)
 	}
 	return e
+}
+
+// expectedValue decodes an expected value (matchers allowed), or nil when
+// n is absent.
+func (d *decoder) expectedValue(n *node) *Value {
+	if n == nil {
+		return nil
+	}
+	return &Value{V: d.expected(n), Pos: d.pos(n)}
+}
+
+// paths decodes gjson paths with their expected values.
+func (d *decoder) paths(n *node) map[string]*Value {
+	if n == nil || n.kind != objectNode {
+		return nil
+	}
+	out := make(map[string]*Value, len(n.fields))
+	for _, f := range n.fields {
+		out[f.key] = &Value{V: d.expected(f.val), Pos: d.pos(f.val)}
+	}
+	return out
 }
 
 func (n *node) itemsOrNil() []*node {
