@@ -272,6 +272,26 @@ func (d *decoder) expect(n *node, stepPos Pos) Expect {
 	e.StructuredEquals = d.expectedValue(n.value("structuredEquals"))
 	e.StructuredIncludes = d.expectedValue(n.value("structuredIncludes"))
 	e.StructuredPaths = d.paths(n.value("structuredPaths"))
+	if v := n.value("structuredSchema"); v != nil {
+		e.StructuredSchema = d.schema(v)
+	}
+	if v := n.value("text"); v != nil {
+		e.Text = d.text(v)
+	}
+	if v := n.value("textJSON"); v != nil {
+		e.TextJSON = d.jsonExpect(v)
+	}
+	if v := n.value("result"); v != nil {
+		e.Result = d.jsonExpect(v)
+	}
+	for _, it := range n.value("notifications").itemsOrNil() {
+		e.Notifications = append(e.Notifications, NotificationExpect{
+			Method: strValue(it.value("method")),
+			Params: d.expectedValue(it.value("params")),
+			Count:  d.expectedValue(it.value("count")),
+			Pos:    d.pos(it),
+		})
+	}
 	// One outcome, or a list of them (then Outcome stays empty).
 	if v := n.value("outcome"); v != nil && v.kind == arrayNode {
 		for _, o := range strList(v) {
@@ -316,6 +336,48 @@ func (d *decoder) paths(n *node) map[string]*Value {
 		out[f.key] = &Value{V: d.expected(f.val), Pos: d.pos(f.val)}
 	}
 	return out
+}
+
+// text decodes expect.text: a string is the text it equals.
+func (d *decoder) text(n *node) *TextExpect {
+	t := &TextExpect{Pos: d.pos(n)}
+	if n.kind == stringNode {
+		s := n.str
+		t.Equals = &s
+		return t
+	}
+	if v := n.value("equals"); v != nil {
+		s := v.str
+		t.Equals = &s
+	}
+	t.Contains = strOrList(n.value("contains"))
+	t.NotContains = strOrList(n.value("notContains"))
+	if v := n.value("matches"); v != nil {
+		t.Matches = compileRE2(v.str)
+	}
+	return t
+}
+
+// strOrList reads a string or a list of strings.
+func strOrList(n *node) []string {
+	if n != nil && n.kind == stringNode {
+		return []string{n.str}
+	}
+	return strList(n)
+}
+
+// jsonExpect decodes expect.result and expect.textJSON.
+func (d *decoder) jsonExpect(n *node) *JSONExpect {
+	j := &JSONExpect{
+		Equals:   d.expectedValue(n.value("equals")),
+		Includes: d.expectedValue(n.value("includes")),
+		Paths:    d.paths(n.value("paths")),
+		Pos:      d.pos(n),
+	}
+	if v := n.value("schema"); v != nil {
+		j.Schema = d.schema(v)
+	}
+	return j
 }
 
 func (n *node) itemsOrNil() []*node {

@@ -7,6 +7,103 @@ import (
 	"testing"
 )
 
+// TestLoadMatchers: matchers are decoded once, into *Matcher values with
+// their regular expressions compiled, inside the expected values where
+// they were written; $$ keys lose a $; $ref stays data.
+func TestLoadMatchers(t *testing.T) {
+	const file = "testdata/valid/matchers.yaml"
+	s, err := Load(file, noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := s.Scenarios[0].Steps
+	inc, ok := steps[0].Expect.StructuredIncludes.V.(map[string]any)
+	if !ok {
+		t.Fatalf("structuredIncludes decoded as %T", steps[0].Expect.StructuredIncludes.V)
+	}
+	matcher := func(key string, op MatcherOp) *Matcher {
+		t.Helper()
+		m, ok := inc[key].(*Matcher)
+		if !ok || m.Op != op {
+			t.Fatalf("%s = %#v, want a %s matcher", key, inc[key], op)
+		}
+		return m
+	}
+	if m := matcher("revision", MatchGTE); m.Bound != "0" {
+		t.Errorf("revision bound %q", m.Bound)
+	}
+	contains := matcher("tasks", MatchContains)
+	inner, _ := contains.Contains.(map[string]any)
+	if re, ok := inner["id"].(*Matcher); !ok || re.Op != MatchRegexp || !re.Pattern.MatchString("task-12") || re.Pattern.MatchString("task-x") {
+		t.Errorf("$contains operand %#v", contains.Contains)
+	}
+	matcher("owner", MatchAbsent)
+	if m := matcher("name", MatchOneOf); len(m.OneOf) != 2 || m.OneOf[1] != nil {
+		t.Errorf("$oneOf %#v", m.OneOf)
+	} else if typ, ok := m.OneOf[0].(*Matcher); !ok || typ.Type != TypeString {
+		t.Errorf("$oneOf[0] %#v", m.OneOf[0])
+	}
+	if m := matcher("tags", MatchLen); !isMatcher(m.Len, MatchLTE) {
+		t.Errorf("$len operand %#v", m.Len)
+	}
+	if inc["$ref"] != "literal key $ref" || inc["$$money"] != "literal key $$money" {
+		t.Errorf("$$ keys: %#v", inc)
+	}
+	if link, _ := inc["link"].(map[string]any); link["$ref"] != "not#/resolved" {
+		t.Errorf("a $ref marker in an expectation is data: %#v", inc["link"])
+	}
+	if doc, _ := inc["doc"].(map[string]any); len(doc) != 2 || doc["$id"] != "x" {
+		t.Errorf("$ keys beside others are data: %#v", inc["doc"])
+	}
+	paths := steps[0].Expect.StructuredPaths
+	if !isMatcher(paths["tasks.#"].V, MatchGT) || paths["tasks.#"].V.(*Matcher).Bound != "9007199254740992" || !isMatcher(paths["tasks.0.id"].V, MatchAny) {
+		t.Errorf("structuredPaths %#v", paths)
+	}
+
+	// Written the same, a matcher is decoded once, like any value.
+	again := steps[1].Expect.StructuredIncludes.V.(map[string]any)
+	if again["revision"] != inc["revision"] {
+		t.Errorf("equal matchers are not shared")
+	}
+
+	e := steps[0].Expect
+	if sch := e.StructuredSchema; sch == nil || sch.Validate(map[string]any{"revision": json.Number("1")}) != nil || sch.Validate(map[string]any{"revision": json.Number("-1")}) == nil {
+		t.Errorf("structuredSchema does not validate: %#v", sch)
+	}
+	if sch := e.StructuredSchema; sch.Validate(map[string]any{"revision": json.Number("1"), "$ref": json.Number("2")}) == nil {
+		t.Errorf("an inline schema's $ref property is the schema's own, not a marker")
+	}
+	if tx := e.Text; tx == nil || !slices.Equal(tx.Contains, []string{"task-1", "task-2"}) || !slices.Equal(tx.NotContains, []string{"error"}) || tx.Matches == nil || !tx.Matches.MatchString("x\nHousehold") || tx.Equals != nil {
+		t.Errorf("text %#v", e.Text)
+	}
+	if j := e.TextJSON; j == nil || j.Includes == nil || j.Equals != nil || len(j.Paths) != 1 || j.Schema != nil {
+		t.Errorf("textJSON %#v", e.TextJSON)
+	}
+	if r := e.Result; r == nil || r.Includes == nil || r.Paths["content.0.type"].V != "text" || r.Schema == nil || r.Schema.Validate(map[string]any{}) == nil {
+		t.Errorf("result %#v", e.Result)
+	}
+
+	tidy := steps[2].Expect
+	if tidy.Text == nil || tidy.Text.Equals == nil || *tidy.Text.Equals != "Tidied." {
+		t.Errorf("text: STRING is equals: %#v", tidy.Text)
+	}
+	ns := tidy.Notifications
+	if len(ns) != 3 || ns[0].Method != "notifications/progress" || ns[0].Count.V != json.Number("3") || !isMatcher(ns[1].Count.V, MatchLTE) || ns[1].Params != nil || ns[2].Count.V != json.Number("0") {
+		t.Fatalf("notifications %#v", ns)
+	}
+	if p, _ := ns[0].Params.V.(map[string]any); !isMatcher(p["progress"], MatchGT) || p["total"] != json.Number("3") {
+		t.Errorf("notification params %#v", ns[0].Params.V)
+	}
+	if ns[0].Pos.Line != 48 || ns[0].Params.Pos.Line != 49 {
+		t.Errorf("notification positions %v %v", ns[0].Pos, ns[0].Params.Pos)
+	}
+
+	await := s.Scenarios[1].Steps[4].Await
+	if p, _ := await.Params.V.(map[string]any); !isMatcher(p["uri"], MatchRegexp) || !isMatcher(p["$meta"], MatchAny) {
+		t.Errorf("await params %#v", await.Params.V)
+	}
+}
+
 func isMatcher(v any, op MatcherOp) bool {
 	m, ok := v.(*Matcher)
 	return ok && m.Op == op
