@@ -2,8 +2,10 @@ package config
 
 import (
 	"encoding/json"
+	"errors"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -167,5 +169,150 @@ func TestMatcherVocabularies(t *testing.T) {
 	}
 	if !slices.Equal(refused, stringsOf(MatcherOps)) {
 		t.Errorf("schema refuses beside other keys %q, Go matchers %q", refused, MatcherOps)
+	}
+}
+
+// expectedPlaces are the places of a fixture where an expected value is
+// written; FuzzExpected puts its value in one of them (%s), in YAML or in
+// JSON.
+var expectedPlaces = []struct{ yaml, json string }{
+	{`{tool: t, expect: {structuredIncludes: %s}}`, `{"tool": "t", "expect": {"structuredIncludes": %s}}`},
+	{`{tool: t, expect: {structuredEquals: {a: [%s]}}}`, `{"tool": "t", "expect": {"structuredEquals": {"a": [%s]}}}`},
+	{`{tool: t, expect: {structuredPaths: {"a.#": %s}}}`, `{"tool": "t", "expect": {"structuredPaths": {"a.#": %s}}}`},
+	{`{tool: t, expect: {result: {includes: %s, paths: {x: %s}}}}`, `{"tool": "t", "expect": {"result": {"includes": %s, "paths": {"x": %s}}}}`},
+	{`{tool: t, expect: {textJSON: {equals: {$len: %s}}}}`, `{"tool": "t", "expect": {"textJSON": {"equals": {"$len": %s}}}}`},
+	{`{tool: t, expect: {notifications: [{method: m, params: %s, count: %s}]}}`, `{"tool": "t", "expect": {"notifications": [{"method": "m", "params": %s, "count": %s}]}}`},
+	{`{await: {method: m, params: {p: %s}}}`, `{"await": {"method": "m", "params": {"p": %s}}}`},
+	{`{tool: t, expect: {text: %s, structuredSchema: %s}}`, `{"tool": "t", "expect": {"text": %s, "structuredSchema": %s}}`},
+}
+
+// FuzzExpected feeds arbitrary expected values to the loader in every
+// place one is written. Whatever the value, Parse must not panic, every
+// problem must have a position, and a fixture that loads must hold only
+// well-formed matchers.
+func FuzzExpected(f *testing.F) {
+	for _, v := range []string{
+		`{$match: "^a"}`, `{"$type": "integer"}`, `{$gt: 9007199254740993}`, `{$len: {$gte: 1}}`,
+		`{$contains: {id: {$oneOf: [1, {$absent: true}]}}}`, `{$any: true}`, `{$$ref: x, $ref: y}`,
+		`{$tpye: x}`, `{$match: "("}`, `{$gte: 1, $lte: 2}`, `{$len: -1}`, `{"$": 1}`, `[{$oneOf: []}]`,
+		`{type: object, properties: {a: {$ref: "#/x"}}}`, `3`, `"s"`, `null`, `{}`, `{$len: {$len: {$len: 0}}}`,
+	} {
+		for mode := range 2 * len(expectedPlaces) {
+			f.Add(v, uint8(mode))
+		}
+	}
+	f.Fuzz(func(t *testing.T, value string, mode uint8) {
+		place := expectedPlaces[int(mode/2)%len(expectedPlaces)]
+		name, doc := "fuzz.yaml", "name: n\ncommand: [srv]\nallowTools: [t]\nscenarios:\n  - name: s\n    steps:\n      - "+place.yaml+"\n"
+		if mode%2 == 1 {
+			name, doc = "fuzz.json", `{"name": "n", "command": ["srv"], "allowTools": ["t"], "scenarios": [{"name": "s", "steps": [`+place.json+`]}]}`
+		}
+		doc = strings.ReplaceAll(doc, "%s", value)
+		s, err := Parse(name, []byte(doc), noEnv)
+		if err != nil {
+			var es Errors
+			if !errors.As(err, &es) || len(es) == 0 {
+				t.Fatalf("error is not a list of problems: %v", err)
+			}
+			for _, e := range es {
+				checkPositioned(t, name, e.Error())
+			}
+			return
+		}
+		st := s.Scenarios[0].Steps[0]
+		walk := func(v *Value) {
+			if v != nil {
+				checkMatchers(t, v.V)
+			}
+		}
+		e := st.Expect
+		walk(e.StructuredIncludes)
+		walk(e.StructuredEquals)
+		for _, v := range e.StructuredPaths {
+			walk(v)
+		}
+		for _, j := range []*JSONExpect{e.Result, e.TextJSON} {
+			if j != nil {
+				walk(j.Equals)
+				walk(j.Includes)
+				for _, v := range j.Paths {
+					walk(v)
+				}
+			}
+		}
+		for _, n := range e.Notifications {
+			walk(n.Params)
+			walk(n.Count)
+			if n.Count != nil {
+				if c, ok := n.Count.V.(json.Number); ok && !strings.HasPrefix(string(c), "-") {
+					continue
+				}
+				if _, ok := n.Count.V.(*Matcher); !ok {
+					t.Fatalf("count %#v is neither a non-negative number nor a matcher", n.Count.V)
+				}
+			}
+		}
+		if st.Await != nil {
+			walk(st.Await.Params)
+		}
+		for _, sch := range []*JSONSchema{e.StructuredSchema} {
+			if sch != nil && (sch.compiled == nil || sch.compiled.err != nil) {
+				t.Fatalf("a schema that does not compile loaded: %v", sch.compiled)
+			}
+		}
+		if e.Text != nil && e.Text.Matches == matchNothing {
+			t.Fatalf("text.matches that does not compile loaded")
+		}
+	})
+}
+
+// checkMatchers asserts that every matcher in v is well formed.
+func checkMatchers(t *testing.T, v any) {
+	t.Helper()
+	switch x := v.(type) {
+	case map[string]any:
+		for _, e := range x {
+			checkMatchers(t, e)
+		}
+	case []any:
+		for _, e := range x {
+			checkMatchers(t, e)
+		}
+	case *Matcher:
+		switch x.Op {
+		case MatchRegexp:
+			if x.Pattern == nil || x.Pattern == matchNothing {
+				t.Fatalf("$match without a compiled pattern loaded")
+			}
+		case MatchType:
+			if !slices.Contains(JSONTypes, x.Type) {
+				t.Fatalf("$type %q loaded", x.Type)
+			}
+		case MatchGT, MatchGTE, MatchLT, MatchLTE:
+			if !jsonNumber.MatchString(string(x.Bound)) {
+				t.Fatalf("%s bound %q loaded", x.Op, x.Bound)
+			}
+		case MatchLen:
+			switch l := x.Len.(type) {
+			case json.Number:
+				if n, ok := intValue(&node{kind: numberNode, str: string(l)}); !ok || n < 0 {
+					t.Fatalf("$len %q loaded", l)
+				}
+			case *Matcher:
+				checkMatchers(t, l)
+			default:
+				t.Fatalf("$len %#v loaded", x.Len)
+			}
+		case MatchContains:
+			checkMatchers(t, x.Contains)
+		case MatchOneOf:
+			if len(x.OneOf) == 0 {
+				t.Fatalf("empty $oneOf loaded")
+			}
+			checkMatchers(t, x.OneOf)
+		case MatchAny, MatchAbsent:
+		default:
+			t.Fatalf("matcher %q loaded", x.Op)
+		}
 	}
 }
