@@ -251,7 +251,10 @@ var ScoreNames = []ScoreName{
 }
 
 // Expect is what must hold of a step's answer. Zero value: the call returns a
-// result with isError false.
+// result with isError false. Its expected values (the Value.V of the
+// structured checks, of TextJSON, Result and Notifications) are decoded
+// JSON in which matchers stand as *Matcher values (see [Matcher]); like
+// every decoded value they are read-only and may be shared between steps.
 type Expect struct {
 	// IsError, when set, demands a result whose isError equals it.
 	IsError *bool
@@ -299,10 +302,6 @@ type Expect struct {
 	// Pos of the expect block (of the step when it has none).
 	Pos Pos
 }
-
-// The expected values of the expectations below (Value.V) are decoded
-// JSON in which matchers stand as *Matcher values (see [Matcher]); they are
-// read-only and may be shared between steps.
 
 // TextExpect is what must hold of a text; every check that is set must.
 // A fixture's `text: STRING` sets Equals only.
