@@ -24,6 +24,10 @@ type Result struct {
 	// ping and setLogLevel, and {method, params} of the notification an
 	// await step received. Nil when no result arrived.
 	Whole any
+	// WholeRaw is the whole result as the server sent it, when known:
+	// result.paths runs its gjson queries on it (on Whole marshalled to
+	// JSON when it is nil).
+	WholeRaw []byte
 	// IsError is the result's isError flag.
 	IsError bool
 	// Structured is the decoded structuredContent (generic JSON with
@@ -66,8 +70,10 @@ type Notification struct {
 type Failure struct {
 	// Kind is the expectation kind (the fixture key), e.g. "structuredEquals".
 	Kind string
-	// Path is an RFC 6901 JSON Pointer into structuredContent ("" is the whole
-	// value); empty for kinds that are not about structured content.
+	// Path is an RFC 6901 JSON Pointer into the value the kind checks
+	// (structuredContent, the whole result, the text parsed as JSON; "" is
+	// the whole value), or for path queries the gjson path as written,
+	// then a pointer below it; empty for kinds that are not about a value.
 	Path string
 	// Message says what is wrong without showing any result value, so it is
 	// safe for the JSON report.
@@ -107,6 +113,11 @@ var Kinds = []Kind{
 	{"structuredEquals", buildEquals},
 	{"structuredIncludes", buildIncludes},
 	{"structuredPaths", buildPaths},
+	{"structuredSchema", buildStructuredSchema},
+	{"text", buildText},
+	{"textJSON", buildTextJSON},
+	{"result", buildResult},
+	{"notifications", buildNotifications},
 	{"maxDurationMs", buildMaxDuration},
 	{"fidelity", buildFidelity},
 	{"absent", buildAbsent},

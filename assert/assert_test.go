@@ -48,6 +48,40 @@ func TestNumberEqual(t *testing.T) {
 	}
 }
 
+func TestNumberCompare(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want int
+	}{
+		{"1", "2", -1},
+		{"2", "1", 1},
+		{"1", "1.0", 0},
+		{"-1", "1", -1},
+		{"-2", "-1", -1},
+		{"0", "-0", 0},
+		{"0", "0.0001", -1},
+		{"-0.0001", "0", -1},
+		{"9007199254740993", "9007199254740992", 1},
+		{"9007199254740993", "9007199254740993.0", 0},
+		{"0.12", "0.123", -1},
+		{"0.13", "0.123", 1},
+		{"1e400", "1e399", 1},
+		{"-1e400", "-1e399", -1},
+		{"1e999999999", "1e999999998", 1},
+		{"123e-2", "1.23", 0},
+		{"99", "100", -1},
+	}
+	for _, tt := range tests {
+		got, ok := NumberCompare(tt.a, tt.b)
+		if !ok || got != tt.want {
+			t.Errorf("NumberCompare(%s, %s) = %d, %v; want %d", tt.a, tt.b, got, ok, tt.want)
+		}
+	}
+	if _, ok := NumberCompare("x", "1"); ok {
+		t.Errorf("NumberCompare accepted a non-number")
+	}
+}
+
 func TestStructured(t *testing.T) {
 	tests := []struct {
 		name     string

@@ -1,32 +1,63 @@
 package assert
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
-	"github.com/go-openapi/jsonpointer"
 	"math/big"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/go-openapi/jsonpointer"
+
+	"github.com/mcpcheck/mcpcheck/config"
 )
 
 // differ walks expected and actual values side by side and collects
-// mismatches with their JSON Pointer paths.
+// mismatches with their JSON Pointer paths. Matchers (*config.Matcher) in
+// the expected value match instead of comparing.
 type differ struct {
 	kind   string
 	subset bool // object keys of actual beyond expected are allowed
+	limit  int  // at most this many failures; 0 means maxFailures
 	out    []Failure
 }
 
+func (d *differ) full() bool {
+	limit := d.limit
+	if limit == 0 {
+		limit = maxFailures
+	}
+	return len(d.out) >= limit
+}
+
 func (d *differ) add(path, msg string, want any, hasWant bool, got any, hasGot bool) {
-	if len(d.out) >= maxFailures {
+	if d.full() {
 		return
 	}
 	d.out = append(d.out, Failure{Kind: d.kind, Path: path, Message: msg, Expected: want, HasExpected: hasWant, Actual: got, HasActual: hasGot})
 }
 
 func (d *differ) diff(path string, want, got any) {
-	if len(d.out) >= maxFailures {
+	d.compare(path, want, got, true, "")
+}
+
+// compare is diff for a value that may not be there (present false): a
+// key an object lacks, a path that finds nothing, a result without
+// structuredContent. missing says so in a message.
+func (d *differ) compare(path string, want, got any, present bool, missing string) {
+	if d.full() {
+		return
+	}
+	if m, ok := want.(*config.Matcher); ok {
+		if why := d.mismatch(m, got, present, missing); why != "" {
+			d.add(path, m.String()+": "+why, m, true, got, present)
+		}
+		return
+	}
+	if !present {
+		d.add(path, missing, want, true, nil, false)
 		return
 	}
 	wt, gt := TypeName(want), TypeName(got)
@@ -39,12 +70,7 @@ func (d *differ) diff(path string, want, got any) {
 		g := got.(map[string]any)
 		for _, k := range sortedKeys(w) {
 			gv, ok := g[k]
-			p := path + "/" + jsonpointer.Escape(k)
-			if !ok {
-				d.add(p, "missing key", w[k], true, nil, false)
-				continue
-			}
-			d.diff(p, w[k], gv)
+			d.compare(path+"/"+jsonpointer.Escape(k), w[k], gv, ok, "missing key")
 		}
 		if !d.subset {
 			for _, k := range sortedKeys(g) {
@@ -69,8 +95,17 @@ func (d *differ) diff(path string, want, got any) {
 	}
 }
 
+// matches reports whether got (when present) matches want the way d
+// compares: with includes semantics inside an includes, equality
+// elsewhere.
+func (d *differ) matches(want, got any, present bool) bool {
+	sub := differ{kind: d.kind, subset: d.subset, limit: 1}
+	sub.compare("", want, got, present, "missing")
+	return len(sub.out) == 0
+}
+
 // Equal reports whether two generic JSON values are deeply equal, with
-// numbers compared by value.
+// numbers compared by value; matchers in a match instead of comparing.
 func Equal(a, b any) bool {
 	d := differ{}
 	d.diff("", a, b)
@@ -150,12 +185,64 @@ func NumberEqual(a, b string) bool {
 	return okx && oky && x == y
 }
 
-// normalize rewrites a JSON number literal as sign, significant digits and a
-// decimal exponent ("-12.50e3" → "-125e2"), so two literals are equal by
-// value exactly when their normal forms are equal. It needs no arbitrary-
-// precision arithmetic, so a hostile literal like 1e999999999 costs only its
-// own length.
-func normalize(s string) (string, bool) {
+// NumberCompare orders two JSON number literals by value, exactly (see
+// [NumberEqual]): -1 when a < b, 0 when equal, +1 when a > b. ok is false
+// when either is not a number literal.
+func NumberCompare(a, b string) (c int, ok bool) {
+	if x, err := strconv.ParseInt(a, 10, 64); err == nil {
+		if y, err := strconv.ParseInt(b, 10, 64); err == nil {
+			return cmp.Compare(x, y), true
+		}
+	}
+	x, okx := parseNumber(a)
+	y, oky := parseNumber(b)
+	if !okx || !oky {
+		return 0, false
+	}
+	if x.sign() != y.sign() {
+		return cmp.Compare(x.sign(), y.sign()), true
+	}
+	if x.sign() == 0 {
+		return 0, true
+	}
+	// Same sign: compare magnitudes, first by order (the position of the
+	// leading digit), then digit by digit. Trailing zeros are gone, so a
+	// digit string that is a prefix of the other is the smaller.
+	c = new(big.Int).Add(x.exp, big.NewInt(int64(len(x.digits)))).Cmp(new(big.Int).Add(y.exp, big.NewInt(int64(len(y.digits)))))
+	if c == 0 {
+		c = strings.Compare(x.digits, y.digits)
+	}
+	if x.neg {
+		c = -c
+	}
+	return c, true
+}
+
+// number is a JSON number literal as digits × 10^exp: digits without
+// leading or trailing zeros ("" for zero).
+type number struct {
+	neg    bool
+	digits string
+	exp    *big.Int
+}
+
+func (n number) sign() int {
+	switch {
+	case n.digits == "":
+		return 0
+	case n.neg:
+		return -1
+	}
+	return 1
+}
+
+// integer reports whether the number has no fraction (1.0 and 1e3 have none).
+func (n number) integer() bool { return n.digits == "" || n.exp.Sign() >= 0 }
+
+// parseNumber reads a JSON number literal. It needs no arbitrary-precision
+// arithmetic but on the exponent, so a hostile literal like 1e999999999
+// costs only its own length.
+func parseNumber(s string) (number, bool) {
 	neg := strings.HasPrefix(s, "-")
 	s = strings.TrimPrefix(s, "-")
 	mant, expText := s, "0"
@@ -168,24 +255,33 @@ func normalize(s string) (string, bool) {
 	}
 	digits := intPart + frac
 	if digits == "" || strings.Trim(digits, "0123456789") != "" {
-		return "", false
+		return number{}, false
 	}
 	exp, ok := new(big.Int).SetString(expText, 10)
 	if !ok {
-		return "", false
+		return number{}, false
 	}
 	exp.Sub(exp, big.NewInt(int64(len(frac))))
 	digits = strings.TrimLeft(digits, "0")
 	trimmed := strings.TrimRight(digits, "0")
 	exp.Add(exp, big.NewInt(int64(len(digits)-len(trimmed))))
-	if trimmed == "" {
+	return number{neg: neg, digits: trimmed, exp: exp}, true
+}
+
+// normalize rewrites a JSON number literal as sign, significant digits and a
+// decimal exponent ("-12.50e3" → "-125e2"), so two literals are equal by
+// value exactly when their normal forms are equal.
+func normalize(s string) (string, bool) {
+	n, ok := parseNumber(s)
+	switch {
+	case !ok:
+		return "", false
+	case n.digits == "":
 		return "0", true
+	case n.neg:
+		return "-" + n.digits + "e" + n.exp.String(), true
 	}
-	sign := ""
-	if neg {
-		sign = "-"
-	}
-	return sign + trimmed + "e" + exp.String(), true
+	return n.digits + "e" + n.exp.String(), true
 }
 
 func sortedKeys(m map[string]any) []string {

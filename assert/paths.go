@@ -24,13 +24,8 @@ func buildPaths(e *config.Expect) Checker {
 	if len(e.StructuredPaths) == 0 {
 		return nil
 	}
-	c := &StructuredPaths{Want: map[string]any{}}
-	for p, v := range e.StructuredPaths {
-		c.Paths = append(c.Paths, p)
-		c.Want[p] = v.V
-	}
-	sort.Strings(c.Paths)
-	return c
+	paths, want := sortedPaths(e.StructuredPaths)
+	return &StructuredPaths{Paths: paths, Want: want}
 }
 
 // Kind implements [Checker].
@@ -42,32 +37,50 @@ func (c *StructuredPaths) Check(r *Result) []Failure {
 		return nil
 	}
 	if !r.HasStructured {
-		return []Failure{{Kind: c.Kind(), Message: "the result has no structuredContent"}}
+		return []Failure{{Kind: c.Kind(), Message: noStructured}}
 	}
 	raw := r.StructuredRaw
 	if raw == nil {
 		raw, _ = json.Marshal(r.Structured)
 	}
+	return checkPaths(c.Kind(), c.Paths, c.Want, raw)
+}
+
+// sortedPaths splits gjson paths with their expected values into the
+// sorted paths (for a deterministic report) and the values.
+func sortedPaths(m map[string]*config.Value) ([]string, map[string]any) {
+	paths := make([]string, 0, len(m))
+	want := make(map[string]any, len(m))
+	for p, v := range m {
+		paths = append(paths, p)
+		want[p] = v.V
+	}
+	sort.Strings(paths)
+	return paths, want
+}
+
+// checkPaths queries raw, which is JSON text, with each path and compares
+// what it finds with its value, like structuredEquals (matchers allowed;
+// {"$absent": true} demands that a path finds nothing). A failure's path
+// is the gjson path, then a JSON Pointer below the value it found.
+func checkPaths(kind string, paths []string, want map[string]any, raw []byte) []Failure {
 	var out []Failure
-	for _, p := range c.Paths {
-		want := c.Want[p]
-		res := gjson.GetBytes(raw, p)
-		if !res.Exists() {
-			out = append(out, Failure{Kind: c.Kind(), Path: p, Message: "nothing at this path", Expected: want, HasExpected: true})
-			continue
-		}
-		dec := json.NewDecoder(bytes.NewReader([]byte(res.Raw)))
-		dec.UseNumber()
+	for _, path := range paths {
+		res := gjson.GetBytes(raw, path)
 		var got any
-		if err := dec.Decode(&got); err != nil {
-			// gjson results that are not JSON text (a modifier's output, say)
-			// compare as strings.
-			got = res.String()
+		if res.Exists() {
+			dec := json.NewDecoder(bytes.NewReader([]byte(res.Raw)))
+			dec.UseNumber()
+			if err := dec.Decode(&got); err != nil {
+				// gjson results that are not JSON text (a modifier's output,
+				// say) compare as strings.
+				got = res.String()
+			}
 		}
-		d := differ{kind: c.Kind()}
-		d.diff("", want, got)
+		d := differ{kind: kind}
+		d.compare("", want[path], got, res.Exists(), "nothing at this path")
 		for _, f := range d.out {
-			f.Path = p + pointerSuffix(f.Path)
+			f.Path = path + pointerSuffix(f.Path)
 			out = append(out, f)
 		}
 	}

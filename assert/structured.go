@@ -8,6 +8,10 @@ import (
 // that differs everywhere says so in the first few paths.
 const maxFailures = 20
 
+// noStructured is the failure of a check of structuredContent that is not
+// there.
+const noStructured = "the result has no structuredContent"
+
 // StructuredEquals demands deep equality with structuredContent: exact object
 // keys, array order and length, numbers by value.
 type StructuredEquals struct{ Want any }
@@ -52,10 +56,7 @@ func checkStructured(kind string, want any, r *Result, subset bool) []Failure {
 		// No result arrived; the outcome check already reports why.
 		return nil
 	}
-	if !r.HasStructured {
-		return []Failure{{Kind: kind, Message: "the result has no structuredContent", Expected: want, HasExpected: true}}
-	}
 	d := differ{kind: kind, subset: subset}
-	d.diff("", want, r.Structured)
+	d.compare("", want, r.Structured, r.HasStructured, noStructured)
 	return d.out
 }

@@ -396,10 +396,16 @@ func (rc *refCheck) check(val *node, segs []pathSeg) {
 // structuredContent) arrived.
 var resultOutcomes = []Outcome{OutcomeOK, OutcomeToolError, OutcomeOutputInvalid}
 
+// needResult are the expectations that read a result, and so cannot hold
+// in an outcome without one. (notifications can: a server may notify
+// before it times out.)
+var needResult = []string{"isError", "structuredEquals", "structuredIncludes", "structuredPaths", "structuredSchema", "text", "textJSON", "result"}
+
 // checkExpect refuses expectations that contradict each other and so could
-// never pass. path gives the expect block's path, formatted only for a
-// message.
+// never pass, and inline schemas that do not compile. path gives the expect
+// block's path, formatted only for a message.
 func checkExpect(e *Expect, n *node, path func() string, errs *errList) {
+	checkSchemas(e, path, errs)
 	if len(e.OutcomeAny) > 0 {
 		checkExpectAny(e, n, path, errs)
 		return
@@ -413,7 +419,7 @@ func checkExpect(e *Expect, n *node, path func() string, errs *errList) {
 		}
 	}
 	if e.Outcome != "" && !slices.Contains(resultOutcomes, e.Outcome) {
-		for _, key := range []string{"isError", "structuredEquals", "structuredIncludes", "structuredPaths"} {
+		for _, key := range needResult {
 			if n.get(key) != nil {
 				errs.at(keyPos(key), "%s.%s needs a result, and outcome %s has none", path(), key, e.Outcome)
 			}
@@ -450,7 +456,7 @@ func checkExpectAny(e *Expect, n *node, path func() string, errs *errList) {
 		}
 	}
 	if len(withResult) == 0 {
-		for _, key := range []string{"isError", "structuredEquals", "structuredIncludes", "structuredPaths"} {
+		for _, key := range needResult {
 			if n.get(key) != nil {
 				errs.at(keyPos(key), "%s.%s needs a result, and no outcome in %s has one", path(), key, list)
 			}
@@ -464,5 +470,19 @@ func checkExpectAny(e *Expect, n *node, path func() string, errs *errList) {
 		case !*e.IsError && withResult[0] == "tool_error":
 			errs.at(keyPos("isError"), "%s.isError: false contradicts outcome %s: tool_error is its only outcome with a result", path(), list)
 		}
+	}
+}
+
+// checkSchemas reports the inline schemas of e that do not compile (they
+// were compiled as they were decoded, see [decoder.schema]).
+func checkSchemas(e *Expect, path func() string, errs *errList) {
+	report := func(key string, s *JSONSchema) {
+		if s != nil && s.compiled != nil && s.compiled.err != nil {
+			errs.add(s.Pos, "%s.%s: %s", path(), key, schemaError(s.compiled.err))
+		}
+	}
+	report("structuredSchema", e.StructuredSchema)
+	if e.Result != nil {
+		report("result.schema", e.Result.Schema)
 	}
 }

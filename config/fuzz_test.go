@@ -112,7 +112,7 @@ func checkInvariants(t *testing.T, s *Suite) {
 				t.Fatalf("scenario %q: step id %q empty or repeated", sc.Name, st.ID)
 			}
 			ids[st.ID] = j
-			if !slices.Contains(s.AllowTools, st.Tool) {
+			if st.Kind == KindTool && !slices.Contains(s.AllowTools, st.Tool) {
 				t.Fatalf("step tool %q not allowed", st.Tool)
 			}
 			if st.Origin != OriginFixture || st.Pos.Line < 1 {

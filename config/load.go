@@ -267,7 +267,7 @@ func (d *decoder) client(n *node) *Client {
 func (d *decoder) await(n *node) *Await {
 	a := &Await{Method: strValue(n.value("method")), Pos: d.pos(n)}
 	if p := n.value("params"); p != nil {
-		a.Params = &Value{V: d.value(p), Pos: d.pos(p)}
+		a.Params = &Value{V: d.expected(p), Pos: d.pos(p)}
 	}
 	if v, ok := intValue(n.value("timeoutMs")); ok {
 		a.TimeoutMs = int(v)
@@ -287,17 +287,28 @@ func (d *decoder) expect(n *node, stepPos Pos) Expect {
 		b := v.b
 		e.IsError = &b
 	}
-	if v := n.value("structuredEquals"); v != nil {
-		e.StructuredEquals = &Value{V: d.value(v), Pos: d.pos(v)}
+	e.StructuredEquals = d.expectedValue(n.value("structuredEquals"))
+	e.StructuredIncludes = d.expectedValue(n.value("structuredIncludes"))
+	e.StructuredPaths = d.paths(n.value("structuredPaths"))
+	if v := n.value("structuredSchema"); v != nil {
+		e.StructuredSchema = d.schema(v)
 	}
-	if v := n.value("structuredIncludes"); v != nil {
-		e.StructuredIncludes = &Value{V: d.value(v), Pos: d.pos(v)}
+	if v := n.value("text"); v != nil {
+		e.Text = d.text(v)
 	}
-	if v := n.value("structuredPaths"); v != nil && v.kind == objectNode {
-		e.StructuredPaths = map[string]*Value{}
-		for _, f := range v.fields {
-			e.StructuredPaths[f.key] = &Value{V: d.value(f.val), Pos: d.pos(f.val)}
-		}
+	if v := n.value("textJSON"); v != nil {
+		e.TextJSON = d.jsonExpect(v)
+	}
+	if v := n.value("result"); v != nil {
+		e.Result = d.jsonExpect(v)
+	}
+	for _, it := range n.value("notifications").itemsOrNil() {
+		e.Notifications = append(e.Notifications, NotificationExpect{
+			Method: strValue(it.value("method")),
+			Params: d.expectedValue(it.value("params")),
+			Count:  d.expectedValue(it.value("count")),
+			Pos:    d.pos(it),
+		})
 	}
 	// One outcome, or a list of them (then Outcome stays empty).
 	if v := n.value("outcome"); v != nil && v.kind == arrayNode {
@@ -322,6 +333,69 @@ func (d *decoder) expect(n *node, stepPos Pos) Expect {
 		e.MaxDurationMs = int(d)
 	}
 	return e
+}
+
+// expectedValue decodes an expected value (matchers allowed), or nil when
+// n is absent.
+func (d *decoder) expectedValue(n *node) *Value {
+	if n == nil {
+		return nil
+	}
+	return &Value{V: d.expected(n), Pos: d.pos(n)}
+}
+
+// paths decodes gjson paths with their expected values.
+func (d *decoder) paths(n *node) map[string]*Value {
+	if n == nil || n.kind != objectNode {
+		return nil
+	}
+	out := make(map[string]*Value, len(n.fields))
+	for _, f := range n.fields {
+		out[f.key] = &Value{V: d.expected(f.val), Pos: d.pos(f.val)}
+	}
+	return out
+}
+
+// text decodes expect.text: a string is the text it equals.
+func (d *decoder) text(n *node) *TextExpect {
+	t := &TextExpect{Pos: d.pos(n)}
+	if n.kind == stringNode {
+		s := n.str
+		t.Equals = &s
+		return t
+	}
+	if v := n.value("equals"); v != nil {
+		s := v.str
+		t.Equals = &s
+	}
+	t.Contains = strOrList(n.value("contains"))
+	t.NotContains = strOrList(n.value("notContains"))
+	if v := n.value("matches"); v != nil {
+		t.Matches = compileRE2(v.str)
+	}
+	return t
+}
+
+// strOrList reads a string or a list of strings.
+func strOrList(n *node) []string {
+	if n != nil && n.kind == stringNode {
+		return []string{n.str}
+	}
+	return strList(n)
+}
+
+// jsonExpect decodes expect.result and expect.textJSON.
+func (d *decoder) jsonExpect(n *node) *JSONExpect {
+	j := &JSONExpect{
+		Equals:   d.expectedValue(n.value("equals")),
+		Includes: d.expectedValue(n.value("includes")),
+		Paths:    d.paths(n.value("paths")),
+		Pos:      d.pos(n),
+	}
+	if v := n.value("schema"); v != nil {
+		j.Schema = d.schema(v)
+	}
+	return j
 }
 
 func (n *node) itemsOrNil() []*node {

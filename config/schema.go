@@ -2,6 +2,7 @@ package config
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -37,6 +38,10 @@ func compiledSchema() (*jsonschema.Schema, *node, error) {
 		c.DefaultDraft(jsonschema.Draft2020)
 		// Nothing is ever fetched, from the network or from disk.
 		c.UseLoader(jsonschema.SchemeURLLoader{})
+		// Formats are rules of the fixture format: "regex" (Go's RE2, the
+		// engine the validator uses by default) refuses a regular
+		// expression that $match or text.matches could not compile.
+		c.AssertFormat()
 		if err := c.AddResource(schemas.FixtureURL, doc); err != nil {
 			fixtureSchema.err = fmt.Errorf("fixture schema: %w", err)
 			return
@@ -153,16 +158,26 @@ func schemaProblem(root, tree *node, ve *jsonschema.ValidationError, errs *errLi
 	switch k := ve.ErrorKind.(type) {
 	case *kind.AdditionalProperties:
 		allowed := allowedKeys(schemaAt(tree, ve.SchemaURL))
+		matcher := strings.HasSuffix(ve.SchemaURL, matcherDef)
 		for _, p := range k.Properties {
 			pos := n.pos
 			if f := n.get(p); f != nil {
 				pos = f.keyPos
 			}
 			msg := prefix(path) + "unknown key " + quote(p)
+			switch {
+			case matcher && strings.HasPrefix(p, "$"):
+				msg = prefix(path) + "unknown matcher " + quote(p)
+			case matcher:
+				msg = prefix(path) + quote(p) + " is not a matcher"
+			}
 			if s := suggest(p, allowed); s != "" {
 				msg += "; did you mean " + quote(s) + "?"
 			}
-			if len(allowed) > 0 {
+			switch {
+			case matcher:
+				msg += " (matchers: " + strings.Join(allowed, ", ") + "; write $$ for a literal $ at the start of a key)"
+			case len(allowed) > 0:
 				msg += " (allowed: " + strings.Join(allowed, ", ") + ")"
 			}
 			errs.at(pos, "%s", msg)
@@ -175,6 +190,10 @@ func schemaProblem(root, tree *node, ve *jsonschema.ValidationError, errs *errLi
 		want := make([]string, len(k.Want))
 		for i, w := range k.Want {
 			want[i] = article(w)
+			// Where an object must be a matcher ($len, a count), say so.
+			if w == "object" && strValue(schemaAt(tree, ve.SchemaURL).value("then").value("$ref")) == "#"+matcherDef {
+				want[i] = "a matcher"
+			}
 		}
 		errs.at(n.pos, "%s must be %s, got %s", label(path), strings.Join(want, " or "), describe(n))
 	case *kind.Enum:
@@ -223,17 +242,74 @@ func schemaProblem(root, tree *node, ve *jsonschema.ValidationError, errs *errLi
 			pos = n.items[j].pos
 		}
 		errs.at(pos, "%s: %s is listed twice (also %s)", indexPath(path, j), shortValue(n, j), indexPath(path, i))
+	case *kind.MinProperties:
+		switch {
+		case strings.HasSuffix(ve.SchemaURL, matcherDef):
+			errs.at(n.pos, "%s must be a matcher, an object with one of the keys %s; got {}", label(path), strings.Join(allowedKeys(schemaAt(tree, ve.SchemaURL)), ", "))
+		case k.Want == 1:
+			errs.at(n.pos, "%s must not be empty", label(path))
+		default:
+			errs.at(n.pos, "%s must have at least %d keys, got %d", label(path), k.Want, k.Got)
+		}
 	case *kind.MaxProperties:
+		if strings.HasSuffix(ve.SchemaURL, matcherDef) {
+			errs.at(n.pos, "%s: a matcher is an object with exactly one key, got %d (matchers do not combine)", label(path), k.Got)
+			break
+		}
 		if k.Want == 0 {
 			errs.at(n.pos, "%s takes no keys: write {}", label(path))
 		} else {
 			errs.at(n.pos, "%s must have at most %d keys, got %d", label(path), k.Want, k.Got)
 		}
 	case *kind.FalseSchema:
+		_, frag, _ := strings.Cut(ve.SchemaURL, "#")
+		if op, ok := strings.CutPrefix(frag, "/$defs/expected/else/properties/"); ok && len(ve.InstanceLocation) > 0 {
+			// A matcher's key beside others: refused, not taken as data,
+			// so that {$gte: 1, $lte: 5} never silently means a literal.
+			obj, objPath := locate(root, ve.InstanceLocation[:len(ve.InstanceLocation)-1])
+			pos := n.pos
+			if f := obj.get(op); f != nil {
+				pos = f.keyPos
+			}
+			errs.at(pos, "%s%s is a matcher, and a matcher must be the only key of its object (matchers do not combine); write $%s for a literal key %s", prefix(objPath), op, op, op)
+			break
+		}
 		errs.at(n.pos, "%s is not allowed here", label(path))
+	case *kind.Not:
+		if strings.HasSuffix(ve.SchemaURL, "#/$defs/jsonPaths") {
+			pos := n.pos
+			if f := n.get(""); f != nil {
+				pos = f.keyPos
+			}
+			errs.at(pos, "%s: a gjson path must not be empty", label(path))
+			break
+		}
+		errs.at(n.pos, "%s fails the schema's %q rule", label(path), "not")
+	case *kind.Const:
+		errs.at(n.pos, "%s must be %s, got %s", label(path), jsonText(k.Want), describe(n))
+	case *kind.Format:
+		if k.Want == "regex" {
+			msg := strings.TrimPrefix(fmt.Sprint(k.Err), "error parsing regexp: ")
+			errs.at(n.pos, "%s %s is not an RE2 regular expression: %s", label(path), quote(n.str), msg)
+			break
+		}
+		errs.at(n.pos, "%s %s is not a valid %s", label(path), quote(n.str), k.Want)
 	default:
 		errs.at(n.pos, "%s fails the schema's %q rule", label(path), strings.Join(ve.ErrorKind.KeywordPath(), "/"))
 	}
+}
+
+// matcherDef is where the fixture schema defines a matcher.
+const matcherDef = "/$defs/matcher"
+
+// jsonText renders a schema value (from the fixture schema, not the
+// fixture) as JSON.
+func jsonText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
 }
 
 func shortValue(arr *node, i int) string {

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"regexp"
 )
 
 // Pos is a place in a fixture file. Line and Col are 1-based; a zero Line
@@ -264,7 +265,10 @@ var ScoreNames = []ScoreName{
 }
 
 // Expect is what must hold of a step's answer. Zero value: the call returns a
-// result with isError false.
+// result with isError false. Its expected values (the Value.V of the
+// structured checks, of TextJSON, Result and Notifications) are decoded
+// JSON in which matchers stand as *Matcher values (see [Matcher]); like
+// every decoded value they are read-only and may be shared between steps.
 type Expect struct {
 	// IsError, when set, demands a result whose isError equals it.
 	IsError *bool
@@ -275,6 +279,21 @@ type Expect struct {
 	// StructuredPaths maps gjson paths into structuredContent to the value
 	// each must find (compared like StructuredEquals).
 	StructuredPaths map[string]*Value
+	// StructuredSchema demands that structuredContent is valid against an
+	// inline JSON Schema.
+	StructuredSchema *JSONSchema
+	// Text demands things of the answer's text (tool, prompt and resource
+	// steps).
+	Text *TextExpect
+	// TextJSON parses the answer's text as JSON and demands things of the
+	// value (tool, prompt and resource steps). Text is never parsed unless
+	// this asks for it.
+	TextJSON *JSONExpect
+	// Result demands things of the whole JSON-RPC result.
+	Result *JSONExpect
+	// Notifications are notifications the server must have sent while the
+	// step was in flight, each with how many must match.
+	Notifications []NotificationExpect
 	// Outcome demands an outcome class; "" means "ok", or "tool_error" when
 	// IsError is true.
 	Outcome Outcome
@@ -296,6 +315,49 @@ type Expect struct {
 	MaxDurationMs int
 	// Pos of the expect block (of the step when it has none).
 	Pos Pos
+}
+
+// TextExpect is what must hold of a text; every check that is set must.
+// A fixture's `text: STRING` sets Equals only.
+type TextExpect struct {
+	// Equals, when set, is the whole text.
+	Equals *string
+	// Contains are strings the text must contain, NotContains strings it
+	// must not.
+	Contains, NotContains []string
+	// Matches, when set, must match somewhere in the text (RE2).
+	Matches *regexp.Regexp
+	Pos     Pos
+}
+
+// JSONExpect is what must hold of a JSON value: the whole result
+// (expect.result) or the text parsed as JSON (expect.textJSON). Every check
+// that is set must hold.
+type JSONExpect struct {
+	// Equals demands deep equality, like structuredEquals.
+	Equals *Value
+	// Includes demands a recursive object subset, like structuredIncludes.
+	Includes *Value
+	// Paths maps gjson paths to the value each must find, like
+	// structuredPaths.
+	Paths map[string]*Value
+	// Schema demands validity against an inline JSON Schema (the result
+	// only).
+	Schema *JSONSchema
+	Pos    Pos
+}
+
+// NotificationExpect demands notifications with a method (and params) sent
+// while the step was in flight.
+type NotificationExpect struct {
+	Method string
+	// Params, when set, must be included in a notification's params for it
+	// to count (recursive object subset; matchers allowed).
+	Params *Value
+	// Count is how many must match: a json.Number (exactly that many) or a
+	// *Matcher. Nil means at least one.
+	Count *Value
+	Pos   Pos
 }
 
 // Await is the notification an await step waits for.
