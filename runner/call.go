@@ -118,7 +118,16 @@ func (c *call) do(ctx context.Context, sess *session, params json.RawMessage, to
 			return nil, err
 		}
 		if c.kind == config.KindSubscribe {
-			err = cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri})
+			from := sess.inbox.next()
+			if err = cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err == nil && newProtocol(sess) {
+				// Under 2026-07-28 Subscribe opens a listen stream and returns
+				// at once; the subscription holds once the server says so.
+				if _, ok := sess.inbox.await(ctx, func(m *received) bool {
+					return m.seq >= from && m.method == "notifications/subscriptions/acknowledged"
+				}); !ok {
+					return nil, ctx.Err()
+				}
+			}
 		} else {
 			err = cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri})
 		}
@@ -128,6 +137,12 @@ func (c *call) do(ctx context.Context, sess *session, params json.RawMessage, to
 		return &reply{raw: raw(struct{}{})}, nil
 	}
 	return nil, fmt.Errorf("a %s step makes no call", c.kind)
+}
+
+// newProtocol reports whether the session speaks 2026-07-28, where
+// subscriptions are listen streams.
+func newProtocol(sess *session) bool {
+	return sess.init != nil && sess.init.ProtocolVersion == config.ProtocolVersion2026
 }
 
 // errBadParams is a step's parameters that cannot be sent as its method

@@ -85,8 +85,11 @@ func (rt *headerRoundTripper) RoundTrip(req *http.Request) (*http.Response, erro
 	resp, err := rt.base.RoundTrip(req)
 	if err == nil {
 		tapResponse(req, resp)
-		if req.Method == http.MethodGet && resp.Body != nil && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-			resp.Body = &streamFeed{ReadCloser: resp.Body, inbox: rt.inbox}
+		if req.Method == http.MethodGet {
+			if resp.Body != nil && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+				resp.Body = &streamFeed{ReadCloser: resp.Body, inbox: rt.inbox}
+			}
+			rt.inbox.answered()
 		}
 	}
 	return resp, err

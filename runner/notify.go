@@ -24,6 +24,11 @@ type inbox struct {
 	items []received
 	first int           // sequence number of items[0]
 	wake  chan struct{} // closed (and replaced) when an item arrives
+
+	// streamAnswered is closed when the server first answered the HTTP
+	// standalone stream's GET (opened, or refused).
+	streamAnswered chan struct{}
+	streamOnce     sync.Once
 }
 
 // received is one message of an inbox.
@@ -39,7 +44,14 @@ type received struct {
 // maxInbox bounds how many messages a session keeps; the oldest go first.
 const maxInbox = 10000
 
-func newInbox() *inbox { return &inbox{wake: make(chan struct{})} }
+func newInbox() *inbox { return &inbox{wake: make(chan struct{}), streamAnswered: make(chan struct{})} }
+
+// answered records that the standalone stream's GET was answered.
+func (b *inbox) answered() {
+	if b != nil {
+		b.streamOnce.Do(func() { close(b.streamAnswered) })
+	}
+}
 
 // add records a message from the server.
 func (b *inbox) add(method string, params json.RawMessage, request bool) {

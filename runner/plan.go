@@ -262,8 +262,9 @@ func finish(sc *scenario) {
 		st := &sc.steps[j]
 		e := &st.spec.Expect
 		st.keep = referenced[st.spec.ID] || st.capture != ""
-		st.text = e.Fidelity || e.Absent != nil || st.capture != ""
+		st.text = e.Fidelity || e.Absent != nil || st.capture != "" || e.Text != nil || e.TextJSON != nil
 		st.rawPaths = len(e.StructuredPaths) > 0
+		st.whole = e.Result != nil
 	}
 }
 

@@ -177,6 +177,15 @@ func (d *dialer) dial(ctx context.Context) (*session, error) {
 		return nil, err
 	}
 	sess := &session{cs: r.cs, proc: proc, init: r.cs.InitializeResult(), inbox: in, stop: stop, closed: make(chan struct{})}
+	if d.stream && d.opts.Dial == nil && d.suite.Endpoint != "" && d.suite.Transport != config.TransportSSE {
+		// The SDK opens the standalone stream after the handshake, in the
+		// background; a notification sent before it is open is lost, so
+		// the session is ready when the server has answered its GET.
+		select {
+		case <-in.streamAnswered:
+		case <-ctx.Done():
+		}
+	}
 	if tt != nil {
 		sess.taps = tt.conn
 	}

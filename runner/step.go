@@ -129,7 +129,7 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 		if p.keep || p.record || p.whole || validateOut || p.call.kind != config.KindTool || hasStructured(rep.raw) {
 			decoded = decodeResult(rep.raw)
 			if decoded != nil {
-				ar.Whole = decoded
+				ar.Whole, ar.WholeRaw = decoded, rep.raw
 			}
 			if sc, ok := decoded["structuredContent"]; ok && p.call.kind == config.KindTool {
 				ar.Structured, ar.HasStructured = sc, true
