@@ -223,13 +223,18 @@ func (r *runState) runAllAtOnce(ctx context.Context, sc *scenario, shared *link)
 		l = &link{}
 		defer l.close(r)
 	}
-	var wg sync.WaitGroup
+	// Every step first gets its session (over stdio with isolation: step,
+	// a server process each, which take different times to start); then
+	// all calls are released together, so they really overlap.
+	var wg, ready sync.WaitGroup
+	start := make(chan struct{})
 	for j := range sc.steps {
 		p := &sc.steps[j]
 		if !r.protocolApplies(p.spec.Protocols) {
 			steps[j].Reason = r.protocolReason("step", p.spec.Protocols)
 			continue
 		}
+		ready.Add(1)
 		wg.Go(func() {
 			stepLink := l
 			if sc.isolation == config.IsolationStep {
@@ -237,6 +242,8 @@ func (r *runState) runAllAtOnce(ctx context.Context, sc *scenario, shared *link)
 				defer stepLink.close(r)
 			}
 			sess, err := r.session(ctx, stepLink, true)
+			ready.Done()
+			<-start
 			if err != nil {
 				if ctx.Err() != nil {
 					steps[j].Reason = reasonInterrupted
@@ -249,6 +256,8 @@ func (r *runState) runAllAtOnce(ctx context.Context, sc *scenario, shared *link)
 			steps[j] = r.runStep(ctx, sess, sc, j, map[string]any{})
 		})
 	}
+	ready.Wait()
+	close(start)
 	wg.Wait()
 	if identicalCalls(sc.steps) {
 		// Identical calls are interchangeable: which of them won a race is
