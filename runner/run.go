@@ -73,7 +73,9 @@ func runOne(ctx context.Context, suite *config.Suite, opts Options) (*Report, er
 		d:     d,
 		plan:  planSuite(suite),
 	}
-	d.stream = listens(r.plan)
+	// A server may ask the client (roots, sampling, elicitation) outside any
+	// call, on the standalone stream, too.
+	d.stream = listens(r.plan) || suite.Client != nil
 	return r.run(ctx), nil
 }
 

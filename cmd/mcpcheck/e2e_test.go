@@ -169,6 +169,7 @@ func TestDemoOverHTTP(t *testing.T) {
 // run by some test here.
 func TestEveryExampleRuns(t *testing.T) {
 	covered := map[string]bool{"demo.yaml": true, "demo-http.yaml": true, "everything.yaml": true,
+		"whole-server.yaml": true, "client.yaml": true, // TestWholeServer, TestClientBlock
 		"memory.yaml":  true,                           // TestMemoryLifecycle
 		"defects.yaml": true,                           // TestDefectsReceipts
 		"faults.yaml":  true, "faults-http.yaml": true} // TestFaultReceipts
@@ -276,4 +277,66 @@ func endpointFlag(endpoint string) map[string]any {
 		return map[string]any{}
 	}
 	return map[string]any{"endpoint": endpoint}
+}
+
+// TestWholeServer runs examples/whole-server.yaml, every step kind, against
+// the demo over stdio and over Streamable HTTP, under both protocol
+// versions over stdio.
+func TestWholeServer(t *testing.T) {
+	srv := httptest.NewServer(demo.Handler(demo.Options{}))
+	defer srv.Close()
+	for _, args := range [][]string{
+		{},
+		{"--protocol", "2026-07-28"},
+		{"--url", srv.URL + "/mcp"},
+	} {
+		r := runCmd(t, append([]string{"--config", "../../examples/whole-server.yaml", "--json", "-"}, args...)...)
+		if r.code != 0 {
+			t.Fatalf("%v: exit %d\n%s", args, r.code, r.stderr)
+		}
+		m := validReport(t, r.stdout)
+		kinds := map[string]bool{}
+		for _, sc := range m["scenarios"].([]any) {
+			for _, st := range sc.(map[string]any)["steps"].([]any) {
+				kinds[st.(map[string]any)["kind"].(string)] = true
+			}
+		}
+		for _, k := range config.StepKinds {
+			if k != config.KindUnsubscribe && !kinds[string(k)] {
+				t.Errorf("%v: no %s step ran", args, k)
+			}
+		}
+	}
+}
+
+// TestClientBlock runs examples/client.yaml against server-everything over
+// stdio and HTTP: the roots, sampling and elicitation answers reach the
+// server, and each step reports what the server asked.
+func TestClientBlock(t *testing.T) {
+	dir := peertest.Dir(t)
+	for _, endpoint := range []string{"", peertest.StartEverythingHTTP(t, dir)} {
+		suite, err := config.Load("../../examples/client.yaml", config.LoadOptions{Flags: endpointFlag(endpoint)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		suite.Cwd = dir
+		rep, err := runner.Run(context.Background(), suite, runner.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		report.Text(&b, rep, report.TextOptions{})
+		if !rep.Passed {
+			t.Fatalf("client.yaml failed over %q:\n%s", endpoint, b.String())
+		}
+		for i, want := range []string{"roots/list", "sampling/createMessage", "elicitation/create"} {
+			st := rep.Scenarios[i].Steps[0]
+			if len(st.ServerRequests) != 1 || st.ServerRequests[0].Method != want || st.ServerRequests[0].Count != 1 {
+				t.Errorf("%s: server requests %+v, want one %s", st.ID, st.ServerRequests, want)
+			}
+		}
+		if !strings.Contains(b.String(), "the server asked the client: sampling/createMessage ×1") {
+			t.Errorf("the human report does not say what the server asked:\n%s", b.String())
+		}
+	}
 }

@@ -313,6 +313,13 @@ func (t *textWriter) step(st *runner.StepResult, cols columns) {
 	for _, n := range st.Notes {
 		t.printf("       note: %s\n", n)
 	}
+	if len(st.ServerRequests) > 0 {
+		var asked []string
+		for _, q := range st.ServerRequests {
+			asked = append(asked, fmt.Sprintf("%s ×%d", q.Method, q.Count))
+		}
+		t.printf("       the server asked the client: %s\n", strings.Join(asked, ", "))
+	}
 }
 
 func outcomeText(st *runner.StepResult) string {
