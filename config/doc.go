@@ -31,7 +31,8 @@
 // ([encoding/json.Number]), so 9007199254740993 keeps its last digit. Tool
 // arguments and expected values are data, decoded as written and never
 // through koanf's dotted paths, so keys with dots, slashes or capitals arrive
-// untouched. The other rules sit where they are enforced: the YAML reader's
+// untouched; in expected values an object whose only key is a matcher
+// ($match, $type, $gte, ...) is decoded once into a [Matcher]. The other rules sit where they are enforced: the YAML reader's
 // refusals in yaml.go, the limits in node.go, the checks beyond the schema in
 // check.go and generate.go, the settings in settings.go.
 //
