@@ -12,8 +12,10 @@ type Result struct {
 	Kind config.StepKind
 	// Outcome is the call's outcome class.
 	Outcome config.Outcome
-	// ErrorCode is the JSON-RPC error code when Outcome is protocol_error.
+	// ErrorCode is the JSON-RPC error code when Outcome is protocol_error,
+	// and ErrorText its message.
 	ErrorCode *int64
+	ErrorText string
 	// HasResult reports whether a result arrived (for a tool step the
 	// outcomes ok, tool_error and output_invalid; for the other kinds ok).
 	HasResult bool

@@ -238,7 +238,7 @@ func TestFidelity(t *testing.T) {
 		{"empty", Result{Outcome: config.OutcomeOK, Arguments: args}, "fail: empty content on success"},
 		{"output invalid", Result{Outcome: config.OutcomeOutputInvalid, HasStructured: true}, "fail: structuredContent breaks the tool's own outputSchema"},
 		{"echo mismatch", Result{Outcome: config.OutcomeOK, HasContent: true, Text: "Sunny, 25 degrees.", Arguments: args}, "note: the answer mentions none of the input strings (echo mismatch; worth a look, not scored)"},
-		{"honest tool error", Result{Outcome: config.OutcomeToolError, HasContent: true, Text: "I'm sorry, but I can't find that city."}, "note: the call with realistic arguments got tool_error; possibly a synthetic-input false positive, not a confirmed bug"},
+		{"honest tool error", Result{Outcome: config.OutcomeToolError, HasContent: true, Text: "I'm sorry, but I can't find that city."}, "note: the call with realistic arguments got tool_error; possibly a synthetic-input false positive, not a confirmed bug; the server said: \"I'm sorry, but I can't find that city.\""},
 		{"crash", Result{Outcome: config.OutcomeTransportClosed}, "note: the call with realistic arguments ended in transport_closed"},
 	}
 	for _, tt := range tests {

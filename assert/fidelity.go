@@ -2,6 +2,7 @@ package assert
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/mcpcheck/mcpcheck/config"
 )
@@ -22,6 +23,9 @@ func buildFidelity(e *config.Expect) Checker {
 	return &Fidelity{}
 }
 
+// maxSaid bounds how much of a refusal's own words a note repeats.
+const maxSaid = 200
+
 // Kind implements [Checker].
 func (c *Fidelity) Kind() string { return "fidelity" }
 
@@ -32,7 +36,18 @@ func (c *Fidelity) Check(r *Result) []Failure {
 	case config.OutcomeOutputInvalid:
 		return []Failure{{Kind: c.Kind(), Message: "structuredContent breaks the tool's own outputSchema"}}
 	case config.OutcomeToolError, config.OutcomeProtocolError:
-		return []Failure{{Kind: c.Kind(), Note: true, Message: fmt.Sprintf("the call with realistic arguments got %s; possibly a synthetic-input false positive, not a confirmed bug", r.Outcome)}}
+		msg := fmt.Sprintf("the call with realistic arguments got %s; possibly a synthetic-input false positive, not a confirmed bug", r.Outcome)
+		said := r.Text
+		if r.Outcome == config.OutcomeProtocolError {
+			said = r.ErrorText
+		}
+		if said = strings.TrimSpace(said); said != "" {
+			if n := []rune(said); len(n) > maxSaid {
+				said = string(n[:maxSaid]) + "…"
+			}
+			msg += fmt.Sprintf("; the server said: %q", said)
+		}
+		return []Failure{{Kind: c.Kind(), Note: true, Message: msg}}
 	default:
 		return []Failure{{Kind: c.Kind(), Note: true, Message: fmt.Sprintf("the call with realistic arguments ended in %s", r.Outcome)}}
 	}

@@ -250,17 +250,18 @@ type ScoreName string
 
 // The scores, in the order the fixture schema's failUnder lists them.
 const (
-	ScoreCrashResilience  ScoreName = "crashResilience"
-	ScoreResponseFidelity ScoreName = "responseFidelity"
-	ScoreLatency          ScoreName = "latency"
-	ScoreResponseSize     ScoreName = "responseSize"
-	ScoreConcurrency      ScoreName = "concurrency"
-	ScoreLifecycle        ScoreName = "lifecycle"
+	ScoreCrashResilience   ScoreName = "crashResilience"
+	ScoreSchemaEnforcement ScoreName = "schemaEnforcement"
+	ScoreResponseFidelity  ScoreName = "responseFidelity"
+	ScoreLatency           ScoreName = "latency"
+	ScoreResponseSize      ScoreName = "responseSize"
+	ScoreConcurrency       ScoreName = "concurrency"
+	ScoreLifecycle         ScoreName = "lifecycle"
 )
 
 // ScoreNames lists every score, in the order of the fixture schema.
 var ScoreNames = []ScoreName{
-	ScoreCrashResilience, ScoreResponseFidelity, ScoreLatency,
+	ScoreCrashResilience, ScoreSchemaEnforcement, ScoreResponseFidelity, ScoreLatency,
 	ScoreResponseSize, ScoreConcurrency, ScoreLifecycle,
 }
 

@@ -14,11 +14,17 @@ import (
 
 // Score is one generated check's score: the share of its cases that held.
 type Score struct {
-	Name    config.ScoreName `json:"name"`
-	Percent float64          `json:"percent"`
-	Grade   string           `json:"grade"`
-	Passed  int              `json:"passed"`
-	Total   int              `json:"total"`
+	Name config.ScoreName `json:"name"`
+	// Percent is nil, and Grade "n/a", when there was no case to judge:
+	// no grade without data.
+	Percent *float64 `json:"percent,omitempty"`
+	Grade   string   `json:"grade"`
+	Passed  int      `json:"passed"`
+	Total   int      `json:"total"`
+	// Inconclusive counts the cases that could not be judged (valid calls
+	// the server refused, perhaps because the generated input was
+	// unrealistic); they are not in Total.
+	Inconclusive int `json:"inconclusive,omitempty"`
 	// FailUnder is the threshold given for this score, if any, and Met
 	// whether the score reached it.
 	FailUnder *float64 `json:"failUnder,omitempty"`
@@ -80,8 +86,39 @@ func (r *runState) analyze() {
 	if g.Concurrency > 1 {
 		checked, failedTools = r.concurrencyFindings()
 	}
+	r.schemaEnforcement()
 	r.scores(g, checked, failedTools)
 	r.stepFindings()
+	r.nothingTested()
+}
+
+// schemaEnforcement judges the fuzz cases by whether the server refused
+// input its own inputSchema forbids: a tool error or a JSON-RPC error is
+// enforcement, a result (ok, or output_invalid) is acceptance, and each
+// accepted case is a failed finding naming the tool, the case and the
+// property. Cases that crashed, hung or lost the transport say nothing
+// about enforcement; crash resilience counts them.
+func (r *runState) schemaEnforcement() {
+	if len(r.gen.badInput) == 0 {
+		return
+	}
+	enforced, accepted := 0, 0
+	for _, ref := range r.gen.badInput {
+		st := &r.rep.Scenarios[ref.scenario].Steps[ref.step]
+		switch st.Outcome {
+		case config.OutcomeToolError, config.OutcomeProtocolError:
+			enforced++
+		case config.OutcomeOK, config.OutcomeOutputInvalid:
+			accepted++
+			kind := st.Case
+			if st.Property != "" {
+				kind += " " + st.Property
+			}
+			r.rep.Findings = append(r.rep.Findings, Finding{Tool: st.Tool, Origin: config.OriginFuzz, Kind: kind, Status: StatusFailed,
+				Score: config.ScoreSchemaEnforcement, Message: "answered " + string(st.Outcome) + " to arguments its own inputSchema forbids (" + kind + "): the server does not enforce its schema"})
+		}
+	}
+	r.rep.Summary.Scores = append(r.rep.Summary.Scores, percentScore(config.ScoreSchemaEnforcement, enforced, enforced+accepted))
 }
 
 // stepFindings lists the failed and flagged generated steps as findings,
@@ -280,7 +317,7 @@ func (r *runState) concurrencyFindings() (checked, failedTools int) {
 
 // scores computes each generated score and applies the thresholds.
 func (r *runState) scores(g *config.Generate, concurrencyChecked, concurrencyFailed int) {
-	type tally struct{ passed, total int }
+	type tally struct{ passed, total, inconclusive int }
 	t := map[config.ScoreName]*tally{}
 	for i := range r.rep.Scenarios {
 		for j := range r.rep.Scenarios[i].Steps {
@@ -288,13 +325,16 @@ func (r *runState) scores(g *config.Generate, concurrencyChecked, concurrencyFai
 			if st.Score == "" || st.Status == StatusSkipped {
 				continue
 			}
-			if st.Score == config.ScoreResponseFidelity && st.Outcome != config.OutcomeOK && st.Outcome != config.OutcomeOutputInvalid {
-				continue // an honest error or a crash says nothing about fidelity
-			}
 			c := t[st.Score]
 			if c == nil {
 				c = &tally{}
 				t[st.Score] = c
+			}
+			if st.Score == config.ScoreResponseFidelity && st.Outcome != config.OutcomeOK && st.Outcome != config.OutcomeOutputInvalid {
+				// An honest error or a crash says nothing about fidelity:
+				// the generated input may just be unrealistic.
+				c.inconclusive++
+				continue
 			}
 			c.total++
 			if st.Status == StatusPassed {
@@ -304,11 +344,20 @@ func (r *runState) scores(g *config.Generate, concurrencyChecked, concurrencyFai
 	}
 	for _, name := range []config.ScoreName{config.ScoreCrashResilience, config.ScoreResponseFidelity, config.ScoreLifecycle} {
 		if c := t[name]; c != nil {
-			r.rep.Summary.Scores = append(r.rep.Summary.Scores, percentScore(name, c.passed, c.total))
+			sc := percentScore(name, c.passed, c.total)
+			sc.Inconclusive = c.inconclusive
+			r.rep.Summary.Scores = append(r.rep.Summary.Scores, sc)
 		}
 	}
 	if concurrencyChecked > 0 {
 		r.rep.Summary.Scores = append(r.rep.Summary.Scores, percentScore(config.ScoreConcurrency, concurrencyChecked-concurrencyFailed, concurrencyChecked))
+	}
+	// A threshold on a score nothing was generated for has no case to
+	// meet it: the score is listed as n/a, and the threshold as not met.
+	for _, name := range config.ScoreNames {
+		if _, ok := g.FailUnder[name]; ok && !slices.ContainsFunc(r.rep.Summary.Scores, func(sc Score) bool { return sc.Name == name }) {
+			r.rep.Summary.Scores = append(r.rep.Summary.Scores, percentScore(name, 0, 0))
+		}
 	}
 	sort.SliceStable(r.rep.Summary.Scores, func(i, j int) bool {
 		return scoreOrder(r.rep.Summary.Scores[i].Name) < scoreOrder(r.rep.Summary.Scores[j].Name)
@@ -316,7 +365,8 @@ func (r *runState) scores(g *config.Generate, concurrencyChecked, concurrencyFai
 	for i := range r.rep.Summary.Scores {
 		sc := &r.rep.Summary.Scores[i]
 		if th, ok := g.FailUnder[sc.Name]; ok {
-			met := sc.Total == 0 || sc.Percent >= th
+			// A score with no case has nothing to meet a threshold with.
+			met := sc.Percent != nil && *sc.Percent >= th
 			sc.FailUnder, sc.Met = &th, &met
 		}
 	}
@@ -325,10 +375,48 @@ func (r *runState) scores(g *config.Generate, concurrencyChecked, concurrencyFai
 func scoreOrder(name config.ScoreName) int { return slices.Index(config.ScoreNames, name) }
 
 func percentScore(name config.ScoreName, passed, total int) Score {
-	s := Score{Name: name, Passed: passed, Total: total, Percent: 100}
+	s := Score{Name: name, Passed: passed, Total: total, Grade: "n/a"}
 	if total > 0 {
-		s.Percent = math.Round(float64(passed)/float64(total)*10000) / 100
+		pct := math.Round(float64(passed)/float64(total)*10000) / 100
+		s.Percent, s.Grade = &pct, score.Grade(pct)
 	}
-	s.Grade = score.Grade(s.Percent)
 	return s
+}
+
+// NothingTested says why a run of generated checks called nothing, and
+// what would lift it.
+type NothingTested struct {
+	Reason string `json:"reason"`
+	Fix    string `json:"fix"`
+}
+
+// nothingTested marks a run that only generates checks (no scenario of the
+// fixture's own) and made no call at all: it tested nothing, whatever its
+// scores say. The run still passes unless a threshold was given, which
+// then has no case to meet.
+func (r *runState) nothingTested() {
+	if len(r.suite.Scenarios) > 0 {
+		return
+	}
+	for i := range r.rep.Scenarios {
+		for _, st := range r.rep.Scenarios[i].Steps {
+			if st.Outcome != "" {
+				return
+			}
+		}
+	}
+	n := &NothingTested{Reason: "the server lists no tool", Fix: "check that the server is the one you meant"}
+	if k := len(r.rep.SkippedTools); k > 0 {
+		groups := skippedGroups(r.rep.SkippedTools)
+		var parts, fixes []string
+		for _, gr := range groups {
+			parts = append(parts, fmt.Sprintf("%d %s", len(gr.Tools), gr.Reason))
+			if gr.Fix != "" && !slices.Contains(fixes, gr.Fix) {
+				fixes = append(fixes, gr.Fix)
+			}
+		}
+		n.Reason = fmt.Sprintf("every tool the server lists was left alone (%d): %s", k, strings.Join(parts, "; "))
+		n.Fix = strings.Join(fixes, "; ")
+	}
+	r.rep.NothingTested = n
 }

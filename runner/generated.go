@@ -13,11 +13,38 @@ import (
 	"github.com/mcpcheck/mcpcheck/runner/internal/schema"
 )
 
-// SkippedTool is a discovered tool that generation left alone, and why.
+// SkippedTool is a discovered tool that generation left alone, why, and
+// what would lift it.
 type SkippedTool struct {
 	Tool   string `json:"tool"`
 	Reason string `json:"reason"`
+	Fix    string `json:"fix,omitempty"`
 }
+
+// SkippedGroup is the skipped tools that share a reason, for reports that
+// say it once.
+type SkippedGroup struct {
+	Reason, Fix string
+	Tools       []string
+}
+
+// skippedGroups groups skipped tools by reason and fix, in the order the
+// reasons first appear.
+func skippedGroups(list []SkippedTool) []SkippedGroup {
+	var out []SkippedGroup
+	for _, s := range list {
+		i := slices.IndexFunc(out, func(g SkippedGroup) bool { return g.Reason == s.Reason && g.Fix == s.Fix })
+		if i < 0 {
+			out = append(out, SkippedGroup{Reason: s.Reason, Fix: s.Fix})
+			i = len(out) - 1
+		}
+		out[i].Tools = append(out[i].Tools, s.Tool)
+	}
+	return out
+}
+
+// SkippedGroups groups a report's skipped tools by reason.
+func (r *Report) SkippedGroups() []SkippedGroup { return skippedGroups(r.SkippedTools) }
 
 // Cases of generated steps, as the report names them.
 const (
@@ -45,6 +72,9 @@ type generated struct {
 	// independent and crossed are the concurrency checks, per tool.
 	independent []independentCheck
 	crossed     []crossedCheck
+	// badInput are the fuzz cases: calls with input the tool's own schema
+	// forbids, which schema enforcement judges.
+	badInput []stepRef
 }
 
 // stepRef is one step of the plan (indexes into the report).
@@ -95,13 +125,13 @@ func compileGenerated(suite *config.Suite, found *discovered, input func(string)
 	for _, t := range sortedTools(tools) {
 		switch {
 		case suite.AllowTools != nil && !allowed[t.Name]:
-			c.skip(t.Name, "not in allowTools; generated calls are bounded by it")
+			c.skip(t.Name, "not in allowTools, which bounds generated calls", "add it to allowTools (--allow-tools in quick mode)")
 		case !isReadOnly(t) && !g.IncludeDestructive:
 			why := "annotated readOnlyHint: false"
 			if _, present := gen.Hint(t.Annotations, "readOnlyHint"); !present {
 				why = "no readOnlyHint annotation (a missing hint is not read-only)"
 			}
-			c.skip(t.Name, why+", so no generated call is made to it; --include-destructive lifts this")
+			c.skip(t.Name, why+", so no generated call is made", "--include-destructive calls tools not annotated read-only")
 		default:
 			targets = append(targets, t)
 			if isReadOnly(t) {
@@ -119,7 +149,7 @@ func compileGenerated(suite *config.Suite, found *discovered, input func(string)
 			c.note("tool %q: %s", t.Name, n)
 		}
 		if len(cases) == 0 {
-			c.skip(t.Name, "no usable inputSchema to generate arguments from")
+			c.skip(t.Name, "no usable inputSchema to generate arguments from", "")
 			continue
 		}
 		valid[t.Name] = cases[0].Arguments
@@ -141,8 +171,8 @@ func compileGenerated(suite *config.Suite, found *discovered, input func(string)
 	return c.out
 }
 
-func (c *generator) skip(tool, why string) {
-	c.out.skipped = append(c.out.skipped, SkippedTool{tool, why})
+func (c *generator) skip(tool, why, fix string) {
+	c.out.skipped = append(c.out.skipped, SkippedTool{tool, why, fix})
 }
 
 func (c *generator) note(format string, args ...any) {
@@ -192,6 +222,9 @@ func (c *generator) cases(t tool, cases []gen.Case) {
 	}
 	i := c.add(sc)
 	c.out.valid = append(c.out.valid, stepRef{i, 0})
+	for j := 1; j < len(sc.steps); j++ {
+		c.out.badInput = append(c.out.badInput, stepRef{i, j})
+	}
 }
 
 // validStep is a tool's call with realistic arguments: judged for fidelity
@@ -291,18 +324,21 @@ func (c *generator) fidelityStep(id, kind string, spec *config.Step) step {
 	return st
 }
 
-// gracefulOutcomes are how a server may refuse bad input gracefully: a
-// tool error, or a JSON-RPC error -32602 (invalid params). Anything else,
-// -32603 included, counts against crash resilience.
+// survivedOutcomes are the answers to bad input that count as surviving
+// it for crash resilience: a refusal (a tool error, or a JSON-RPC error
+// -32602, invalid params) or a result. A crash, a hang, a lost transport,
+// a broken message or any other JSON-RPC error (-32603 included) does not.
+// Whether a result to input the schema forbids should have been a refusal
+// is schema enforcement's question, not crash resilience's.
 var (
-	gracefulOutcomes = []config.Outcome{config.OutcomeToolError, config.OutcomeProtocolError}
+	survivedOutcomes = []config.Outcome{config.OutcomeOK, config.OutcomeOutputInvalid, config.OutcomeToolError, config.OutcomeProtocolError}
 	invalidParams    = int64(-32602)
 )
 
 func (c *generator) fuzzStep(tool string, k gen.Case) step {
 	st := c.call(k.Name+"."+k.Property, tool, k.Arguments, config.OriginFuzz, k.Name)
 	st.property, st.score = k.Property, config.ScoreCrashResilience
-	st.spec.Expect = config.Expect{OutcomeAny: gracefulOutcomes, ErrorCode: &invalidParams}
+	st.spec.Expect = config.Expect{OutcomeAny: survivedOutcomes, ErrorCode: &invalidParams}
 	return st
 }
 

@@ -28,13 +28,16 @@ var Statuses = []Status{StatusPassed, StatusFailed, StatusSkipped}
 // only; the JSON report never carries tool arguments, result values,
 // headers, URL paths or raw server error text.
 type Report struct {
-	SchemaVersion   int         `json:"schemaVersion"`
-	Suite           string      `json:"suite"`
-	Passed          bool        `json:"passed"`
-	Target          Target      `json:"target"`
-	ProtocolVersion string      `json:"protocolVersion"`
-	Server          *ServerInfo `json:"server,omitempty"`
-	ToolsDiscovered []string    `json:"toolsDiscovered"`
+	SchemaVersion int    `json:"schemaVersion"`
+	Suite         string `json:"suite"`
+	Passed        bool   `json:"passed"`
+	// NothingTested, when set, says why a run of generated checks called
+	// nothing: its verdict is NOTHING TESTED, not PASS.
+	NothingTested   *NothingTested `json:"nothingTested,omitempty"`
+	Target          Target         `json:"target"`
+	ProtocolVersion string         `json:"protocolVersion"`
+	Server          *ServerInfo    `json:"server,omitempty"`
+	ToolsDiscovered []string       `json:"toolsDiscovered"`
 	// ResourcesDiscovered, ResourceTemplatesDiscovered and
 	// PromptsDiscovered list what the server offers besides tools, when it
 	// declares resources or prompts.

@@ -119,6 +119,9 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 	r.noteTransport(sess, cl.Outcome, &out)
 
 	ar := &assert.Result{Kind: p.call.kind, Outcome: cl.Outcome, ErrorCode: cl.Code, Duration: elapsed, Arguments: argv}
+	if cl.Outcome == config.OutcomeProtocolError {
+		ar.ErrorText = cl.Detail
+	}
 	ar.Notifications, out.ServerRequests = r.inFlight(window, token)
 	var decoded map[string]any
 	if err == nil && rep != nil {
@@ -360,7 +363,8 @@ func (r *runState) check(p *step, out *StepResult, ar *assert.Result, decoded ma
 				if f.Path != "" {
 					note = f.Kind + " " + f.Path + ": " + f.Message
 				}
-				out.Notes = append(out.Notes, note)
+				// A note may quote the server: redacted and bounded.
+				out.Notes = append(out.Notes, r.clean(note, 600))
 				out.Flagged = true
 				continue
 			}

@@ -284,7 +284,7 @@ func TestQuickTraceAndList(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("--list exit %d\n%s", r.code, r.stderr)
 	}
-	for _, want := range []string{"generated: convert_units", "wrong-type.value", "fuzz", "skipped tools:", "create_note: annotated readOnlyHint: false"} {
+	for _, want := range []string{"generated: convert_units", "wrong-type.value", "fuzz", "skipped tools (", "annotated readOnlyHint: false, so no generated call is made (--include-destructive calls tools not annotated read-only): create_note"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("--list output lacks %q:\n%s", want, r.stdout)
 		}

@@ -73,7 +73,8 @@ Generated checks (quick mode, or a fixture's generate block):
   --bloat-threshold-chars N  size flag above N characters (default 20000)
   --price-model NAME         price the token estimate at NAME's input price
   --fail-under N             fail when crash resilience is below N %
-  --fail-under-fidelity N, --fail-under-latency N, --fail-under-response-size N,
+  --fail-under-schema-enforcement N, --fail-under-fidelity N,
+  --fail-under-latency N, --fail-under-response-size N,
   --fail-under-concurrency N, --fail-under-lifecycle N
                              the same for the other scores
 
@@ -138,12 +139,13 @@ var settingFlags = map[string]string{
 
 // thresholdFlags maps --fail-under flags to score names.
 var thresholdFlags = map[string]config.ScoreName{
-	"fail-under":               config.ScoreCrashResilience,
-	"fail-under-fidelity":      config.ScoreResponseFidelity,
-	"fail-under-latency":       config.ScoreLatency,
-	"fail-under-response-size": config.ScoreResponseSize,
-	"fail-under-concurrency":   config.ScoreConcurrency,
-	"fail-under-lifecycle":     config.ScoreLifecycle,
+	"fail-under":                    config.ScoreCrashResilience,
+	"fail-under-schema-enforcement": config.ScoreSchemaEnforcement,
+	"fail-under-fidelity":           config.ScoreResponseFidelity,
+	"fail-under-latency":            config.ScoreLatency,
+	"fail-under-response-size":      config.ScoreResponseSize,
+	"fail-under-concurrency":        config.ScoreConcurrency,
+	"fail-under-lifecycle":          config.ScoreLifecycle,
 }
 
 func init() {

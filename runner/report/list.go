@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/mcpcheck/mcpcheck/runner"
@@ -31,9 +32,13 @@ func List(w io.Writer, r *runner.Report) error {
 	}
 	fmt.Fprintf(w, "\n%d steps\n", n)
 	if len(r.SkippedTools) > 0 {
-		fmt.Fprintf(w, "\nskipped tools:\n")
-		for _, s := range r.SkippedTools {
-			fmt.Fprintf(w, "  %s: %s\n", s.Tool, s.Reason)
+		fmt.Fprintf(w, "\nskipped tools (%d):\n", len(r.SkippedTools))
+		for _, g := range r.SkippedGroups() {
+			why := g.Reason
+			if g.Fix != "" {
+				why += " (" + g.Fix + ")"
+			}
+			fmt.Fprintf(w, "  %s: %s\n", why, strings.Join(g.Tools, ", "))
 		}
 	}
 	for _, note := range r.Notes {

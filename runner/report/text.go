@@ -82,10 +82,22 @@ func (t *textWriter) generated(r *runner.Report) {
 	if len(r.Summary.Scores) > 0 {
 		t.printf("\nScores:\n")
 		for _, sc := range r.Summary.Scores {
-			line := fmt.Sprintf("  %-18s %6.2f%%  %s  (%d/%d)", scoreTitles[sc.Name], sc.Percent, sc.Grade, sc.Passed, sc.Total)
+			var line string
+			if sc.Percent == nil {
+				line = fmt.Sprintf("  %-18s    n/a      (no case to judge", scoreTitles[sc.Name])
+			} else {
+				line = fmt.Sprintf("  %-18s %6.2f%%  %s  (%d/%d", scoreTitles[sc.Name], *sc.Percent, sc.Grade, sc.Passed, sc.Total)
+			}
+			if sc.Inconclusive > 0 {
+				line += fmt.Sprintf("; %d judged, %d inconclusive", sc.Total, sc.Inconclusive)
+			}
+			line += ")"
 			if sc.FailUnder != nil {
 				verdict := t.paint(green, "met")
-				if sc.Met != nil && !*sc.Met {
+				switch {
+				case sc.Met != nil && !*sc.Met && sc.Percent == nil:
+					verdict = t.paint(red, "NOT MET") + " (no cases to score)"
+				case sc.Met != nil && !*sc.Met:
 					verdict = t.paint(red, "NOT MET")
 				}
 				line += fmt.Sprintf("  fail-under %.4g: %s", *sc.FailUnder, verdict)
@@ -118,8 +130,12 @@ func (t *textWriter) generated(r *runner.Report) {
 	}
 	if len(r.SkippedTools) > 0 {
 		t.printf("\nSkipped tools (%d):\n", len(r.SkippedTools))
-		for _, s := range r.SkippedTools {
-			t.printf("  %s: %s\n", s.Tool, s.Reason)
+		for _, g := range r.SkippedGroups() {
+			why := g.Reason
+			if g.Fix != "" {
+				why += " (" + g.Fix + ")"
+			}
+			t.printf("  %s: %s\n", why, strings.Join(g.Tools, ", "))
 		}
 	}
 	if len(r.Notes) > 0 {
@@ -148,13 +164,20 @@ func Text(w io.Writer, r *runner.Report, opts TextOptions) error {
 	return err
 }
 
-// verdict writes the verdict line: PASS or FAIL, and the suite's name.
+// verdict writes the verdict line: PASS, FAIL or NOTHING TESTED, and the
+// suite's name; a run that tested nothing says why and how to change it.
 func (t *textWriter) verdict(r *runner.Report) {
 	verdict := t.paint(green+bold, "PASS")
-	if !r.Passed {
+	switch {
+	case !r.Passed:
 		verdict = t.paint(red+bold, "FAIL")
+	case r.NothingTested != nil:
+		verdict = t.paint(yellow+bold, "NOTHING TESTED")
 	}
 	t.printf("%s %s\n", verdict, r.Suite)
+	if n := r.NothingTested; n != nil {
+		t.printf("  no call was made: %s\n  to test something: %s\n", n.Reason, n.Fix)
+	}
 }
 
 // problems writes what went wrong outside any one step: the suite's
@@ -364,7 +387,11 @@ func (t *textWriter) failure(st *runner.StepResult) {
 		if len(lines) > 8 {
 			lines = append(lines[:8], "…")
 		}
-		t.printf("%sserver said: %s\n", ind, lines[0])
+		said := "server said"
+		if st.Outcome == config.OutcomeInputRejected {
+			said = "rejected before sending" // the validator's words: nothing reached the server
+		}
+		t.printf("%s%s: %s\n", ind, said, lines[0])
 		for _, l := range lines[1:] {
 			t.printf("%s  %s\n", ind, l)
 		}
