@@ -104,25 +104,68 @@ type Checker interface {
 type Kind struct {
 	Name  string
 	Build func(e *config.Expect) Checker
+	// Pos is where the expectation is written, when it knows better than
+	// the expect block's position.
+	Pos func(e *config.Expect) config.Pos
 }
 
 // Kinds is the registry of expectation kinds, one per key of `expect` in
 // schemas/fixture.schema.json. A test keeps the two in step.
 var Kinds = []Kind{
-	{"outcome", buildOutcome},
-	{"isError", func(*config.Expect) Checker { return nil }}, // folded into the outcome check
-	{"errorCode", buildErrorCode},
-	{"structuredEquals", buildEquals},
-	{"structuredIncludes", buildIncludes},
-	{"structuredPaths", buildPaths},
-	{"structuredSchema", buildStructuredSchema},
-	{"text", buildText},
-	{"textJSON", buildTextJSON},
-	{"result", buildResult},
-	{"notifications", buildNotifications},
-	{"maxDurationMs", buildMaxDuration},
-	{"fidelity", buildFidelity},
-	{"absent", buildAbsent},
+	{"outcome", buildOutcome, nil},
+	{"isError", func(*config.Expect) Checker { return nil }, nil}, // folded into the outcome check
+	{"errorCode", buildErrorCode, nil},
+	{"structuredEquals", buildEquals, func(e *config.Expect) config.Pos { return valuePos(e.StructuredEquals) }},
+	{"structuredIncludes", buildIncludes, func(e *config.Expect) config.Pos { return valuePos(e.StructuredIncludes) }},
+	{"structuredPaths", buildPaths, nil},
+	{"structuredSchema", buildStructuredSchema, func(e *config.Expect) config.Pos {
+		if e.StructuredSchema != nil {
+			return e.StructuredSchema.Pos
+		}
+		return config.Pos{}
+	}},
+	{"text", buildText, func(e *config.Expect) config.Pos {
+		if e.Text != nil {
+			return e.Text.Pos
+		}
+		return config.Pos{}
+	}},
+	{"textJSON", buildTextJSON, func(e *config.Expect) config.Pos {
+		if e.TextJSON != nil {
+			return e.TextJSON.Pos
+		}
+		return config.Pos{}
+	}},
+	{"result", buildResult, func(e *config.Expect) config.Pos {
+		if e.Result != nil {
+			return e.Result.Pos
+		}
+		return config.Pos{}
+	}},
+	{"notifications", buildNotifications, nil},
+	{"maxDurationMs", buildMaxDuration, nil},
+	{"fidelity", buildFidelity, nil},
+	{"absent", buildAbsent, func(e *config.Expect) config.Pos { return valuePos(e.Absent) }},
+}
+
+func valuePos(v *config.Value) config.Pos {
+	if v == nil {
+		return config.Pos{}
+	}
+	return v.Pos
+}
+
+// Position is where the expectation of kind is written in the fixture:
+// its value when known, else the expect block (zero for generated steps).
+func Position(e *config.Expect, kind string) config.Pos {
+	for _, k := range Kinds {
+		if k.Name == kind && k.Pos != nil {
+			if p := k.Pos(e); p.Line > 0 {
+				return p
+			}
+		}
+	}
+	return e.Pos
 }
 
 // Build returns the checkers of e, outcome first. The outcome check is always

@@ -55,7 +55,7 @@ func resolveSecrets(s *config.Suite, env environ) (*secrets, error) {
 		name := s.EnvFromEnv[child]
 		v, ok := env[name]
 		if !ok {
-			missing = append(missing, fmt.Sprintf("envFromEnv %s needs variable %s", child, name))
+			missing = append(missing, at(s, "envFromEnv")+fmt.Sprintf("envFromEnv %s needs variable %s", child, name))
 			continue
 		}
 		out.childEnv[child] = v
@@ -66,10 +66,10 @@ func resolveSecrets(s *config.Suite, env environ) (*secrets, error) {
 		v, ok := env[name]
 		switch {
 		case !ok || v == "":
-			missing = append(missing, fmt.Sprintf("headersFromEnv %s needs variable %s", h, name))
+			missing = append(missing, at(s, "headersFromEnv")+fmt.Sprintf("headersFromEnv %s needs variable %s", h, name))
 			continue
 		case strings.ContainsAny(v, "\r\n\x00"):
-			missing = append(missing, fmt.Sprintf("headersFromEnv %s: variable %s holds a line break or NUL, which no header value may contain", h, name))
+			missing = append(missing, at(s, "headersFromEnv")+fmt.Sprintf("headersFromEnv %s: variable %s holds a line break or NUL, which no header value may contain", h, name))
 			continue
 		}
 		out.headers[h] = v
@@ -87,6 +87,15 @@ func resolveSecrets(s *config.Suite, env environ) (*secrets, error) {
 		out.values = append(out.values, s.SecretHeaders[h])
 	}
 	return out, nil
+}
+
+// at is "file:line:col: " of a top-level key of the fixture, or "" when
+// it has no place in a file.
+func at(s *config.Suite, key string) string {
+	if p, ok := s.FieldPos[key]; ok && p.Line > 0 {
+		return p.String() + ": "
+	}
+	return ""
 }
 
 // childEnv builds the stdio server's environment: the base variables that

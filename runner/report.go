@@ -176,8 +176,10 @@ type StepResult struct {
 	// that gives up), with this reason for the steps after.
 	stop string
 
-	// Pos is where the step was written (human report only).
-	Pos config.Pos `json:"-"`
+	// Position is where the step is written in the fixture (none for a
+	// generated step); Pos is the same for the human report.
+	Position *Position  `json:"position,omitempty"`
+	Pos      config.Pos `json:"-"`
 	// Detail is server-provided text for the human report (a tool error's
 	// text, a JSON-RPC error message), redacted and stripped.
 	Detail string `json:"-"`
@@ -193,6 +195,23 @@ type ServerRequest struct {
 	Count  int    `json:"count"`
 }
 
+// Position is a place in a fixture file, for CI tools that annotate the
+// line a step or an expectation was written at.
+type Position struct {
+	File   string `json:"file"`
+	Line   int    `json:"line"`
+	Column int    `json:"column"`
+}
+
+// positionOf is p as a report position, or nil when it names no line
+// (generated steps).
+func positionOf(p config.Pos) *Position {
+	if p.File == "" || p.Line == 0 {
+		return nil
+	}
+	return &Position{File: p.File, Line: p.Line, Column: p.Col}
+}
+
 // AssertionResult is one failed expectation: its kind, the JSON Pointer path
 // of the mismatch and a message that shows no result values. Expected and
 // actual values are carried for the human report only.
@@ -200,6 +219,8 @@ type AssertionResult struct {
 	Kind    string `json:"kind"`
 	Path    string `json:"path"`
 	Message string `json:"message"`
+	// Position is where the expectation is written.
+	Position *Position `json:"position,omitempty"`
 
 	Expected    any  `json:"-"`
 	Actual      any  `json:"-"`

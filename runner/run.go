@@ -62,7 +62,7 @@ func runOne(ctx context.Context, suite *config.Suite, opts Options) (*Report, er
 		}
 		d.argv, err = resolveCommand(suite.Command, opts.SelfCommand)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%s%w", at(suite, "command"), err)
 		}
 	}
 	r := &runState{

@@ -124,7 +124,7 @@ func (d *dialer) dial(ctx context.Context) (*session, error) {
 	default:
 		p, err := startProcess(d.argv, d.suite.Cwd, childEnv(d.suite, d.env, d.sec), d.opts.terminateGrace())
 		if err != nil {
-			return nil, fmt.Errorf("starting server %s: %w", filepath.Base(d.argv[0]), err)
+			return nil, fmt.Errorf("%sstarting server %s: %w", at(d.suite, "command"), filepath.Base(d.argv[0]), err)
 		}
 		proc = p
 		tt = &tapTransport{inner: p.Transport(), inbox: in}

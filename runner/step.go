@@ -21,7 +21,8 @@ import (
 
 // result is the step's place in the report before it has run.
 func (p *step) result() StepResult {
-	out := StepResult{ID: p.spec.ID, Kind: p.call.kind, Origin: p.origin, Score: p.score, Case: p.caseName, Property: p.property, Pos: p.spec.Pos}
+	out := StepResult{ID: p.spec.ID, Kind: p.call.kind, Origin: p.origin, Score: p.score, Case: p.caseName, Property: p.property,
+		Pos: p.spec.Pos, Position: positionOf(p.spec.Pos)}
 	if p.call.kind == config.KindTool {
 		out.Tool = p.call.name
 	} else {
@@ -370,7 +371,7 @@ func (r *runState) check(p *step, out *StepResult, ar *assert.Result, decoded ma
 			}
 			failed = true
 			out.Assertions = append(out.Assertions, AssertionResult{
-				Kind: f.Kind, Path: f.Path, Message: f.Message,
+				Kind: f.Kind, Path: f.Path, Message: f.Message, Position: positionOf(assert.Position(&st.Expect, f.Kind)),
 				Expected: f.Expected, HasExpected: f.HasExpected,
 				Actual: r.red.Value(f.Actual), HasActual: f.HasActual,
 			})

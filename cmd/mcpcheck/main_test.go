@@ -138,3 +138,21 @@ func TestBadCommandLine(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorsNameFixtureLines: a missing credential and a command that
+// cannot start name the fixture line of the key that asked for them.
+func TestErrorsNameFixtureLines(t *testing.T) {
+	dir := t.TempDir()
+	cred := filepath.Join(dir, "cred.yaml")
+	os.WriteFile(cred, []byte("name: n\nendpoint: https://example.com/mcp\nheadersFromEnv: {Authorization: MCPCHECK_TEST_UNSET_TOKEN}\nallowTools: [t]\nscenarios: [{name: s, steps: [{tool: t}]}]\n"), 0o644)
+	r := runCmd(t, "--config", cred)
+	if want := cred + ":3:1: headersFromEnv Authorization needs variable MCPCHECK_TEST_UNSET_TOKEN"; r.code != 2 || !strings.Contains(r.stderr, want) {
+		t.Errorf("missing credential: exit %d, stderr %q, want %q", r.code, r.stderr, want)
+	}
+	cmd := filepath.Join(dir, "cmd.yaml")
+	os.WriteFile(cmd, []byte("name: n\nallowTools: [t]\ncommand: [/nonexistent/server]\nscenarios: [{name: s, steps: [{tool: t}]}]\n"), 0o644)
+	r = runCmd(t, "--config", cmd)
+	if want := cmd + ":3:1: starting server server"; r.code != 1 || !strings.Contains(r.stdout, want) {
+		t.Errorf("command that cannot start: exit %d, stdout %q, want %q", r.code, r.stdout, want)
+	}
+}
