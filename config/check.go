@@ -70,7 +70,9 @@ func checkTarget(s *Suite, root *node, errs *errList) {
 			errs.at(f.keyPos, "%s: %s is set in env too (at %s); set it in one place", path, display(f.key), at(lit.keyPos))
 		}
 	}
-	if s.Cwd != "" {
+	if s.Cwd != "" && !strings.HasPrefix(s.Cwd, "${tmp}") {
+		// A cwd in the run's scratch directory is made absolute when the
+		// directory is.
 		cwd := s.Cwd
 		if !filepath.IsAbs(cwd) {
 			cwd = filepath.Join(filepath.Dir(s.File), cwd)

@@ -29,6 +29,8 @@ type link struct {
 	mu   sync.Mutex
 	sess *session
 	down error
+	// tmp is the scratch directory its sessions are made with.
+	tmp string
 	// calls is held shared by every call on the link and exclusively by a
 	// call run again alone (see runScenario).
 	calls sync.RWMutex
@@ -78,7 +80,7 @@ func (r *runState) session(ctx context.Context, l *link, replace bool) (*session
 	if replacing {
 		r.retire(l.sess)
 	}
-	s, err := r.open(ctx)
+	s, err := r.open(ctx, l.tmp)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

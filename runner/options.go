@@ -42,6 +42,9 @@ type Options struct {
 	// returns a report in which every step is listed but skipped: it calls
 	// no tool (--list).
 	ListOnly bool
+	// KeepTmp keeps the run's ${tmp} scratch directories instead of
+	// removing them at the end (--keep-tmp); the report lists them.
+	KeepTmp bool
 	// Trace, when set, receives one JSON line per tool call (and per tool
 	// that generation skipped), with the arguments, redacted.
 	Trace io.Writer

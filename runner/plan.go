@@ -95,6 +95,8 @@ type step struct {
 	rerun bool
 	// record keeps the decoded result in the step's report for analysis.
 	record bool
+	// scratch: the parameters name ${tmp}, replaced when the step runs.
+	scratch bool
 	// mimeType is the type a resource's listing declares, which a
 	// fidelity check holds its contents to.
 	mimeType string
@@ -191,6 +193,10 @@ func newStep(st *config.Step, suiteTimeoutMs int) step {
 	}
 	if st.TimeoutMs > 0 {
 		p.timeout = ms2d(st.TimeoutMs)
+	}
+	if usesScratch(p.call.params) {
+		// Resolved when the step runs, against its session's directory.
+		p.scratch, p.call.hasRef, p.call.raw = true, true, nil
 	}
 	return p
 }

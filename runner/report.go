@@ -77,6 +77,8 @@ type Report struct {
 	// ServerStderr holds the last lines the server wrote to stderr when it
 	// died or the suite failed, redacted and stripped of control sequences.
 	ServerStderr []string `json:"-"`
+	// KeptScratch lists the ${tmp} directories kept (Options.KeepTmp).
+	KeptScratch []string `json:"-"`
 }
 
 // Target says what was tested without leaking paths or secrets: the

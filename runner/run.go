@@ -79,6 +79,32 @@ func runOne(ctx context.Context, suite *config.Suite, opts Options) (*Report, er
 	return r.run(ctx), nil
 }
 
+// usesScratch reports whether the suite names ${tmp} anywhere it is
+// replaced: the command, env, cwd, or a step's parameters.
+func (r *runState) usesScratch() bool {
+	if usesScratch(r.suite.Command) || usesScratch(r.suite.Env) || usesScratch(r.suite.SecretEnv) || usesScratch(r.suite.Cwd) {
+		return true
+	}
+	for _, sc := range r.plan {
+		for j := range sc.steps {
+			if sc.steps[j].scratch {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// scenarioScratch is a new scratch directory for a scenario with sessions
+// of its own, when the suite uses one ("" otherwise, or when it cannot be
+// made: the session then fails to start with the reason).
+func (r *runState) scenarioScratch() string {
+	if r.tmp == "" {
+		return ""
+	}
+	return r.scratch.dir()
+}
+
 // listens reports whether a step waits for what the server sends outside
 // the calls: an await, a subscription.
 func listens(plan []*scenario) bool {
@@ -130,6 +156,9 @@ type runState struct {
 
 	// tokens numbers the calls' progress tokens.
 	tokens atomic.Int64
+	// scratch holds the run's ${tmp} directories; tmp is the suite's.
+	scratch scratch
+	tmp     string
 
 	mu       sync.Mutex // guards sessions and rep.ServerStderr
 	sessions int
@@ -153,12 +182,19 @@ func (r *runState) run(ctx context.Context) *Report {
 		rep.Tally()
 	}()
 
-	sess, err := r.open(ctx)
+	if r.usesScratch() {
+		if r.tmp = r.scratch.dir(); r.tmp == "" {
+			r.fail("connect", scratchError(r.scratch.err))
+			return rep
+		}
+	}
+	defer func() { rep.KeptScratch = r.scratch.cleanup(r.opts.KeepTmp) }()
+	sess, err := r.open(ctx, r.tmp)
 	if err != nil {
 		r.fail("connect", err)
 		return rep
 	}
-	shared := &link{sess: sess}
+	shared := &link{sess: sess, tmp: r.tmp}
 	defer shared.close(r)
 	if ir := sess.init; ir != nil {
 		rep.ProtocolVersion = ir.ProtocolVersion
@@ -254,9 +290,9 @@ func (r *runState) addScenarios(plan []*scenario) {
 	}
 }
 
-// open dials a session and counts it.
-func (r *runState) open(ctx context.Context) (*session, error) {
-	s, err := r.d.dial(ctx)
+// open dials a session, with tmp as its scratch directory, and counts it.
+func (r *runState) open(ctx context.Context, tmp string) (*session, error) {
+	s, err := r.d.dial(ctx, tmp)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.sessions++

@@ -40,7 +40,7 @@ func (r *runState) runScenario(ctx context.Context, sc *scenario, shared *link) 
 	l := shared
 	switch sc.isolation {
 	case config.IsolationScenario:
-		l = &link{}
+		l = &link{tmp: r.scenarioScratch()}
 		defer l.close(r)
 	case config.IsolationStep:
 		l = nil // a fresh link per step, below
@@ -77,7 +77,7 @@ func (r *runState) runInOrder(ctx context.Context, sc *scenario, l *link, sess *
 		}
 		stepLink := l
 		if l == nil {
-			stepLink = &link{}
+			stepLink = &link{tmp: r.tmp}
 		}
 		if l == nil || (sc.reconnect && j > 0) {
 			var err error
@@ -220,7 +220,7 @@ func (r *runState) runAllAtOnce(ctx context.Context, sc *scenario, shared *link)
 	steps := r.rep.Scenarios[sc.index].Steps
 	l := shared
 	if sc.isolation == config.IsolationScenario {
-		l = &link{}
+		l = &link{tmp: r.scenarioScratch()}
 		defer l.close(r)
 	}
 	// Every step first gets its session (over stdio with isolation: step,
@@ -238,7 +238,7 @@ func (r *runState) runAllAtOnce(ctx context.Context, sc *scenario, shared *link)
 		wg.Go(func() {
 			stepLink := l
 			if sc.isolation == config.IsolationStep {
-				stepLink = &link{}
+				stepLink = &link{tmp: r.tmp}
 				defer stepLink.close(r)
 			}
 			sess, err := r.session(ctx, stepLink, true)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -24,6 +25,8 @@ type session struct {
 	stop func()   // ends the session's own context (see dial)
 	// inbox holds the server's notifications and requests to the client.
 	inbox *inbox
+	// tmp is the scratch directory the session was made with.
+	tmp string
 
 	closed chan struct{} // closed when the connection has ended
 	gone   atomic.Bool   // a call reported the session missing (HTTP 404)
@@ -92,7 +95,7 @@ func (d *dialer) target() Target {
 
 // dial starts (over stdio) the server and initializes a session, bounded by
 // the suite's init timeout.
-func (d *dialer) dial(ctx context.Context) (*session, error) {
+func (d *dialer) dial(ctx context.Context, tmp string) (*session, error) {
 	ctx, cancel := context.WithTimeout(ctx, ms2d(d.suite.InitTimeoutMs))
 	defer cancel()
 	var (
@@ -122,7 +125,15 @@ func (d *dialer) dial(ctx context.Context) (*session, error) {
 	case d.suite.Endpoint != "":
 		t = httpTransport(d.suite.Endpoint, d.sec.headers, ms2d(d.suite.InitTimeoutMs), in, d.stream)
 	default:
-		p, err := startProcess(d.argv, d.suite.Cwd, childEnv(d.suite, d.env, d.sec), d.opts.terminateGrace())
+		argv := make([]string, len(d.argv))
+		for i, a := range d.argv {
+			argv[i] = strings.ReplaceAll(a, scratchVar, tmp)
+		}
+		env := childEnv(d.suite, d.env, d.sec)
+		for i, kv := range env {
+			env[i] = strings.ReplaceAll(kv, scratchVar, tmp)
+		}
+		p, err := startProcess(argv, strings.ReplaceAll(d.suite.Cwd, scratchVar, tmp), env, d.opts.terminateGrace())
 		if err != nil {
 			return nil, fmt.Errorf("%sstarting server %s: %w", at(d.suite, "command"), filepath.Base(d.argv[0]), err)
 		}
@@ -176,7 +187,7 @@ func (d *dialer) dial(ctx context.Context) (*session, error) {
 		}
 		return nil, err
 	}
-	sess := &session{cs: r.cs, proc: proc, init: r.cs.InitializeResult(), inbox: in, stop: stop, closed: make(chan struct{})}
+	sess := &session{cs: r.cs, proc: proc, init: r.cs.InitializeResult(), inbox: in, tmp: tmp, stop: stop, closed: make(chan struct{})}
 	if d.stream && d.opts.Dial == nil && d.suite.Endpoint != "" && d.suite.Transport != config.TransportSSE {
 		// The SDK opens the standalone stream after the handshake, in the
 		// background; a notification sent before it is open is lost, so

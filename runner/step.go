@@ -47,6 +47,9 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 	}
 
 	params, value := p.call.raw, p.call.params
+	if p.scratch {
+		value = expandScratch(value, sess.tmp)
+	}
 	if p.call.hasRef {
 		resolved, _, err := resolveValue(value, results)
 		if err != nil {

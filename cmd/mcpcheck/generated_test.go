@@ -141,18 +141,26 @@ func TestQuickMemory(t *testing.T) {
 }
 
 // TestMemoryLifecycle runs examples/memory.yaml: the explicit lifecycle
-// group passes against server-memory, whose delete really deletes.
+// group passes against server-memory, whose delete really deletes. Its
+// memory file lives in the run's ${tmp}: a second run starts from an empty
+// graph again, and nothing is left behind.
 func TestMemoryLifecycle(t *testing.T) {
 	dir := peertest.Dir(t)
-	environ := append(os.Environ(), "MCPCHECK_MEMORY_FILE="+filepath.Join(t.TempDir(), "memory.jsonl"))
-	suite, err := config.Load("../../examples/memory.yaml", config.LoadOptions{Environ: environ})
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	suite, err := config.Load("../../examples/memory.yaml", config.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	suite.Cwd = dir
-	rep, err := runner.Run(context.Background(), suite, runner.Options{Environ: environ})
-	if err != nil {
-		t.Fatal(err)
+	var rep *runner.Report
+	for range 2 {
+		if rep, err = runner.Run(context.Background(), suite, runner.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		if left, _ := os.ReadDir(tmp); len(left) != 0 {
+			t.Errorf("the scratch directory is left behind: %v", left)
+		}
 	}
 	var js strings.Builder
 	reportJSON(t, &js, rep)

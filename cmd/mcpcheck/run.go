@@ -57,6 +57,8 @@ Flags for a run:
                       fixture's timeoutMs; 15s in quick mode)
   --trace FILE        write one JSON line per call (arguments redacted)
   --list              print the steps that would run, call nothing
+  --keep-tmp          keep the ${tmp} scratch directories (printed) instead
+                      of removing them when the run ends
   --quiet             list failing steps only
   --no-color          never colour the output (also: NO_COLOR=1)
   --version           print the version and exit
@@ -106,7 +108,7 @@ type flags struct {
 	config, jsonOut, trace  string
 	protocols               []string
 	quiet, noColor, version bool
-	list                    bool
+	list, keepTmp           bool
 	// settings are the flags that set a config setting, keyed by the
 	// setting (config.Settings), for config's flag layer.
 	settings map[string]any
@@ -165,6 +167,7 @@ func parseFlags(args []string) (*flags, error) {
 	fs.BoolVar(&f.noColor, "no-color", false, "")
 	fs.BoolVar(&f.version, "version", false, "")
 	fs.BoolVar(&f.list, "list", false, "")
+	fs.BoolVar(&f.keepTmp, "keep-tmp", false, "")
 	setting := func(name, key string, parse func(string) (any, error)) {
 		fs.Func(name, "", func(v string) error {
 			x, err := parse(v)
@@ -360,6 +363,7 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if f.list {
 		opts.ListOnly = true
 	}
+	opts.KeepTmp = f.keepTmp
 
 	human, machine := stdout, io.Writer(nil)
 	var jsonFile, traceFile *os.File

@@ -192,6 +192,9 @@ func (t *textWriter) problems(r *runner.Report) {
 	for _, w := range r.Warnings {
 		t.printf("%s %s\n", t.paint(yellow, "warning"), w)
 	}
+	for _, d := range r.KeptScratch {
+		t.printf("scratch directory kept (--keep-tmp): %s\n", d)
+	}
 	if len(r.ServerStderr) > 0 {
 		t.printf("\nlast lines of the server's stderr:\n")
 		for _, l := range r.ServerStderr {
