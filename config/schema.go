@@ -382,3 +382,7 @@ func editDistance(a, b string) int {
 	}
 	return d[len(ra)][len(rb)]
 }
+
+// Suggest returns the candidate closest to name when it is close enough to
+// be a likely typo ("" otherwise), as fixture errors suggest keys.
+func Suggest(name string, candidates []string) string { return suggest(name, candidates) }

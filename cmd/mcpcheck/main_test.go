@@ -99,9 +99,14 @@ func TestBadCommandLine(t *testing.T) {
 		want string
 	}{
 		{nil, "give --config FILE, or -- COMMAND ARGS... / --url URL"},
-		{[]string{"--bogus"}, "flag provided but not defined: -bogus"},
+		{[]string{"--bogus"}, "flag provided but not defined: --bogus (see mcpcheck --help)"},
 		{[]string{"--config"}, "flag needs an argument"},
-		{[]string{"--config", "x.yaml", "extra"}, "not both"},
+		{[]string{"--config", "x.yaml", "extra"}, `unexpected argument "extra"; a server to check goes after --`},
+		{[]string{"--config", "x.yaml", "--", "node"}, "not both"},
+		{[]string{"version"}, `unknown command "version"; did you mean --version?`},
+		{[]string{"dmeo"}, `unknown command "dmeo"; did you mean demo?`},
+		{[]string{"node", "server.js"}, "a server to check goes after --: mcpcheck [flags] -- node ..."},
+		{[]string{"--timeout", "soon", "--", "x"}, "or a number of milliseconds"},
 		{[]string{"--price-model", "gpt-9", "--", "x"}, "known models: "},
 		{[]string{"--concurrency", "1", "--", "x"}, "--concurrency: must be 2..16"},
 		{[]string{"--fail-under", "120", "--", "x"}, "--fail-under: must be a percentage 0..100, got 120"},

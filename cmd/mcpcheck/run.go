@@ -53,9 +53,11 @@ Flags for a run:
                       the suite under both and list the divergences
   --jobs N            scenarios in flight at once, 1..16 (default: the
                       fixture's concurrency; 4 in quick mode)
-  --timeout DURATION  time limit of each request, e.g. 5s (default: the
-                      fixture's timeoutMs; 15s in quick mode)
-  --trace FILE        write one JSON line per call (arguments redacted)
+  --timeout DURATION  time limit of each request, e.g. 5s, or a number of
+                      milliseconds (default: the fixture's timeoutMs; 15s
+                      in quick mode)
+  --trace FILE        write one JSON line per call, arguments included
+                      (secrets redacted)
   --list              print the steps that would run, call nothing
   --keep-tmp          keep the ${tmp} scratch directories (printed) instead
                       of removing them when the run ends
@@ -71,8 +73,10 @@ Generated checks (quick mode, or a fixture's generate block):
                              and run the lifecycle check
   --concurrency N            also call each tool on N connections at once
   --seed N                   seed of the generated inputs (default 0)
-  --slow-threshold-ms N      latency flag above N ms (default 5000)
-  --bloat-threshold-chars N  size flag above N characters (default 20000)
+  --slow-threshold-ms N      latency flag above N ms (default 5000), or above
+                             3x the tools' median and 100 ms (with 3+ tools)
+  --bloat-threshold-chars N  size flag above N characters (default 20000), or
+                             above 3x the median and 1,000 (with 3+ tools)
   --price-model NAME         price the token estimate at NAME's input price
   --fail-under N             fail when crash resilience is below N %
   --fail-under-schema-enforcement N, --fail-under-fidelity N,
@@ -99,8 +103,35 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprint(stdout, usage)
 			return exitPass
 		}
+		if w := args[0]; w != "" && w[0] != '-' {
+			return badWord(w, stderr)
+		}
 	}
 	return runSuite(ctx, args, stdout, stderr)
+}
+
+// flagError writes the flag package's words with the flags as users type
+// them (--timeout, not -timeout).
+func flagError(err error) string {
+	return strings.NewReplacer("for flag -", "for flag --", "not defined: -", "not defined: --", "needs an argument: -", "needs an argument: --").Replace(err.Error())
+}
+
+// subcommands are the words mcpcheck takes before its flags.
+var subcommands = []string{"demo", "help"}
+
+// badWord refuses a word that is not a subcommand: a server to check is
+// given after --, so that a typo or an unknown subcommand is never run as
+// one.
+func badWord(w string, stderr io.Writer) int {
+	hint := "a server to check goes after --: mcpcheck [flags] -- " + w + " ..."
+	switch sug := config.Suggest(w, append(slices.Clone(subcommands), "version")); {
+	case sug == "version":
+		hint = "did you mean --version?"
+	case sug != "":
+		hint = "did you mean " + sug + "?"
+	}
+	fmt.Fprintf(stderr, "mcpcheck: unknown command %q; %s (see mcpcheck --help)\n", w, hint)
+	return exitBadArgs
 }
 
 // flags are the command line of a run.
@@ -188,9 +219,13 @@ func parseFlags(args []string) (*flags, error) {
 	setting("url", "endpoint", str)
 	setting("jobs", "concurrency", integer)
 	setting("timeout", "timeoutMs", func(v string) (any, error) {
+		if n, err := strconv.Atoi(v); err == nil {
+			v += "ms" // a bare number is milliseconds, as timeoutMs is
+			_ = n
+		}
 		d, err := time.ParseDuration(v)
 		if err != nil {
-			return nil, fmt.Errorf("want a duration such as 5s or 1500ms, got %q", v)
+			return nil, fmt.Errorf("want a duration such as 5s or 1500ms, or a number of milliseconds, got %q", v)
 		}
 		if d%time.Millisecond != 0 || d < 0 {
 			return nil, fmt.Errorf("want a duration of whole milliseconds between 1ms and 24h, got %s", d)
@@ -272,6 +307,9 @@ func parseFlags(args []string) (*flags, error) {
 	}
 	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
 	f.command = fs.Args()
+	if len(f.command) > 0 && !slices.Contains(args, "--") {
+		return nil, fmt.Errorf("unexpected argument %q; a server to check goes after --: mcpcheck [flags] -- COMMAND ARGS", f.command[0])
+	}
 	return f, nil
 }
 
@@ -327,7 +365,7 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			fmt.Fprint(stdout, usage)
 			return exitPass
 		}
-		fmt.Fprintf(stderr, "mcpcheck: %v\n\n%s", err, usage)
+		fmt.Fprintf(stderr, "mcpcheck: %s (see mcpcheck --help)\n", flagError(err))
 		return exitBadArgs
 	}
 	if f.version {
@@ -342,7 +380,7 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	var suite *config.Suite
 	switch {
 	case f.config != "" && len(f.command) > 0:
-		fmt.Fprintf(stderr, "mcpcheck: give --config FILE or -- COMMAND, not both\n\n%s", usage)
+		fmt.Fprintf(stderr, "mcpcheck: give --config FILE or -- COMMAND, not both (see mcpcheck --help)\n")
 		return exitBadArgs
 	case f.config != "":
 		setGCPolicy(f.config)
@@ -357,7 +395,7 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return exitBadArgs
 		}
 	default:
-		fmt.Fprintf(stderr, "mcpcheck: give --config FILE, or -- COMMAND ARGS... / --url URL for a quick check\n\n%s", usage)
+		fmt.Fprintf(stderr, "mcpcheck: give --config FILE, or -- COMMAND ARGS... / --url URL for a quick check (see mcpcheck --help)\n")
 		return exitBadArgs
 	}
 	if f.list {
