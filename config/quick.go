@@ -65,11 +65,13 @@ func Quick(t Target, opts LoadOptions) (*Suite, error) {
 		errs.addSetting("endpoint", "", "a quick check has one target: a command or an endpoint, not both")
 	case s.Endpoint != "":
 		s.Name = "quick check of " + endpointOrigin(s.Endpoint)
+		s.NameFromServer = true
 		if len(t.Env) > 0 {
 			errs.addSetting("env", "", "applies only to a command target; an endpoint gets headers")
 		}
 	default:
-		s.Name = "quick check of " + filepath.Base(s.Command[0])
+		s.Name = "quick check of " + commandName(s.Command)
+		s.NameFromServer = true
 		if len(t.Headers) > 0 {
 			errs.addSetting("headers", "", "applies only to an endpoint target; a command gets env")
 		}
@@ -95,6 +97,61 @@ func Quick(t Target, opts LoadOptions) (*Suite, error) {
 
 // endpointOrigin is scheme://host[:port] of a checked endpoint: the path may
 // carry a tenant or a token and is never shown.
+// launchers are programs that run the server rather than being it: the
+// title of a quick check names what they run. The value is how many words
+// after the program are the launcher's own (go run, uv run, npm exec...).
+var launchers = map[string]int{
+	"node": 0, "nodejs": 0, "python": 0, "python3": 0, "ruby": 0, "php": 0,
+	"perl": 0, "java": 0, "sh": 0, "bash": 0, "env": 0, "npx": 0, "bunx": 0,
+	"uvx": 0, "pipx": 1, "bun": 0, "tsx": 0, "ts-node": 0,
+	"go": 1, "uv": 1, "deno": 1, "cargo": 1, "dotnet": 1, "npm": 1,
+	"pnpm": 1, "yarn": 1, "poetry": 1, "docker": 1,
+}
+
+// commandName names the server a command starts: the program's base name,
+// or, when the program is a launcher, the first word that is not the
+// launcher's own (a flag, a flag's value, or the launcher's subcommand).
+// "node dist/index.js" is index.js, "npx -y @scope/server@1.2" is
+// @scope/server, "python -m pkg.server" is pkg.server, "go run ./cmd/srv"
+// is srv. The server's own name from initialize replaces it once known
+// (Suite.NameFromServer).
+func commandName(argv []string) string {
+	prog := filepath.Base(argv[0])
+	base := strings.TrimSuffix(strings.TrimSuffix(prog, ".exe"), ".cmd")
+	if v := strings.TrimRight(base, "0123456789."); v == "python" {
+		base = v
+	}
+	skip, ok := launchers[base]
+	if !ok {
+		return prog
+	}
+	for i := 1; i < len(argv); i++ {
+		a := argv[i]
+		switch {
+		case a == "-m" && i+1 < len(argv): // python -m module
+			return argv[i+1]
+		case strings.HasPrefix(a, "-"), base == "env" && strings.Contains(a, "="):
+			continue
+		case base == "env": // env VAR=x program...: name the program
+			return commandName(argv[i:])
+		case skip > 0:
+			skip--
+			continue
+		}
+		if strings.HasPrefix(a, "@") || (!strings.ContainsAny(a, "/\\") && strings.Contains(a, "@")) {
+			// an npm package: @scope/name@version or name@version
+			if at := strings.LastIndex(a, "@"); at > 0 {
+				a = a[:at]
+			}
+			return a
+		}
+		if b := filepath.Base(strings.TrimRight(a, "/\\")); b != "." && b != "" {
+			return b
+		}
+	}
+	return prog
+}
+
 func endpointOrigin(raw string) string {
 	scheme, rest, _ := strings.Cut(raw, "://")
 	host, _, _ := strings.Cut(rest, "/")

@@ -31,7 +31,7 @@ func TestQuickLayers(t *testing.T) {
 			if diff := cmp.Diff(c.want, settingsFrom(s)); diff != "" {
 				t.Errorf("settings (-want +got):\n%s", diff)
 			}
-			if s.Name != "quick check of node" || s.SecretEnv["API_KEY"] != "s3cret" || s.Env != nil || s.EnvFromEnv != nil {
+			if s.Name != "quick check of server.js" || !s.NameFromServer || s.SecretEnv["API_KEY"] != "s3cret" || s.Env != nil || s.EnvFromEnv != nil {
 				t.Errorf("suite = name %q secretEnv %v env %v envFromEnv %v", s.Name, s.SecretEnv, s.Env, s.EnvFromEnv)
 			}
 			if g := s.Generate; !g.Fuzz || !g.Fidelity || !g.Probes || g.Lifecycle || g.SlowThresholdMs != defaultSlowThresholdMs {
@@ -96,5 +96,31 @@ func TestQuickErrors(t *testing.T) {
 				t.Errorf("error:\n got %v\nwant %s", err, c.want)
 			}
 		})
+	}
+}
+
+// TestCommandName checks that a quick check's title names the server a
+// command starts, not the interpreter or launcher that starts it.
+func TestCommandName(t *testing.T) {
+	for _, c := range []struct {
+		argv []string
+		want string
+	}{
+		{[]string{"./my-server"}, "my-server"},
+		{[]string{"/usr/bin/node", "dist/index.js"}, "index.js"},
+		{[]string{"node", "--enable-source-maps", "build/server.mjs", "--port", "3"}, "server.mjs"},
+		{[]string{"npx", "-y", "@modelcontextprotocol/server-memory@2025.4.25"}, "@modelcontextprotocol/server-memory"},
+		{[]string{"npx", "some-server@1.0.0", "/tmp"}, "some-server"},
+		{[]string{"python3", "-m", "weather.server"}, "weather.server"},
+		{[]string{"python3.12", "srv.py"}, "srv.py"},
+		{[]string{"uv", "run", "server.py"}, "server.py"},
+		{[]string{"uvx", "mcp-server-fetch"}, "mcp-server-fetch"},
+		{[]string{"go", "run", "./cmd/srv/"}, "srv"},
+		{[]string{"env", "A=1", "node", "x.js"}, "x.js"},
+		{[]string{"node"}, "node"},
+	} {
+		if got := commandName(c.argv); got != c.want {
+			t.Errorf("commandName(%q) = %q, want %q", c.argv, got, c.want)
+		}
 	}
 }

@@ -109,6 +109,10 @@ type Suite struct {
 	File string
 	// Name labels the suite in reports.
 	Name string
+	// NameFromServer (quick mode) makes the report's title name the server
+	// by the name it gives in initialize, when it gives one: "quick check
+	// of " + serverInfo.name instead of Name.
+	NameFromServer bool
 
 	// Target: exactly one of Command (stdio) and Endpoint (Streamable HTTP).
 	Command    []string

@@ -58,7 +58,7 @@ func runProtocols(ctx context.Context, suite *config.Suite, opts Options, versio
 	}
 	merged := &Report{
 		SchemaVersion:   SchemaVersion,
-		Suite:           suite.Name,
+		Suite:           reps[0].Suite, // named by the server in quick mode
 		Target:          reps[0].Target,
 		ProtocolVersion: reps[0].ProtocolVersion,
 		ToolsDiscovered: []string{},

@@ -200,6 +200,9 @@ func (r *runState) run(ctx context.Context) *Report {
 		rep.ProtocolVersion = ir.ProtocolVersion
 		if ir.ServerInfo != nil {
 			rep.Server = &ServerInfo{Name: r.clean(ir.ServerInfo.Name, 200), Version: r.clean(ir.ServerInfo.Version, 100)}
+			if r.suite.NameFromServer && strings.TrimSpace(rep.Server.Name) != "" {
+				rep.Suite = "quick check of " + rep.Server.Name
+			}
 		}
 	}
 

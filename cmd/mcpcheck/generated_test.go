@@ -19,7 +19,8 @@ import (
 
 // quickReport is the part of a JSON report the generated-check tests read.
 type quickReport struct {
-	Passed  bool `json:"passed"`
+	Suite   string `json:"suite"`
+	Passed  bool   `json:"passed"`
 	Summary struct {
 		Scores []struct {
 			Name    string  `json:"name"`
@@ -89,6 +90,10 @@ func checkQuickEverything(t *testing.T, r result) {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
 	q := decodeQuick(t, r.stdout)
+	// The title names the server by its serverInfo name, not "node".
+	if q.Suite != "quick check of mcp-servers/everything" {
+		t.Errorf("suite = %q", q.Suite)
+	}
 	if got := q.skipped(); !slices.Equal(got, everythingWriters) {
 		t.Errorf("skipped tools = %v, want every non-read-only tool %v", got, everythingWriters)
 	}
