@@ -234,6 +234,7 @@ func (r *runState) run(ctx context.Context) *Report {
 		r.fail("allowlist", err)
 		return rep
 	}
+	r.checkAllowTools()
 	r.contracts = map[string]*contract{}
 	if r.suite.Generate != nil {
 		g := compileGenerated(r.suite, found, func(name string) *schema.Schema { return r.contract(name).input }, len(r.plan))
@@ -345,13 +346,49 @@ func (r *runState) checkTools() error {
 				continue
 			}
 			seen[st.call.name] = true
-			missing = append(missing, fmt.Sprintf("%q (first used by step %s at %s)", st.call.name, st.spec.ID, st.spec.Pos))
+			missing = append(missing, fmt.Sprintf("%q (first used by step %s at %s%s)", st.call.name, st.spec.ID, st.spec.Pos, r.didYouMean(st.call.name)))
 		}
 	}
 	if len(missing) == 0 {
 		return nil
 	}
 	return fmt.Errorf("the server does not list %s; nothing was called", strings.Join(missing, ", "))
+}
+
+// toolNames is every discovered tool's name, sorted.
+func (r *runState) toolNames() []string {
+	out := make([]string, 0, len(r.tools))
+	for name := range r.tools {
+		out = append(out, name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// didYouMean is "; did you mean "x"?" for the discovered tool closest to
+// name, or "" when none is close.
+func (r *runState) didYouMean(name string) string {
+	if s := config.Suggest(name, r.toolNames()); s != "" {
+		return fmt.Sprintf("; did you mean %q?", r.clean(s, 200))
+	}
+	return ""
+}
+
+// checkAllowTools warns about allowTools entries the server does not list:
+// they bound nothing, and are usually a typo or a renamed tool. A warning,
+// not a failure: the run is still what the fixture asked for.
+func (r *runState) checkAllowTools() {
+	for _, name := range r.suite.AllowTools {
+		if _, ok := r.tools[name]; ok {
+			continue
+		}
+		where := at(r.suite, "allowTools")
+		if where == "" {
+			where = "--allow-tools: "
+		}
+		r.rep.Warnings = append(r.rep.Warnings, fmt.Sprintf("%sallowTools names %q, which the server does not list%s",
+			where, r.clean(name, 200), r.didYouMean(name)))
+	}
 }
 
 // compileContracts compiles the schemas of every tool a step calls (the

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -641,5 +642,44 @@ scenarios:
 	}
 	if second.Status != "failed" || !strings.Contains(second.Detail, "structuredIncludes /revision") {
 		t.Errorf("second = %+v", second)
+	}
+}
+
+// TestToolTypos checks the words for names the server does not have: a
+// step's misspelled tool gets "did you mean" in the failure, an allowTools
+// entry the server lacks is a warning naming the fixture line, and neither
+// calls anything it should not.
+func TestToolTypos(t *testing.T) {
+	var calls atomic.Int64
+	s := parse(t, `
+name: typos
+command: [mcpcheck, demo]
+allowTools: [get_household, propose_tsk]
+scenarios:
+  - name: a
+    steps:
+      - {id: one, tool: get_household}
+`)
+	rep := mustRun(t, s, inMemory(&calls))
+	if !rep.Passed || calls.Load() != 1 {
+		t.Fatalf("passed %v after %d calls: %+v", rep.Passed, calls.Load(), rep.Failure)
+	}
+	want := `test.yaml:4:1: allowTools names "propose_tsk", which the server does not list; did you mean "propose_task"?`
+	if !slices.Contains(rep.Warnings, want) {
+		t.Errorf("warnings = %q, want %q", rep.Warnings, want)
+	}
+
+	s = parse(t, `
+name: typos
+command: [mcpcheck, demo]
+allowTools: [get_houshold]
+scenarios:
+  - name: a
+    steps:
+      - {id: one, tool: get_houshold}
+`)
+	rep = mustRun(t, s, inMemory(&calls))
+	if rep.Failure == nil || !strings.Contains(rep.Failure.Message, `"get_houshold" (first used by step one at test.yaml:8:9; did you mean "get_household"?)`) {
+		t.Errorf("failure = %+v", rep.Failure)
 	}
 }
