@@ -71,7 +71,8 @@ func yamlSyntaxError(file string, data []byte, err error, errs *errList) {
 	}
 	if m := yamlErrLine.FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[1])
-		errs.add(lineStart(file, data, problemLine(data, max(line, 1))), "YAML syntax error: %s", m[2])
+		pos := lineStart(file, data, problemLine(data, max(line, 1)))
+		errs.add(pos, "YAML syntax error: %s%s", m[2], yamlHint(m[2], lineText(data, pos.Line)))
 		return
 	}
 	if m := yamlErrAnchor.FindStringSubmatch(msg); m != nil {
@@ -85,6 +86,36 @@ func yamlSyntaxError(file string, data []byte, err error, errs *errList) {
 		return
 	}
 	errs.add(Pos{File: file, Line: 1, Col: 1}, "YAML syntax error: %s", strings.TrimPrefix(msg, "yaml: "))
+}
+
+// yamlHint turns the parser's words for the commonest mistakes into what
+// to do: most YAML syntax errors in a fixture are a line indented one
+// column too far or too short, or a tab.
+func yamlHint(msg, line string) string {
+	switch {
+	case strings.HasPrefix(strings.TrimLeft(line, " "), "\t"):
+		return " (YAML is indented with spaces; this line starts with a tab)"
+	case strings.Contains(msg, "did not find expected"),
+		strings.Contains(msg, "mapping values are not allowed"),
+		strings.Contains(msg, "are not allowed in this context"):
+		return " (check the indentation of this line and the line above: the keys of one mapping, and the \"- \" of one list, start in the same column)"
+	}
+	return ""
+}
+
+// lineText is line n (1-based) of data, without its line break.
+func lineText(data []byte, n int) string {
+	for i := 1; i < n; i++ {
+		j := bytes.IndexByte(data, '\n')
+		if j < 0 {
+			return ""
+		}
+		data = data[j+1:]
+	}
+	if j := bytes.IndexByte(data, '\n'); j >= 0 {
+		data = data[:j]
+	}
+	return strings.TrimSuffix(string(data), "\r")
 }
 
 var yamlErrAnchor = regexp.MustCompile(`^yaml: unknown anchor '(.*)' referenced$`)
