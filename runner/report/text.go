@@ -68,12 +68,13 @@ func (t *textWriter) printf(format string, args ...any) { fmt.Fprintf(&t.b, form
 
 // scoreTitles are the human names of the scores.
 var scoreTitles = map[config.ScoreName]string{
-	config.ScoreCrashResilience:  "crash resilience",
-	config.ScoreResponseFidelity: "response fidelity",
-	config.ScoreLatency:          "latency",
-	config.ScoreResponseSize:     "response size",
-	config.ScoreConcurrency:      "concurrency",
-	config.ScoreLifecycle:        "lifecycle",
+	config.ScoreCrashResilience:   "crash resilience",
+	config.ScoreSchemaEnforcement: "schema enforcement",
+	config.ScoreResponseFidelity:  "response fidelity",
+	config.ScoreLatency:           "latency",
+	config.ScoreResponseSize:      "response size",
+	config.ScoreConcurrency:       "concurrency",
+	config.ScoreLifecycle:         "lifecycle",
 }
 
 // generated writes what generated checks add: scores, findings, skipped

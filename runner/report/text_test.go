@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/runner"
 )
 
@@ -67,5 +68,15 @@ func TestQuiet(t *testing.T) {
 	Text(&b, r, TextOptions{Quiet: true, NoDurations: true})
 	if strings.Contains(b.String(), "fine") {
 		t.Errorf("quiet output lists a passing scenario:\n%s", b.String())
+	}
+}
+
+// TestEveryScoreHasATitle: a score the text report cannot name would print
+// as a bare percentage.
+func TestEveryScoreHasATitle(t *testing.T) {
+	for _, name := range config.ScoreNames {
+		if scoreTitles[name] == "" {
+			t.Errorf("score %s has no title in scoreTitles", name)
+		}
 	}
 }
