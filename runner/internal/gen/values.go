@@ -20,7 +20,8 @@ import (
 // document and (for [Values.Distinct]) the variant number: never on map
 // iteration order or on earlier calls.
 type Values struct {
-	seed int64
+	seed    int64
+	offered *Offered
 }
 
 // NewValues returns a generator whose pseudo-random choices (numbers and
@@ -28,6 +29,14 @@ type Values struct {
 // the tool name.
 func NewValues(seed int64) *Values {
 	return &Values{seed: seed}
+}
+
+// Offer makes v try the server's own values first for the properties they
+// fit (see [Offered]), and returns v. Without an offer, or for properties
+// no offered value fits or validates for, nothing changes.
+func (v *Values) Offer(o *Offered) *Values {
+	v.offered = o
+	return v
 }
 
 // noSchema is the note for a tool without a usable inputSchema.
@@ -81,6 +90,9 @@ func (v *Values) generate(tool string, input *schema.Schema, variant int) (map[s
 		seed = v.seed
 	}
 	g := newGen(input, seed, tool)
+	if v != nil {
+		g.offered = v.offered
+	}
 	strict, err := input.WithFormats()
 	if err != nil {
 		return map[string]any{}, []string{err.Error() + "; empty arguments used"}
@@ -151,6 +163,7 @@ type gen struct {
 	seed    int64
 	tool    string
 	notes   []string
+	offered *Offered
 }
 
 func newGen(in *schema.Schema, seed int64, tool string) *gen {
@@ -427,6 +440,19 @@ func (g *gen) produce(path, name string, ents []ent, objs []fobj, depth, vk int)
 			}
 			return fail("const conflicts with the other keywords")
 		}
+	}
+	// The server's own values come first: an id it listed, a directory it
+	// serves (see Offered). Variants rotate through them.
+	if cands := g.offered.candidates(g.tool, name); len(cands) > 0 {
+		quiet = true
+		for i := range min(len(cands), maxOfferTries) {
+			c := cands[(i+vk)%len(cands)]
+			if try(c.value) {
+				g.offered.use(g.tool, path, c)
+				return c.value, true
+			}
+		}
+		quiet = false
 	}
 	defaults := preferred(objs)
 	firstDefault := func() (any, bool) {
