@@ -52,6 +52,9 @@ func (d *decoder) generate(n *node) *Generate {
 	if v := n.value("includeDestructive"); v != nil {
 		g.IncludeDestructive = v.b
 	}
+	if v := n.value("offeredInputs"); v != nil {
+		g.NoOfferedInputs = !v.b
+	}
 	if v, ok := intValue(n.value("concurrency")); ok {
 		g.Concurrency = int(v)
 	}

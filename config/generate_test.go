@@ -44,6 +44,7 @@ func TestLoadGenerateYAML(t *testing.T) {
 		},
 		Concurrency:         4,
 		IncludeDestructive:  true,
+		NoOfferedInputs:     true,
 		Seed:                -42,
 		SlowThresholdMs:     250,
 		BloatThresholdChars: 1000,
@@ -101,7 +102,7 @@ func TestLoadGenerateYAML(t *testing.T) {
 	})); diff != "" {
 		t.Errorf("scenarios mismatch (-want +got):\n%s", diff)
 	}
-	if got, want := got.Scenarios[1].Steps[1].Expect.Absent.Pos, p(62, 19); got != want {
+	if got, want := got.Scenarios[1].Steps[1].Expect.Absent.Pos, p(63, 19); got != want {
 		t.Errorf("absent at %v, want %v", got, want)
 	}
 	if got, want := got.FieldPos["generate"], p(6, 1); got != want {

@@ -84,6 +84,7 @@ var settings = func() []setting {
 		{key: "isolation", env: EnvIsolation, check: checkIsolation},
 		{key: "transport", env: EnvTransport, check: checkTransport},
 		{key: "generate.includeDestructive", kind: boolSetting},
+		{key: "generate.offeredInputs", kind: boolSetting},
 		{key: "generate.seed", kind: int64Setting},
 		{key: "generate.concurrency", kind: intSetting, check: checkGenerateConcurrency},
 		{key: "generate.slowThresholdMs", kind: intSetting, check: checkRange(1, math.MaxInt32)},
@@ -211,6 +212,7 @@ func layerSettings(s *Suite, file map[string]any, opts LoadOptions, errs *errLis
 	s.Transport = k.String("transport")
 	if g := s.Generate; g != nil {
 		g.IncludeDestructive = k.Bool("generate.includeDestructive")
+		g.NoOfferedInputs = !k.Bool("generate.offeredInputs")
 		g.Seed = k.Int64("generate.seed")
 		g.Concurrency = k.Int("generate.concurrency")
 		g.SlowThresholdMs = k.Int("generate.slowThresholdMs")
@@ -243,6 +245,7 @@ func layerSettings(s *Suite, file map[string]any, opts LoadOptions, errs *errLis
 func generateLayer(g *Generate) map[string]any {
 	layer := map[string]any{
 		"generate.includeDestructive":  g.IncludeDestructive,
+		"generate.offeredInputs":       !g.NoOfferedInputs,
 		"generate.seed":                g.Seed,
 		"generate.concurrency":         g.Concurrency,
 		"generate.slowThresholdMs":     g.SlowThresholdMs,

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"regexp"
+	"slices"
 )
 
 // Pos is a place in a fixture file. Line and Col are 1-based; a zero Line
@@ -133,7 +134,10 @@ type Suite struct {
 	// like envFromEnv and headersFromEnv values.
 	SecretEnv, SecretHeaders map[string]string
 
-	ProtocolVersion    string
+	ProtocolVersion string
+	// AllowTools bounds which tools steps name and generation calls: a
+	// fixture's list (empty when it has none), or nil in quick mode
+	// without --allow-tools, meaning every discovered tool. See AllowsTool.
 	AllowTools         []string
 	TimeoutMs          int // bounds each request
 	InitTimeoutMs      int // bounds connect + initialize
@@ -427,7 +431,12 @@ type Generate struct {
 	// IncludeDestructive lifts the default: only tools annotated
 	// readOnlyHint: true are generated against.
 	IncludeDestructive bool
-	Seed               int64
+	// NoOfferedInputs turns off the offered inputs (offeredInputs: false,
+	// --no-offered-inputs): by default the runner calls the allowed
+	// argument-free read-only tools once before generating and uses the
+	// ids, directories and URIs they answer as arguments.
+	NoOfferedInputs bool
+	Seed            int64
 	// Probe thresholds (defaults 5000 ms and 20000 characters) and an
 	// optional model for a price estimate.
 	SlowThresholdMs     int
@@ -457,4 +466,10 @@ type Call struct {
 	Tool      string
 	Arguments map[string]any
 	Pos       Pos
+}
+
+// AllowsTool reports whether AllowTools lets steps and generation call the
+// named tool: nil allows every tool, a list only its members.
+func (s *Suite) AllowsTool(name string) bool {
+	return s.AllowTools == nil || slices.Contains(s.AllowTools, name)
 }

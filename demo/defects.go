@@ -132,6 +132,7 @@ var defectTools = []string{
 	toolCreateFolder, toolGetFolder, toolDeleteFolder,
 	toolCreateFile, toolGetFile, toolDeleteFile,
 	toolCounterSnapshot, toolSharedCacheGet, toolTicketCounter,
+	toolFormatAddress, toolListProjects, toolGetProject, toolSharedFolders, toolListFolder,
 }
 
 // readOnly is the annotation of every defects tool but the lifecycle
@@ -149,6 +150,7 @@ func (d *defects) add(s *mcp.Server) {
 	d.addProbeTools(s)
 	d.addLifecycleTools(s)
 	d.addConcurrencyTools(s)
+	d.addOfferedTools(s)
 }
 
 // Schema fuzzing.

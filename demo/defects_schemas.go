@@ -321,3 +321,64 @@ func idOutputSchema(param string) json.RawMessage {
 		"additionalProperties": false
 	}`)
 }
+
+// Schemas of the offered-input tools (defects_offered.go).
+var (
+	formatAddressInputSchema = json.RawMessage(`{
+		"type": "object",
+		"properties": {
+			"street": {"type": "string", "minLength": 1, "maxLength": 200, "description": "Street and number, such as 12 Elm Street."},
+			"city": {"type": "string", "minLength": 1, "maxLength": 100, "description": "City name."},
+			"postcode": {"type": "string", "minLength": 1, "maxLength": 20, "description": "Postal code."}
+		},
+		"required": ["street", "city"],
+		"additionalProperties": false
+	}`)
+	formatAddressOutputSchema = json.RawMessage(`{
+		"type": "object",
+		"properties": {"label": {"type": "string", "description": "The address as label lines."}},
+		"required": ["label"],
+		"additionalProperties": false
+	}`)
+
+	projectSchema = `{
+		"type": "object",
+		"properties": {
+			"id": {"type": "string", "pattern": "^prj-[0-9a-f]{4}$"},
+			"name": {"type": "string"},
+			"room": {"type": "string"},
+			"status": {"type": "string", "enum": ["planned", "in progress", "done"]}
+		},
+		"required": ["id", "name", "room", "status"],
+		"additionalProperties": false
+	}`
+	listProjectsOutputSchema = json.RawMessage(`{
+		"type": "object",
+		"properties": {"projects": {"type": "array", "items": ` + projectSchema + `}},
+		"required": ["projects"],
+		"additionalProperties": false
+	}`)
+	projectOutputSchema   = json.RawMessage(projectSchema)
+	getProjectInputSchema = json.RawMessage(`{
+		"type": "object",
+		"properties": {"project_id": {"type": "string", "pattern": "^prj-[0-9a-f]{4}$", "description": "A project's id, as list_projects gives it."}},
+		"required": ["project_id"],
+		"additionalProperties": false
+	}`)
+
+	listFolderInputSchema = json.RawMessage(`{
+		"type": "object",
+		"properties": {"path": {"type": "string", "minLength": 1, "maxLength": 200, "description": "An absolute folder path."}},
+		"required": ["path"],
+		"additionalProperties": false
+	}`)
+	listFolderOutputSchema = json.RawMessage(`{
+		"type": "object",
+		"properties": {
+			"path": {"type": "string"},
+			"entries": {"type": "array", "items": {"type": "string"}, "description": "Names; a folder's ends with a slash."}
+		},
+		"required": ["path", "entries"],
+		"additionalProperties": false
+	}`)
+)

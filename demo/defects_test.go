@@ -226,6 +226,30 @@ func defectCases() []defectCase {
 		{name: "get_note unknown", tool: "get_note", args: args("note_id", "3f6c2a9e-8b1d-4c7e-9a52-1d0e4b7f8c21"), call: toolErr(`note not found: "3f6c2a9e-8b1d-4c7e-9a52-1d0e4b7f8c21"`)},
 		{name: "delete_label unknown", tool: "delete_label", args: args("label_id", "x"), call: toolErr(`label not found: "x"`)},
 		{name: "create_file in unknown folder", tool: "create_file", args: args("folder_id", "x", "name", "todo.txt"), call: toolErr(`folder not found: "x"`)},
+
+		// format_address accepts what its schema forbids, and answers ok.
+		{name: "format_address valid", tool: "format_address", args: args("street", "12 Elm Street", "city", "Chicago", "postcode", "60601"),
+			call: observation{result: `{"label":"12 Elm Street\nChicago\n60601"}`}},
+		{name: "format_address wrong-type street", tool: "format_address", args: args("street", 12345, "city", "Chicago"),
+			call: observation{result: `{"label":"12345\nChicago"}`}},
+		{name: "format_address missing city", tool: "format_address", args: args("street", "12 Elm Street"),
+			call: observation{result: `{"label":"12 Elm Street"}`}},
+
+		// Families whose valid input another tool offers.
+		{name: "list_projects", tool: "list_projects", call: observation{result: `{"projects":[` +
+			`{"id":"prj-7f3a","name":"Kitchen remodel","room":"kitchen","status":"in progress"},` +
+			`{"id":"prj-91c2","name":"Garden shed","room":"garden","status":"planned"},` +
+			`{"id":"prj-c44e","name":"Repaint the hallway","room":"hallway","status":"done"}]}`}},
+		{name: "get_project listed", tool: "get_project", args: args("project_id", "prj-91c2"),
+			call: observation{result: `{"id":"prj-91c2","name":"Garden shed","room":"garden","status":"planned"}`}},
+		{name: "get_project unknown", tool: "get_project", args: args("project_id", "prj-0000"),
+			call: toolErr(`no project with id "prj-0000"; list_projects lists them`)},
+		{name: "get_project bad pattern", tool: "get_project", args: args("project_id", "kitchen"), call: toolErr(`validating "arguments"`)},
+		{name: "shared_folders", tool: "shared_folders", call: observation{text: "Shared folders:\n/srv/household/photos\n/srv/household/shared"}},
+		{name: "list_folder shared", tool: "list_folder", args: args("path", "/srv/household/shared/"),
+			call: observation{result: `{"entries":["budget-2026.ods","chores.md","recipes/"],"path":"/srv/household/shared"}`}},
+		{name: "list_folder outside", tool: "list_folder", args: args("path", "/home"),
+			call: toolErr("access denied: /home is outside the shared folders (see shared_folders)")},
 	}
 }
 
@@ -345,7 +369,7 @@ func TestDefectToolsListed(t *testing.T) {
 	stdioFaults := []string{"crash", "disconnect", "duplicate_response", "malformed_message", "response_after_cancellation"}
 	httpFaults := []string{"disconnect", "duplicate_response", "malformed_message", "session_loss"}
 	sorted := func(lists ...[]string) []string { return slices.Sorted(slices.Values(slices.Concat(lists...))) }
-	if len(defectTools) != 26 || len(sorted(defectTools)) != len(slices.Compact(sorted(defectTools))) {
+	if len(defectTools) != 31 || len(sorted(defectTools)) != len(slices.Compact(sorted(defectTools))) {
 		t.Fatalf("defectTools has %d names, some repeated: %v", len(defectTools), defectTools)
 	}
 

@@ -38,12 +38,14 @@
 //
 // # Defects profile
 //
-// With --defects ([Options].Defects) the server also lists 26 tools that
+// With --defects ([Options].Defects) the server also lists 31 tools that
 // look like an ordinary server's, each with one planted defect that one of
-// mcpcheck's generated checks must catch (schema fuzzing, output fidelity,
-// latency and size, resource lifecycle, concurrency), or a control that
-// none may flag. Each defect is described at the code that plants it, in
-// defects.go and records.go. The two profiles combine.
+// mcpcheck's generated checks must catch (schema fuzzing and enforcement,
+// output fidelity, latency and size, resource lifecycle, concurrency), or
+// a control that none may flag; two families answer only to input another
+// of their tools offers. Each defect is described at the code that plants
+// it, in defects.go, defects_offered.go and records.go. The two profiles
+// combine.
 //
 // # Protocol versions and go-sdk v1.8.0
 //

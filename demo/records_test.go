@@ -31,8 +31,9 @@ func TestDefectToolContracts(t *testing.T) {
 		"create_folder": {"name"}, "get_folder": {"folder_id"}, "delete_folder": {"folder_id"},
 		"create_file": {"folder_id", "name"}, "get_file": {"file_id"}, "delete_file": {"file_id"},
 		"shared_cache_get": {"key"},
+		"format_address":   {"street", "city"}, "get_project": {"project_id"}, "list_folder": {"path"},
 	}
-	textOnly := map[string]bool{"weather_report": true, "list_reminders": true, "echo_profile": true, "export_catalog": true}
+	textOnly := map[string]bool{"weather_report": true, "list_reminders": true, "echo_profile": true, "export_catalog": true, "shared_folders": true}
 	cs := connectInMemory(t, testContext(t), NewServer(Options{Defects: true}), "2025-11-25")
 	res, err := cs.ListTools(testContext(t), nil)
 	if err != nil {

@@ -113,18 +113,14 @@ type generator struct {
 	base  int // report index of the first generated scenario
 }
 
-func compileGenerated(suite *config.Suite, found *discovered, input func(string) *schema.Schema, base int) generated {
+func compileGenerated(suite *config.Suite, found *discovered, input func(string) *schema.Schema, offered *gen.Offered, base int) generated {
 	tools := found.tools
-	c := &generator{suite: suite, g: suite.Generate, values: gen.NewValues(suite.Generate.Seed), input: input, base: base}
+	c := &generator{suite: suite, g: suite.Generate, values: gen.NewValues(suite.Generate.Seed).Offer(offered), input: input, base: base}
 	g := c.g
-	allowed := map[string]bool{}
-	for _, t := range suite.AllowTools {
-		allowed[t] = true
-	}
 	var targets, readOnly []tool
 	for _, t := range sortedTools(tools) {
 		switch {
-		case suite.AllowTools != nil && !allowed[t.Name]:
+		case !suite.AllowsTool(t.Name):
 			c.skip(t.Name, "not in allowTools, which bounds generated calls", "add it to allowTools (--allow-tools in quick mode)")
 		case !isReadOnly(t) && !g.IncludeDestructive:
 			why := "annotated readOnlyHint: false"

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/demo"
 )
 
 // plantedOptions serves a few annotated tools with planted defects, in
@@ -284,6 +285,88 @@ func TestCrossedStopsOnNondeterministicTool(t *testing.T) {
 	for _, f := range rep.Findings {
 		if f.Status == StatusFailed {
 			t.Errorf("unexpected failed finding %+v", f)
+		}
+	}
+}
+
+// TestOfferedInputs: tools that answer only to values another tool offers
+// (the demo's get_project and list_folder) are judged when the runner first
+// calls the argument-free read-only tools, and inconclusive without it.
+// format_address, which accepts what its schema forbids, fails schema
+// enforcement and not crash resilience. The offer calls are traced.
+func TestOfferedInputs(t *testing.T) {
+	opts := Options{Dial: func(ctx context.Context) (mcp.Transport, error) {
+		ct, st := mcp.NewInMemoryTransports()
+		if _, err := demo.NewServer(demo.Options{Defects: true}).Connect(ctx, st, nil); err != nil {
+			return nil, err
+		}
+		return ct, nil
+	}}
+	suite := func(off bool) *config.Suite {
+		s := generatedSuite(t, &config.Generate{Fuzz: true, Fidelity: true, NoOfferedInputs: off})
+		s.Scenarios = nil
+		s.AllowTools = []string{"list_projects", "get_project", "shared_folders", "list_folder", "format_address"}
+		return s
+	}
+	valid := func(rep *Report, tool string) StepResult {
+		for _, sc := range rep.Scenarios {
+			for _, st := range sc.Steps {
+				if st.Tool == tool && st.Case == "valid" {
+					return st
+				}
+			}
+		}
+		t.Fatalf("no valid step of %s", tool)
+		return StepResult{}
+	}
+	score := func(rep *Report, name config.ScoreName) Score {
+		for _, s := range rep.Summary.Scores {
+			if s.Name == name {
+				return s
+			}
+		}
+		t.Fatalf("no score %s", name)
+		return Score{}
+	}
+
+	var trace strings.Builder
+	opts.Trace = &trace
+	rep := mustRun(t, suite(false), opts)
+	for _, tool := range []string{"get_project", "list_folder"} {
+		if st := valid(rep, tool); st.Outcome != config.OutcomeOK || st.Flagged {
+			t.Errorf("with offered inputs, %s's valid call: %s flagged %v %v", tool, st.Outcome, st.Flagged, st.Notes)
+		}
+	}
+	if f := score(rep, config.ScoreResponseFidelity); f.Inconclusive != 0 || f.Total != 8 { // 5 tools, 2 resources, 1 prompt
+		t.Errorf("fidelity with offered inputs: %d judged, %d inconclusive", f.Total, f.Inconclusive)
+	}
+	want := "offered inputs: called 2 argument-free read-only tool(s) before generating (list_projects, shared_folders); " +
+		"the server offered 4 ids, 2 directories, 2 URIs; used: list_projects → get_project project_id; shared_folders → list_folder path"
+	if !slices.Contains(rep.Notes, want) {
+		t.Errorf("notes = %q\nwant %q", rep.Notes, want)
+	}
+	for _, tool := range []string{"list_projects", "shared_folders"} {
+		if !strings.Contains(trace.String(), `{"tool":"`+tool+`","case":"offered-inputs","outcome":"ok","detail":"offered `) {
+			t.Errorf("the trace has no offered-inputs entry for %s:\n%s", tool, trace.String())
+		}
+	}
+	crash, enforce := score(rep, config.ScoreCrashResilience), score(rep, config.ScoreSchemaEnforcement)
+	if crash.Passed != crash.Total || enforce.Total-enforce.Passed != 5 {
+		t.Errorf("crash resilience %d/%d, schema enforcement %d/%d; want every case graceful and format_address's 5 accepted", crash.Passed, crash.Total, enforce.Passed, enforce.Total)
+	}
+
+	rep = mustRun(t, suite(true), opts)
+	for _, tool := range []string{"get_project", "list_folder"} {
+		if st := valid(rep, tool); st.Outcome != config.OutcomeToolError || !st.Flagged {
+			t.Errorf("without offered inputs, %s's valid call: %s flagged %v", tool, st.Outcome, st.Flagged)
+		}
+	}
+	if f := score(rep, config.ScoreResponseFidelity); f.Inconclusive != 2 || f.Total != 6 {
+		t.Errorf("fidelity without offered inputs: %d judged, %d inconclusive", f.Total, f.Inconclusive)
+	}
+	for _, n := range rep.Notes {
+		if strings.HasPrefix(n, "offered inputs") {
+			t.Errorf("offeredInputs: false, yet %q", n)
 		}
 	}
 }

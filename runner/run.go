@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/runner/internal/gen"
 	"github.com/mcpcheck/mcpcheck/runner/internal/schema"
 )
 
@@ -237,12 +238,22 @@ func (r *runState) run(ctx context.Context) *Report {
 	r.checkAllowTools()
 	r.contracts = map[string]*contract{}
 	if r.suite.Generate != nil {
-		g := compileGenerated(r.suite, found, func(name string) *schema.Schema { return r.contract(name).input }, len(r.plan))
+		// Inputs the server offers are gathered by calling its
+		// argument-free read-only tools: not when asked to call nothing.
+		var offered *gen.Offered
+		var called []string
+		if !r.opts.ListOnly && !r.suite.Generate.NoOfferedInputs {
+			offered, called = r.offered(ctx, sess, found, r.suite.AllowsTool)
+		}
+		g := compileGenerated(r.suite, found, func(name string) *schema.Schema { return r.contract(name).input }, offered, len(r.plan))
 		r.gen = &g
 		r.plan = append(r.plan, g.scenarios...)
 		r.addScenarios(g.scenarios)
 		rep.SkippedTools = g.skipped
 		rep.Notes = append(rep.Notes, g.notes...)
+		if n := offeredNote(offered, called); n != "" {
+			rep.Notes = append(rep.Notes, r.clean(n, 2000))
+		}
 		for _, sk := range g.skipped {
 			r.trace.write(TraceEntry{Tool: sk.Tool, Skipped: sk.Reason})
 		}

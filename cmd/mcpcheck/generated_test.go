@@ -220,7 +220,27 @@ func generatedReceipts(t *testing.T, data string) string {
 			b.WriteString(line + "\n")
 		}
 	}
+	// Latency is the one timing-dependent verdict: slow_search is slow by
+	// design (1.2 s), every other tool answers in milliseconds, but on a
+	// loaded two-core machine one of them can pass the relative rule's
+	// 100 ms floor. Such a flag is logged, not pinned: tests never fail on
+	// timing. The score is pinned as if it had not happened.
+	loadFlags := 0
+	findings := rep.Findings[:0]
+	for _, f := range rep.Findings {
+		if f.Kind == "latency" && f.Tool != "slow_search" {
+			t.Logf("%s flagged slow on this machine (timing, not pinned)", f.Tool)
+			loadFlags++
+			continue
+		}
+		findings = append(findings, f)
+	}
+	rep.Findings = findings
 	for _, s := range rep.Summary.Scores {
+		if s.Name == "latency" {
+			s.Passed += loadFlags
+			s.Grade = "-"
+		}
 		fmt.Fprintf(&b, "score %s: %d/%d %s\n", s.Name, s.Passed, s.Total, s.Grade)
 	}
 	for _, f := range rep.Findings {

@@ -71,6 +71,8 @@ Generated checks (quick mode, or a fixture's generate block):
   --allow-tools a,b          generate only against these tools
   --include-destructive      also call tools not annotated readOnlyHint: true,
                              and run the lifecycle check
+  --no-offered-inputs        do not call the argument-free read-only tools
+                             first for ids, folders and URIs to use as input
   --concurrency N            also call each tool on N connections at once
   --seed N                   seed of the generated inputs (default 0)
   --slow-threshold-ms N      latency flag above N ms (default 5000), or above
@@ -160,6 +162,7 @@ var settingFlags = map[string]string{
 	"timeoutMs":                    "--timeout",
 	"concurrency":                  "--jobs",
 	"generate.includeDestructive":  "--include-destructive",
+	"generate.offeredInputs":       "--no-offered-inputs",
 	"generate.seed":                "--seed",
 	"generate.concurrency":         "--concurrency",
 	"generate.slowThresholdMs":     "--slow-threshold-ms",
@@ -253,6 +256,11 @@ func parseFlags(args []string) (*flags, error) {
 	fs.BoolFunc("include-destructive", "", func(v string) error {
 		b, err := strconv.ParseBool(v)
 		f.settings["generate.includeDestructive"] = b
+		return err
+	})
+	fs.BoolFunc("no-offered-inputs", "", func(v string) error {
+		b, err := strconv.ParseBool(v)
+		f.settings["generate.offeredInputs"] = !b
 		return err
 	})
 	for name, score := range thresholdFlags {

@@ -1,0 +1,146 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/runner/internal/gen"
+)
+
+// offerCase labels the calls that gather offered inputs in the trace.
+const offerCase = "offered-inputs"
+
+// offered gathers the inputs the server itself offers, before generation
+// (see gen.Offered for what is taken and where it goes): the URIs of the
+// listed resources, the names of the listed prompts, and the answers of
+// every allowed read-only tool that needs no argument, called once with
+// {} on the shared session. Tools not annotated read-only are never
+// called here, whatever includeDestructive says. The calls run up to the
+// suite's concurrency at once, each within the request timeout; answers
+// are taken in tool-name order, so the offer is the same every run. Each
+// call is traced (case offered-inputs) with what it offered. A call that
+// fails offers nothing and is not a finding: the tool's own generated
+// checks judge it.
+func (r *runState) offered(ctx context.Context, sess *session, found *discovered, allowed func(string) bool) (*gen.Offered, []string) {
+	o := gen.NewOffered()
+	for _, res := range found.resources {
+		o.AddURI("resources/list", res.URI)
+	}
+	for _, p := range found.prompts {
+		o.AddID("prompts/list", p.Name, "prompt")
+	}
+	var callees []tool
+	for _, t := range sortedTools(found.tools) {
+		if allowed(t.Name) && isReadOnly(t) && r.takesNoArguments(t.Name) {
+			callees = append(callees, t)
+		}
+	}
+	if len(callees) == 0 {
+		return o, nil
+	}
+	answers := make([]*gen.Offered, len(callees))
+	sem := make(chan struct{}, max(1, r.suite.Concurrency))
+	var wg sync.WaitGroup
+	for i, t := range callees {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			answers[i] = r.offeredBy(ctx, sess, t.Name)
+		}()
+	}
+	wg.Wait()
+	var called []string
+	for i, a := range answers {
+		o.Merge(a)
+		called = append(called, r.clean(callees[i].Name, 200))
+	}
+	return o, called
+}
+
+// takesNoArguments reports whether {} is valid input for the tool: a
+// schema without required properties (or none at all).
+func (r *runState) takesNoArguments(name string) bool {
+	c := r.contract(name)
+	if c.inputErr != nil {
+		return false
+	}
+	return c.input == nil || c.input.Validate(map[string]any{}) == nil
+}
+
+// offeredBy calls one argument-free tool and collects its answer.
+func (r *runState) offeredBy(ctx context.Context, sess *session, name string) *gen.Offered {
+	o := gen.NewOffered()
+	callCtx, cancel := context.WithTimeout(ctx, ms2d(r.suite.TimeoutMs))
+	defer cancel()
+	began := time.Now()
+	res, err := sess.cs.CallTool(callCtx, &mcp.CallToolParams{Name: name, Arguments: map[string]any{}})
+	entry := TraceEntry{Tool: name, Case: offerCase, Arguments: map[string]any{}, StartedAt: traceTime(began), DurationMs: ms(time.Since(began))}
+	switch {
+	case err != nil:
+		entry.Outcome, entry.Detail = config.OutcomeProtocolError, r.clean(err.Error(), 300)+"; nothing offered"
+		if callCtx.Err() != nil {
+			entry.Outcome = config.OutcomeTimeout
+		}
+	case res == nil || res.IsError:
+		entry.Outcome, entry.Detail = config.OutcomeToolError, "answered with isError; nothing offered"
+	default:
+		entry.Outcome = config.OutcomeOK
+		o.AddAnswer(name, numbers(res.StructuredContent), contentText(res.Content))
+		for _, c := range res.Content {
+			if l, ok := c.(*mcp.ResourceLink); ok {
+				o.AddURI(name, l.URI)
+			}
+		}
+		entry.Detail = "offered " + o.Counts()
+	}
+	r.trace.write(entry)
+	return o
+}
+
+// numbers re-decodes a decoded JSON value with json.Number, so an integer
+// id keeps its exact digits; nil stays nil.
+func numbers(v any) any {
+	if v == nil {
+		return nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var out any
+	if dec.Decode(&out) != nil {
+		return nil
+	}
+	return out
+}
+
+// offeredNote is the report's note on the offer: what was called, what it
+// gave and where it was used, or nothing when there was no offer at all.
+func offeredNote(o *gen.Offered, called []string) string {
+	if o.Empty() && len(called) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("offered inputs: ")
+	if len(called) > 0 {
+		fmt.Fprintf(&b, "called %d argument-free read-only tool(s) before generating (%s); ", len(called), strings.Join(called, ", "))
+	}
+	fmt.Fprintf(&b, "the server offered %s", o.Counts())
+	if used := o.Used(); len(used) > 0 {
+		fmt.Fprintf(&b, "; used: %s", strings.Join(used, "; "))
+	} else if !o.Empty() {
+		b.WriteString("; no property took one")
+	}
+	return b.String()
+}
