@@ -370,3 +370,57 @@ func TestQuickTraceAndList(t *testing.T) {
 		t.Error("a --env value leaked")
 	}
 }
+
+// TestQuickFilesystem runs quick mode against the reference filesystem
+// server, which refuses every path outside the directory it serves:
+// without offered inputs, 8 of its 10 read-only tools' valid calls are
+// refused (inconclusive); with them, list_allowed_directories's answer
+// gives the directory and only the calls that need a file, or forbid
+// head with tail, stay inconclusive. Nothing is written: its writers are
+// not read-only.
+func TestQuickFilesystem(t *testing.T) {
+	dir := peertest.Dir(t)
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "todo.txt"), []byte("water the plants\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	inconclusive := func(args ...string) (int, int, quickReport) {
+		t.Helper()
+		r := runCmd(t, append(append([]string{"--json", "-"}, args...), "--", "node", filepath.Join(dir, peertest.Filesystem), root)...)
+		if r.code != 0 {
+			t.Fatalf("exit %d\n%s", r.code, r.stderr)
+		}
+		var rep struct {
+			Summary struct {
+				Scores []struct {
+					Name                string
+					Total, Inconclusive int
+				}
+			}
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range rep.Summary.Scores {
+			if s.Name == "responseFidelity" {
+				return s.Total, s.Inconclusive, decodeQuick(t, r.stdout)
+			}
+		}
+		t.Fatalf("no fidelity score:\n%s", r.stdout)
+		return 0, 0, quickReport{}
+	}
+	judged, inc, q := inconclusive()
+	if q.Suite != "quick check of secure-filesystem-server" {
+		t.Errorf("suite = %q", q.Suite)
+	}
+	if judged != 7 || inc != 3 {
+		t.Errorf("with offered inputs: %d judged, %d inconclusive; want 7 and 3", judged, inc)
+	}
+	judged, inc, _ = inconclusive("--no-offered-inputs")
+	if judged != 2 || inc != 8 {
+		t.Errorf("without offered inputs: %d judged, %d inconclusive; want 2 and 8", judged, inc)
+	}
+	if entries, _ := os.ReadDir(root); len(entries) != 1 {
+		t.Errorf("the served directory holds %d entries after the run, want the one it had", len(entries))
+	}
+}

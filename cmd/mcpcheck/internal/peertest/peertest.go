@@ -30,6 +30,7 @@ import (
 const (
 	Everything = "node_modules/@modelcontextprotocol/server-everything/dist/index.js"
 	Memory     = "node_modules/@modelcontextprotocol/server-memory/dist/index.js"
+	Filesystem = "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"
 )
 
 // RequireEnv names the variable that turns a missing Node.js into a failure.
