@@ -165,6 +165,7 @@ func (d *decoder) scenario(n *node) Scenario {
 	sc := Scenario{
 		Name:      strValue(n.value("name")),
 		Protocols: strList(n.value("protocols")),
+		Tags:      strList(n.value("tags")),
 		Pos:       d.pos(n),
 	}
 	if r := n.value("reconnect"); r != nil {

@@ -182,7 +182,9 @@ type Scenario struct {
 	// IsolationShared, IsolationScenario, or IsolationStep (every step on a
 	// session of its own: over stdio, a server process each).
 	Isolation string
-	Pos       Pos
+	// Tags label the scenario for --tag and --skip-tag.
+	Tags []string
+	Pos  Pos
 }
 
 // IsolationStep gives each step of a scenario its own session.

@@ -195,15 +195,30 @@ func (r *runState) probes(g *config.Generate) {
 	if g.BloatThresholdChars > 0 {
 		bloat = float64(g.BloatThresholdChars)
 	}
+	in := &ProbeInputs{SlowThresholdMs: slow, BloatThresholdChars: bloat, PriceModel: g.PriceModel, Samples: []ProbeSample{}}
+	for _, st := range r.validRuns() {
+		if measurable(st) {
+			in.Samples = append(in.Samples, ProbeSample{Tool: st.Tool, DurationMs: st.DurationMs, ResponseChars: st.ResponseChars})
+		}
+	}
+	if r.rep.Shard != nil {
+		// Outliers are judged against every tool's median: merge judges
+		// them again over the shards' samples.
+		r.rep.Probes = in
+	}
+	judgeProbes(r.rep, in)
+}
+
+// judgeProbes flags the latency and size outliers among the samples and
+// adds the two scores and the token estimate to rep.
+func judgeProbes(rep *Report, in *ProbeInputs) {
+	slow, bloat := in.SlowThresholdMs, in.BloatThresholdChars
 	latency, size := map[string]float64{}, map[string]float64{}
 	chars := 0
-	for _, st := range r.validRuns() {
-		if !measurable(st) {
-			continue
-		}
-		latency[st.Tool] = st.DurationMs
-		size[st.Tool] = float64(st.ResponseChars)
-		chars += st.ResponseChars
+	for _, s := range in.Samples {
+		latency[s.Tool] = s.DurationMs
+		size[s.Tool] = float64(s.ResponseChars)
+		chars += s.ResponseChars
 	}
 	add := func(kind string, score config.ScoreName, unit string, values map[string]float64, flags map[string]string, measured int) {
 		names := make([]string, 0, len(flags))
@@ -213,23 +228,42 @@ func (r *runState) probes(g *config.Generate) {
 		sort.Strings(names)
 		for _, t := range names {
 			msg := fmt.Sprintf("valid call: %.0f %s (%s)", values[t], unit, flags[t])
-			r.rep.Findings = append(r.rep.Findings, Finding{Tool: t, Origin: config.OriginProbe, Kind: kind, Flagged: true, Score: score, Message: msg})
+			rep.Findings = append(rep.Findings, Finding{Tool: t, Origin: config.OriginProbe, Kind: kind, Flagged: true, Score: score, Message: msg})
 		}
-		r.rep.Summary.Scores = append(r.rep.Summary.Scores, percentScore(score, measured-len(flags), measured))
+		rep.Summary.Scores = append(rep.Summary.Scores, percentScore(score, measured-len(flags), measured))
 	}
 	add("latency", config.ScoreLatency, "ms", latency, score.Outliers(latency, slow, outlierRatio, slowFloorMs, minProbeSamples), len(latency))
 	add("responseSize", config.ScoreResponseSize, "characters", size, score.Outliers(size, bloat, outlierRatio, bloatFloorChars, minProbeSamples), len(size))
 	if len(size) > 0 {
 		tok := &Tokens{Total: score.EstimateTokens(chars), Calls: len(size), Method: "about 4 characters a token over each tool's valid call, an estimate, not a tokenizer"}
 		tok.PerCall = tok.Total / tok.Calls
-		if m := g.PriceModel; m != "" {
+		if m := in.PriceModel; m != "" {
 			if price, ok := score.PricePerMTok(m); ok {
 				tok.Model, tok.PricesAsOf = m, score.PricesAsOf
 				tok.USD = math.Round(float64(tok.Total)*price/1e6*1e6) / 1e6
 			}
 		}
-		r.rep.Tokens = tok
+		rep.Tokens = tok
 	}
+}
+
+// ProbeInputs are what the probes judged: each tool's valid call, and the
+// thresholds. A shard's report keeps them (outliers are judged against
+// the median of every tool, which no one shard sees) so that merge can
+// judge them again across the shards.
+type ProbeInputs struct {
+	SlowThresholdMs     float64       `json:"slowThresholdMs"`
+	BloatThresholdChars float64       `json:"bloatThresholdChars"`
+	PriceModel          string        `json:"priceModel,omitempty"`
+	Samples             []ProbeSample `json:"samples"`
+}
+
+// ProbeSample is one tool's valid call as the probes measure it: a
+// duration and a size, no values.
+type ProbeSample struct {
+	Tool          string  `json:"tool"`
+	DurationMs    float64 `json:"durationMs"`
+	ResponseChars int     `json:"responseChars"`
 }
 
 // concurrencyFindings judges the concurrency checks and returns how many
@@ -275,7 +309,7 @@ func (r *runState) concurrencyFindings() (checked, failedTools int) {
 	}
 	for _, c := range r.gen.crossed {
 		seq, par := &r.rep.Scenarios[c.sequential], &r.rep.Scenarios[c.together]
-		if len(par.Steps) == 0 {
+		if len(par.Steps) == 0 || r.plan[c.together].excluded != "" {
 			continue
 		}
 		if why := referenceStop(r.plan[c.sequential], seq.Steps); why != "" {

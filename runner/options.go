@@ -42,6 +42,9 @@ type Options struct {
 	// returns a report in which every step is listed but skipped: it calls
 	// no tool (--list).
 	ListOnly bool
+	// Select, when set, leaves scenarios out of the run (--tag, --run,
+	// ...); they are in the report, skipped "not selected".
+	Select *Selection
 	// KeepTmp keeps the run's ${tmp} scratch directories instead of
 	// removing them at the end (--keep-tmp); the report lists them.
 	KeepTmp bool

@@ -65,6 +65,8 @@ type scenario struct {
 	findings  findings
 	steps     []step
 	pos       config.Pos
+	// excluded, when set, leaves the scenario out of the run (Selection).
+	excluded Exclusion
 }
 
 // step is one planned call and what must hold of its answer.

@@ -30,7 +30,9 @@ var Statuses = []Status{StatusPassed, StatusFailed, StatusSkipped}
 type Report struct {
 	SchemaVersion int    `json:"schemaVersion"`
 	Suite         string `json:"suite"`
-	Passed        bool   `json:"passed"`
+	// Shard says which part of the suite this run was (--shard K/N).
+	Shard  *Shard `json:"shard,omitempty"`
+	Passed bool   `json:"passed"`
 	// NothingTested, when set, says why a run of generated checks called
 	// nothing: its verdict is NOTHING TESTED, not PASS.
 	NothingTested   *NothingTested `json:"nothingTested,omitempty"`
@@ -66,7 +68,9 @@ type Report struct {
 	Findings     []Finding     `json:"findings,omitempty"`
 	SkippedTools []SkippedTool `json:"skippedTools,omitempty"`
 	Tokens       *Tokens       `json:"tokens,omitempty"`
-	Notes        []string      `json:"notes,omitempty"`
+	// Probes, in a shard's report, are what the probes judged, for merge.
+	Probes *ProbeInputs `json:"probes,omitempty"`
+	Notes  []string     `json:"notes,omitempty"`
 	// Warnings are observations that do not fail the suite.
 	Warnings  []string         `json:"warnings,omitempty"`
 	Scenarios []ScenarioResult `json:"scenarios"`
@@ -125,9 +129,12 @@ type ScenarioResult struct {
 	Name string `json:"name"`
 	// ProtocolVersion is the negotiated version this scenario ran under, in
 	// a multi-protocol run.
-	ProtocolVersion string       `json:"protocolVersion,omitempty"`
-	Status          Status       `json:"status"`
-	Steps           []StepResult `json:"steps"`
+	ProtocolVersion string `json:"protocolVersion,omitempty"`
+	Status          Status `json:"status"`
+	// NotSelected says why the scenario was left out of the run (its
+	// steps are skipped with the reason).
+	NotSelected Exclusion    `json:"notSelected,omitempty"`
+	Steps       []StepResult `json:"steps"`
 	// Pos is where the scenario was written (human report only).
 	Pos config.Pos `json:"-"`
 }

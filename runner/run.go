@@ -174,9 +174,11 @@ func (r *runState) run(ctx context.Context) *Report {
 		ProtocolVersion: r.d.version,
 		ToolsDiscovered: []string{},
 		StartedAt:       start,
+		Shard:           r.opts.Select.shard(),
 	}
 	r.rep = rep
 	r.addScenarios(r.plan)
+	r.selectScenarios(0)
 	defer func() {
 		rep.Summary.DurationMs = ms(time.Since(start))
 		sort.Strings(rep.Warnings)
@@ -190,6 +192,11 @@ func (r *runState) run(ctx context.Context) *Report {
 		}
 	}
 	defer func() { rep.KeptScratch = r.scratch.cleanup(r.opts.KeepTmp) }()
+	if r.opts.ListOnly && r.suite.Generate == nil {
+		// Listing the fixture's own steps needs no server.
+		r.listed()
+		return rep
+	}
 	sess, err := r.open(ctx, r.tmp)
 	if err != nil {
 		r.fail("connect", err)
@@ -247,8 +254,10 @@ func (r *runState) run(ctx context.Context) *Report {
 		}
 		g := compileGenerated(r.suite, found, func(name string) *schema.Schema { return r.contract(name).input }, offered, len(r.plan))
 		r.gen = &g
+		from := len(r.plan)
 		r.plan = append(r.plan, g.scenarios...)
 		r.addScenarios(g.scenarios)
+		r.selectScenarios(from)
 		rep.SkippedTools = g.skipped
 		rep.Notes = append(rep.Notes, g.notes...)
 		if n := offeredNote(offered, called); n != "" {
@@ -260,9 +269,7 @@ func (r *runState) run(ctx context.Context) *Report {
 	}
 	r.compileContracts()
 	if r.opts.ListOnly {
-		for i := range rep.Scenarios {
-			skipFrom(rep.Scenarios[i].Steps, 0, reasonListed)
-		}
+		r.listed()
 		return rep
 	}
 
@@ -327,6 +334,9 @@ func (r *runState) fail(stage string, err error) {
 	msg := r.clean(err.Error(), 1000)
 	r.rep.Failure = &SuiteFailure{Stage: stage, Message: msg}
 	for i := range r.rep.Scenarios {
+		if r.rep.Scenarios[i].NotSelected != "" {
+			continue
+		}
 		for j := range r.rep.Scenarios[i].Steps {
 			r.rep.Scenarios[i].Steps[j].Reason = reasonNotRun
 		}
@@ -336,6 +346,9 @@ func (r *runState) fail(stage string, err error) {
 func (r *runState) interrupted() {
 	r.rep.Failure = &SuiteFailure{Stage: "interrupted", Message: "the run was interrupted before the first call"}
 	for i := range r.rep.Scenarios {
+		if r.rep.Scenarios[i].NotSelected != "" {
+			continue
+		}
 		for j := range r.rep.Scenarios[i].Steps {
 			r.rep.Scenarios[i].Steps[j].Reason = reasonInterrupted
 		}

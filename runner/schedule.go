@@ -26,6 +26,10 @@ func (r *runState) schedule(ctx context.Context, shared *link) {
 	var first, isolated, alone []*scenario
 	for _, sc := range r.plan {
 		switch {
+		case sc.excluded != "":
+			if r.opts.OnScenario != nil {
+				r.opts.OnScenario(sc.index, r.rep.Scenarios[sc.index])
+			}
 		case sc.mode != allAtOnce:
 			first = append(first, sc)
 		case sc.isolation != config.IsolationShared:

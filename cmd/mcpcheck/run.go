@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,7 +16,6 @@ import (
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/demo"
 	"github.com/mcpcheck/mcpcheck/runner"
-	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // Exit codes (DESIGN.md): every check passed; a check failed; bad input.
@@ -40,7 +40,9 @@ const usage = `Usage:
   mcpcheck help                             show this help
 
 Flags for a run:
-  --config FILE       the fixture to run (YAML or JSON)
+  --config FILE       the fixture to run (YAML or JSON); repeatable, and a
+                      directory means every *.yaml, *.yml and *.json in it
+  --jobs-suites N     suites run at once (default 1: one after another)
   --json [FILE]       also write the JSON report to FILE; "-", or no FILE,
                       puts the JSON alone on stdout and the human report
                       on stderr
@@ -58,7 +60,13 @@ Flags for a run:
                       in quick mode)
   --trace FILE        write one JSON line per call, arguments included
                       (secrets redacted)
-  --list              print the steps that would run, call nothing
+  --tag T             run only the scenarios tagged T (repeatable: any of)
+  --skip-tag T        leave out the scenarios tagged T (repeatable)
+  --run REGEX         run only the scenarios whose name, or "scenario/step"
+                      for one of their steps, matches (RE2); scenarios left
+                      out are reported skipped, "not selected"
+  --list              print the steps that would run, call nothing (a
+                      generate block still connects to discover the tools)
   --keep-tmp          keep the ${tmp} scratch directories (printed) instead
                       of removing them when the run ends
   --quiet             list failing steps only
@@ -138,7 +146,10 @@ func badWord(w string, stderr io.Writer) int {
 
 // flags are the command line of a run.
 type flags struct {
-	config, jsonOut, trace  string
+	jsonOut, trace          string
+	configs                 []string         // --config, in order (files or directories)
+	jobsSuites              int              // --jobs-suites: suites run at once
+	sel                     runner.Selection // --tag, --skip-tag, --run
 	protocols               []string
 	quiet, noColor, version bool
 	list, keepTmp           bool
@@ -194,7 +205,34 @@ func parseFlags(args []string) (*flags, error) {
 	f := &flags{settings: map[string]any{}, set: map[string]bool{}}
 	fs := flag.NewFlagSet("mcpcheck", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.StringVar(&f.config, "config", "", "")
+	fs.Func("config", "", func(v string) error {
+		f.configs = append(f.configs, v)
+		return nil
+	})
+	fs.Func("tag", "", func(v string) error {
+		f.sel.Tags = append(f.sel.Tags, v)
+		return nil
+	})
+	fs.Func("skip-tag", "", func(v string) error {
+		f.sel.SkipTags = append(f.sel.SkipTags, v)
+		return nil
+	})
+	fs.Func("run", "", func(v string) error {
+		re, err := regexp.Compile(v)
+		if err != nil {
+			return fmt.Errorf("want an RE2 regular expression: %v", err)
+		}
+		f.sel.Run = re
+		return nil
+	})
+	fs.Func("jobs-suites", "", func(v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return fmt.Errorf("want a number of suites, 1 or more, got %q", v)
+		}
+		f.jobsSuites = n
+		return nil
+	})
 	fs.StringVar(&f.jsonOut, "json", "", "")
 	fs.StringVar(&f.trace, "trace", "", "")
 	fs.BoolVar(&f.quiet, "quiet", false, "")
@@ -308,9 +346,14 @@ func parseFlags(args []string) (*flags, error) {
 	if err := fs.Parse(jsonDefault(args)); err != nil {
 		return nil, err
 	}
-	for name, v := range map[string]string{"config": f.config, "json": f.jsonOut, "trace": f.trace} {
+	for name, v := range map[string]string{"json": f.jsonOut, "trace": f.trace} {
 		if len(v) > 1 && v[0] == '-' {
 			return nil, fmt.Errorf("--%s takes a file, got %q (a flag?)", name, v)
+		}
+	}
+	for _, v := range f.configs {
+		if len(v) > 1 && v[0] == '-' {
+			return nil, fmt.Errorf("--config takes a file, got %q (a flag?)", v)
 		}
 	}
 	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
@@ -385,23 +428,24 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		opts = *runOptions
 	}
 	opts.Protocols = f.protocols
-	var suite *config.Suite
+	var suites []*config.Suite
 	switch {
-	case f.config != "" && len(f.command) > 0:
+	case len(f.configs) > 0 && len(f.command) > 0:
 		fmt.Fprintf(stderr, "mcpcheck: give --config FILE or -- COMMAND, not both (see mcpcheck --help)\n")
 		return exitBadArgs
-	case f.config != "":
-		setGCPolicy(f.config)
-		if suite, err = loadFixture(f, &opts); err != nil {
+	case len(f.configs) > 0:
+		if suites, err = loadFixtures(f, &opts); err != nil {
 			fmt.Fprintf(stderr, "mcpcheck: %s\n", settingError(err))
 			return exitBadArgs
 		}
 	case len(f.command) > 0 || f.set["url"]:
 		setGCPolicy("")
-		if suite, err = quickSuite(f, &opts); err != nil {
+		suite, err := quickSuite(f, &opts)
+		if err != nil {
 			fmt.Fprintf(stderr, "mcpcheck: %s\n", settingError(err))
 			return exitBadArgs
 		}
+		suites = []*config.Suite{suite}
 	default:
 		fmt.Fprintf(stderr, "mcpcheck: give --config FILE, or -- COMMAND ARGS... / --url URL for a quick check (see mcpcheck --help)\n")
 		return exitBadArgs
@@ -410,98 +454,8 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		opts.ListOnly = true
 	}
 	opts.KeepTmp = f.keepTmp
-
-	human, machine := stdout, io.Writer(nil)
-	var jsonFile, traceFile *os.File
-	switch f.jsonOut {
-	case "":
-	case "-":
-		human, machine = stderr, stdout
-	default:
-		// Open files before running, so a bad path fails fast (exit 2)
-		// instead of after a long run.
-		if jsonFile, err = os.Create(f.jsonOut); err != nil {
-			fmt.Fprintf(stderr, "mcpcheck: --json: %v\n", err)
-			return exitBadArgs
-		}
-		defer jsonFile.Close()
-		machine = jsonFile
+	if f.set["tag"] || f.set["skip-tag"] || f.set["run"] {
+		opts.Select = &f.sel
 	}
-	if f.trace != "" {
-		if traceFile, err = os.Create(f.trace); err != nil {
-			fmt.Fprintf(stderr, "mcpcheck: --trace: %v\n", err)
-			return exitBadArgs
-		}
-		defer traceFile.Close()
-		opts.Trace = traceFile
-	}
-
-	// On a terminal the human report streams while the run goes, under a
-	// live status line (report.Stream); anywhere else it is written whole
-	// at the end, byte for byte as always.
-	color, stream := false, (*report.Stream)(nil)
-	if fh, ok := human.(*os.File); ok {
-		color = !f.noColor && report.UseColor(fh)
-		if !f.list && report.IsTerminal(fh) {
-			stream = report.NewStream(fh, report.TextOptions{Color: color, Quiet: f.quiet})
-			stream.Follow(&opts)
-		}
-	}
-	rep, err := runner.Run(ctx, suite, opts)
-	if err != nil {
-		fmt.Fprintf(stderr, "mcpcheck: %v\n", err)
-		return exitBadArgs
-	}
-	if f.list {
-		if err := report.List(human, rep); err != nil {
-			fmt.Fprintf(stderr, "mcpcheck: %v\n", err)
-			return exitBadArgs
-		}
-		if rep.Failure != nil {
-			return exitFail
-		}
-		return exitPass
-	}
-	if stream != nil {
-		err = stream.Finish(rep)
-	} else {
-		err = report.Text(human, rep, report.TextOptions{Color: color, Quiet: f.quiet})
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "mcpcheck: writing the report: %v\n", err)
-		return exitBadArgs
-	}
-	if machine != nil {
-		if err := report.JSON(machine, rep); err != nil {
-			fmt.Fprintf(stderr, "mcpcheck: writing the JSON report: %v\n", err)
-			return exitBadArgs
-		}
-		if jsonFile != nil {
-			if err := jsonFile.Close(); err != nil {
-				fmt.Fprintf(stderr, "mcpcheck: writing %s: %v\n", f.jsonOut, err)
-				return exitBadArgs
-			}
-		}
-	}
-	if traceFile != nil {
-		if err := traceFile.Close(); err != nil {
-			fmt.Fprintf(stderr, "mcpcheck: writing %s: %v\n", f.trace, err)
-			return exitBadArgs
-		}
-	}
-	if !rep.Passed {
-		return exitFail
-	}
-	return exitPass
-}
-
-// loadFixture loads --config with the command line's settings; flags for
-// generated checks apply to the fixture's generate block when it has one.
-func loadFixture(f *flags, opts *runner.Options) (*config.Suite, error) {
-	for _, name := range []string{"env", "header", "allow-tools"} {
-		if f.set[name] {
-			return nil, fmt.Errorf("--%s is for quick mode (without --config); put it in the fixture", name)
-		}
-	}
-	return config.Load(f.config, config.LoadOptions{Environ: opts.Environ, Flags: f.settings})
+	return runSuites(ctx, f, suites, opts, stdout, stderr)
 }

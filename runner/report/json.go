@@ -17,3 +17,17 @@ func JSON(w io.Writer, r *runner.Report) error {
 	_, err = w.Write(b)
 	return err
 }
+
+// JSONSuites writes the reports of a run of several suites as one document,
+// {"schemaVersion": 1, "suites": [...]}, each suite's report as [JSON]
+// writes it.
+func JSONSuites(w io.Writer, reps []*runner.Report) error {
+	doc := runner.Suites{SchemaVersion: runner.SchemaVersion, Suites: reps}
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	_, err = w.Write(b)
+	return err
+}

@@ -1,0 +1,221 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+
+	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/runner"
+	"github.com/mcpcheck/mcpcheck/runner/report"
+)
+
+// loadFixtures loads every fixture --config names (files, and the fixtures
+// of directories, see config.FixtureFiles) with the command line's
+// settings. Every file is loaded, so one run reports the problems of all of
+// them; any problem stops the run before anything starts.
+func loadFixtures(f *flags, opts *runner.Options) ([]*config.Suite, error) {
+	for _, name := range []string{"env", "header", "allow-tools"} {
+		if f.set[name] {
+			return nil, fmt.Errorf("--%s is for quick mode (without --config); put it in the fixture", name)
+		}
+	}
+	files, err := config.FixtureFiles(f.configs)
+	if err != nil {
+		return nil, err
+	}
+	largest, size := "", int64(-1)
+	for _, file := range files {
+		if st, err := os.Stat(file); err == nil && st.Size() > size {
+			largest, size = file, st.Size()
+		}
+	}
+	setGCPolicy(largest)
+	var suites []*config.Suite
+	var errs []error
+	for _, file := range files {
+		s, err := config.Load(file, config.LoadOptions{Environ: opts.Environ, Flags: f.settings})
+		if err != nil {
+			errs = append(errs, errors.New(settingError(err)))
+			continue
+		}
+		suites = append(suites, s)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return suites, nil
+}
+
+// suiteRun is what became of one suite of a run.
+type suiteRun struct {
+	rep *runner.Report
+	err error // the run could not begin (runner.Run's error)
+	// streamed: the human report was written while the run went.
+	streamed bool
+}
+
+// runSuites runs the suites, one after another or --jobs-suites at once
+// (each with its own concurrency inside), writes each one's human report in
+// the order given, a total when there are several, and the machine reports;
+// the exit code is the worst of the suites'.
+func runSuites(ctx context.Context, f *flags, suites []*config.Suite, opts runner.Options, stdout, stderr io.Writer) int {
+	human, machine := stdout, io.Writer(nil)
+	var jsonFile, traceFile *os.File
+	var err error
+	switch f.jsonOut {
+	case "":
+	case "-":
+		human, machine = stderr, stdout
+	default:
+		// Open files before running, so a bad path fails fast (exit 2)
+		// instead of after a long run.
+		if jsonFile, err = os.Create(f.jsonOut); err != nil {
+			fmt.Fprintf(stderr, "mcpcheck: --json: %v\n", err)
+			return exitBadArgs
+		}
+		defer jsonFile.Close()
+		machine = jsonFile
+	}
+	if f.trace != "" {
+		if traceFile, err = os.Create(f.trace); err != nil {
+			fmt.Fprintf(stderr, "mcpcheck: --trace: %v\n", err)
+			return exitBadArgs
+		}
+		defer traceFile.Close()
+		opts.Trace = &lockedWriter{w: traceFile}
+	}
+
+	// On a terminal the human report streams while the run goes, under a
+	// live status line (report.Stream), when suites run one at a time;
+	// anywhere else it is written whole when each suite ends, byte for byte
+	// as always.
+	color, terminal := false, false
+	if fh, ok := human.(*os.File); ok {
+		color = !f.noColor && report.UseColor(fh)
+		terminal = !f.list && report.IsTerminal(fh)
+	}
+	textOpts := report.TextOptions{Color: color, Quiet: f.quiet}
+	jobs := max(1, min(f.jobsSuites, len(suites)))
+	runs := make([]chan suiteRun, len(suites))
+	for i := range runs {
+		runs[i] = make(chan suiteRun, 1)
+	}
+	slots := make(chan struct{}, jobs)
+	go func() {
+		for i, s := range suites {
+			slots <- struct{}{}
+			go func() {
+				defer func() { <-slots }()
+				o := opts
+				var stream *report.Stream
+				if terminal && jobs == 1 {
+					if i > 0 {
+						fmt.Fprintln(human)
+					}
+					stream = report.NewStream(human, textOpts)
+					stream.Follow(&o)
+				}
+				rep, err := runner.Run(ctx, s, o)
+				res := suiteRun{rep: rep, err: err}
+				if stream != nil && err == nil {
+					res.streamed, res.err = true, stream.Finish(rep)
+				}
+				runs[i] <- res
+			}()
+		}
+	}()
+
+	code := exitPass
+	var reps []*runner.Report
+	for i := range suites {
+		res := <-runs[i]
+		if i > 0 && !res.streamed {
+			fmt.Fprintln(human)
+		}
+		switch {
+		case res.err != nil && res.rep == nil:
+			fmt.Fprintf(stderr, "mcpcheck: %v\n", res.err)
+			code = exitBadArgs
+			continue
+		case res.err != nil:
+			fmt.Fprintf(stderr, "mcpcheck: writing the report: %v\n", res.err)
+			return exitBadArgs
+		}
+		reps = append(reps, res.rep)
+		if !res.rep.Passed || res.rep.Failure != nil {
+			code = max(code, exitFail)
+		}
+		switch {
+		case f.list:
+			err = report.List(human, res.rep)
+		case !res.streamed:
+			err = report.Text(human, res.rep, textOpts)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "mcpcheck: writing the report: %v\n", err)
+			return exitBadArgs
+		}
+	}
+	if len(suites) > 1 && !f.list {
+		fmt.Fprintln(human)
+		if err := report.Total(human, reps, len(suites)-len(reps), textOpts); err != nil {
+			fmt.Fprintf(stderr, "mcpcheck: writing the report: %v\n", err)
+			return exitBadArgs
+		}
+	}
+	if f.list {
+		return code
+	}
+	if code := writeReports(f, reps, len(suites) > 1, machine, jsonFile, stderr); code != exitPass {
+		return code
+	}
+	if traceFile != nil {
+		if err := traceFile.Close(); err != nil {
+			fmt.Fprintf(stderr, "mcpcheck: writing %s: %v\n", f.trace, err)
+			return exitBadArgs
+		}
+	}
+	return code
+}
+
+// writeReports writes the machine-readable reports of a run: the JSON
+// report (one suite's as it always was, several as one document). Every
+// file written from the finished reports is written here, by the run and
+// by merge alike.
+func writeReports(f *flags, reps []*runner.Report, several bool, machine io.Writer, jsonFile *os.File, stderr io.Writer) int {
+	if machine != nil {
+		var err error
+		if several {
+			err = report.JSONSuites(machine, reps)
+		} else if len(reps) == 1 {
+			err = report.JSON(machine, reps[0])
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "mcpcheck: writing the JSON report: %v\n", err)
+			return exitBadArgs
+		}
+		if jsonFile != nil {
+			if err := jsonFile.Close(); err != nil {
+				fmt.Fprintf(stderr, "mcpcheck: writing %s: %v\n", f.jsonOut, err)
+				return exitBadArgs
+			}
+		}
+	}
+	return exitPass
+}
+
+// lockedWriter serialises writes of suites running at once (the trace).
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
