@@ -101,7 +101,9 @@ func decodeSuite(file string, root *node) (*Suite, map[string]any) {
 		HeadersFromEnv: strMap(root.value("headersFromEnv")),
 		AllowTools:     strList(root.value("allowTools")),
 		Pos:            root.pos.in(file),
-		FieldPos:       map[string]Pos{},
+
+		ExpectedFailuresPath: strValue(root.value("expectedFailures")),
+		FieldPos:             map[string]Pos{},
 	}
 	if s.AllowTools == nil {
 		s.AllowTools = []string{}

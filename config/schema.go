@@ -17,21 +17,33 @@ import (
 	"github.com/mcpcheck/mcpcheck/schemas"
 )
 
-// The fixture schema is compiled once per process. Its own node tree is kept
-// too, so that messages can list a place's allowed keys in the order the
-// schema declares them.
-var fixtureSchema struct {
+// The schemas of the files config reads (the fixture, a baseline of
+// expected failures) are compiled once per process. Each one's own node
+// tree is kept too, so that messages can list a place's allowed keys in
+// the order the schema declares them.
+type fileSchema struct {
+	name string // for errors: "fixture schema"
+	url  string
+	doc  []byte
+
 	once sync.Once
 	sch  *jsonschema.Schema
 	tree *node
 	err  error
 }
 
-func compiledSchema() (*jsonschema.Schema, *node, error) {
-	fixtureSchema.once.Do(func() {
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schemas.Fixture))
+var (
+	fixtureSchema  = &fileSchema{name: "fixture schema", url: schemas.FixtureURL, doc: schemas.Fixture}
+	baselineSchema = &fileSchema{name: "expected-failures schema", url: schemas.ExpectedFailuresURL, doc: schemas.ExpectedFailures}
+)
+
+func compiledSchema() (*jsonschema.Schema, *node, error) { return fixtureSchema.compiled() }
+
+func (fs *fileSchema) compiled() (*jsonschema.Schema, *node, error) {
+	fs.once.Do(func() {
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(fs.doc))
 		if err != nil {
-			fixtureSchema.err = fmt.Errorf("fixture schema: %w", err)
+			fs.err = fmt.Errorf("%s: %w", fs.name, err)
 			return
 		}
 		c := jsonschema.NewCompiler()
@@ -42,30 +54,36 @@ func compiledSchema() (*jsonschema.Schema, *node, error) {
 		// engine the validator uses by default) refuses a regular
 		// expression that $match or text.matches could not compile.
 		c.AssertFormat()
-		if err := c.AddResource(schemas.FixtureURL, doc); err != nil {
-			fixtureSchema.err = fmt.Errorf("fixture schema: %w", err)
+		if err := c.AddResource(fs.url, doc); err != nil {
+			fs.err = fmt.Errorf("%s: %w", fs.name, err)
 			return
 		}
-		sch, err := c.Compile(schemas.FixtureURL)
+		sch, err := c.Compile(fs.url)
 		if err != nil {
-			fixtureSchema.err = fmt.Errorf("fixture schema: %w", err)
+			fs.err = fmt.Errorf("%s: %w", fs.name, err)
 			return
 		}
 		var errs errList
-		tree := parseJSON("fixture.schema.json", schemas.Fixture, &errs)
+		tree := parseJSON(fs.url, fs.doc, &errs)
 		if err := errs.err(); err != nil {
-			fixtureSchema.err = fmt.Errorf("fixture schema: %w", err)
+			fs.err = fmt.Errorf("%s: %w", fs.name, err)
 			return
 		}
-		fixtureSchema.sch, fixtureSchema.tree = sch, tree
+		fs.sch, fs.tree = sch, tree
 	})
-	return fixtureSchema.sch, fixtureSchema.tree, fixtureSchema.err
+	return fs.sch, fs.tree, fs.err
 }
 
 // validateSchema checks the document against schemas/fixture.schema.json and
 // records one message per problem, at the place it concerns.
 func validateSchema(root *node, errs *errList) error {
-	sch, tree, err := compiledSchema()
+	return fixtureSchema.validate(root, errs)
+}
+
+// validate checks the document against the schema and records one message
+// per problem, at the place it concerns.
+func (fs *fileSchema) validate(root *node, errs *errList) error {
+	sch, tree, err := fs.compiled()
 	if err != nil {
 		return err
 	}

@@ -155,6 +155,10 @@ type Suite struct {
 	// contracts to the hand-written scenarios.
 	Generate *Generate
 
+	// ExpectedFailuresPath is the fixture's expectedFailures: a baseline
+	// file of known failures, as written (see ExpectedFailuresFile).
+	ExpectedFailuresPath string
+
 	// Pos of the document root and of selected settings, for error messages
 	// raised after loading (for example a tool missing from tools/list).
 	Pos      Pos

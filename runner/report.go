@@ -71,6 +71,9 @@ type Report struct {
 	// Probes, in a shard's report, are what the probes judged, for merge.
 	Probes *ProbeInputs `json:"probes,omitempty"`
 	Notes  []string     `json:"notes,omitempty"`
+	// StaleBaseline lists the entries of the baseline of known failures
+	// whose failure is gone: each one fails the run until it is removed.
+	StaleBaseline []StaleEntry `json:"staleBaseline,omitempty"`
 	// Warnings are observations that do not fail the suite.
 	Warnings  []string         `json:"warnings,omitempty"`
 	Scenarios []ScenarioResult `json:"scenarios"`
@@ -105,6 +108,9 @@ type Summary struct {
 	Failed     int     `json:"failed"`
 	Skipped    int     `json:"skipped"`
 	DurationMs float64 `json:"durationMs"`
+	// ExpectedFailures counts the failed steps a baseline of known
+	// failures lists (among Failed).
+	ExpectedFailures int `json:"expectedFailures,omitempty"`
 	// Scores of the generated checks.
 	Scores []Score `json:"scores,omitempty"`
 }
@@ -162,6 +168,9 @@ type StepResult struct {
 	// Reason says why a step was skipped or failed before or outside its
 	// assertions, in the runner's words (never server text).
 	Reason string `json:"reason,omitempty"`
+	// Expected marks a failure a baseline of known failures lists
+	// (--expected-failures): the step failed, and does not fail the run.
+	Expected *Expected `json:"expectedFailure,omitempty"`
 	// Flagged marks a step with observations worth a look that do not fail
 	// it (Notes): an echo mismatch, a generated valid call that a server
 	// rejected, an advisory step's mismatches.
@@ -244,7 +253,7 @@ type AssertionResult struct {
 // (--fail-under and friends) does not fail the run by itself: the threshold
 // decides. Every other failed step or finding does.
 func (r *Report) Tally() {
-	r.Summary.Passed, r.Summary.Failed, r.Summary.Skipped = 0, 0, 0
+	r.Summary.Passed, r.Summary.Failed, r.Summary.Skipped, r.Summary.ExpectedFailures = 0, 0, 0, 0
 	gated := map[config.ScoreName]bool{}
 	thresholdsMet := true
 	for _, sc := range r.Summary.Scores {
@@ -267,7 +276,10 @@ func (r *Report) Tally() {
 			case StatusFailed:
 				r.Summary.Failed++
 				sc.Status = StatusFailed
-				if st.Score == "" || !gated[st.Score] {
+				switch {
+				case st.Expected != nil:
+					r.Summary.ExpectedFailures++
+				case st.Score == "" || !gated[st.Score]:
 					failing++
 				}
 			default:
@@ -284,7 +296,7 @@ func (r *Report) Tally() {
 			failing++
 		}
 	}
-	r.Passed = r.Failure == nil && r.TerminatedEarly == nil && failing == 0 && thresholdsMet
+	r.Passed = r.Failure == nil && r.TerminatedEarly == nil && failing == 0 && thresholdsMet && len(r.StaleBaseline) == 0
 }
 
 func ms(d time.Duration) float64 {

@@ -17,8 +17,15 @@ var Fixture []byte
 //go:embed report.schema.json
 var Report []byte
 
-// FixtureURL and ReportURL are the $id of each schema.
+// ExpectedFailures is schemas/expected-failures.schema.json, the format of
+// a baseline of known failures.
+//
+//go:embed expected-failures.schema.json
+var ExpectedFailures []byte
+
+// FixtureURL, ReportURL and ExpectedFailuresURL are the $id of each schema.
 const (
-	FixtureURL = "https://mcpcheck.dev/schemas/fixture.schema.json"
-	ReportURL  = "https://mcpcheck.dev/schemas/report.schema.json"
+	FixtureURL          = "https://mcpcheck.dev/schemas/fixture.schema.json"
+	ReportURL           = "https://mcpcheck.dev/schemas/report.schema.json"
+	ExpectedFailuresURL = "https://mcpcheck.dev/schemas/expected-failures.schema.json"
 )

@@ -172,7 +172,8 @@ func TestEveryExampleRuns(t *testing.T) {
 		"whole-server.yaml": true, "client.yaml": true, // TestWholeServer, TestClientBlock
 		"memory.yaml":  true,                           // TestMemoryLifecycle
 		"defects.yaml": true,                           // TestDefectsReceipts
-		"faults.yaml":  true, "faults-http.yaml": true} // TestFaultReceipts
+		"faults.yaml":  true, "faults-http.yaml": true, // TestFaultReceipts
+		"ci": true} // TestGitHubActionsExample
 	files, _ := filepath.Glob("../../examples/*")
 	for _, f := range files {
 		if !covered[filepath.Base(f)] {

@@ -17,12 +17,21 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
+// asCLI, set to 1 in its environment, makes the test binary mcpcheck
+// itself.
+const asCLI = "MCPCHECK_TEST_AS_CLI"
+
 // TestMain lets the test binary be the demo server: a fixture's `command:
 // [mcpcheck, demo]` runs os.Args[0] with "demo", exactly as the real binary
 // would run itself.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "demo" {
 		os.Exit(demo.Run(context.Background(), os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
+	}
+	if os.Getenv(asCLI) == "1" {
+		// The binary as a user runs it (the CI workflow test starts it as
+		// separate processes): main's run, nothing of the tests'.
+		os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 	}
 	runOptions = &runner.Options{SelfCommand: []string{os.Args[0]}, TerminateGrace: time.Second}
 	os.Exit(m.Run())

@@ -37,6 +37,7 @@ const usage = `Usage:
   mcpcheck [flags] -- COMMAND ARGS...       quick check: generated checks against a stdio server
   mcpcheck [flags] --url URL [--header K=V] quick check against a Streamable HTTP server
   mcpcheck demo [flags]                     serve the built-in demo MCP server
+  mcpcheck merge REPORT.json... [--json OUT] merge the reports of --shard runs
   mcpcheck help                             show this help
 
 Flags for a run:
@@ -65,6 +66,16 @@ Flags for a run:
   --run REGEX         run only the scenarios whose name, or "scenario/step"
                       for one of their steps, matches (RE2); scenarios left
                       out are reported skipped, "not selected"
+  --shard K/N         run only shard K of N of the selected scenarios (a
+                      stable split, balanced by steps; generated checks
+                      split by tool); mcpcheck merge joins the reports
+  --expected-failures FILE
+                      known failures (a YAML list of {scenario, step?,
+                      reason?}; also the fixture's expectedFailures): listed
+                      failures do not fail the run, a listed entry that now
+                      passes does (stale baseline)
+  --update-expected-failures
+                      rewrite that file from this run, keeping the reasons
   --list              print the steps that would run, call nothing (a
                       generate block still connects to discover the tools)
   --keep-tmp          keep the ${tmp} scratch directories (printed) instead
@@ -109,6 +120,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		switch args[0] {
 		case "demo":
 			return demo.Run(ctx, args[1:], stdin, stdout, stderr)
+		case "merge":
+			return mergeReports(args[1:], stdout, stderr)
 		case "help":
 			fmt.Fprint(stdout, usage)
 			return exitPass
@@ -127,7 +140,7 @@ func flagError(err error) string {
 }
 
 // subcommands are the words mcpcheck takes before its flags.
-var subcommands = []string{"demo", "help"}
+var subcommands = []string{"demo", "merge", "help"}
 
 // badWord refuses a word that is not a subcommand: a server to check is
 // given after --, so that a typo or an unknown subcommand is never run as
@@ -150,6 +163,8 @@ type flags struct {
 	configs                 []string         // --config, in order (files or directories)
 	jobsSuites              int              // --jobs-suites: suites run at once
 	sel                     runner.Selection // --tag, --skip-tag, --run
+	expectedFailures        string           // --expected-failures FILE
+	updateBaseline          bool             // --update-expected-failures
 	protocols               []string
 	quiet, noColor, version bool
 	list, keepTmp           bool
@@ -225,6 +240,11 @@ func parseFlags(args []string) (*flags, error) {
 		f.sel.Run = re
 		return nil
 	})
+	fs.Func("shard", "", func(v string) error {
+		sh, err := runner.ParseShard(v)
+		f.sel.Shard = &sh
+		return err
+	})
 	fs.Func("jobs-suites", "", func(v string) error {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
@@ -240,6 +260,8 @@ func parseFlags(args []string) (*flags, error) {
 	fs.BoolVar(&f.version, "version", false, "")
 	fs.BoolVar(&f.list, "list", false, "")
 	fs.BoolVar(&f.keepTmp, "keep-tmp", false, "")
+	fs.StringVar(&f.expectedFailures, "expected-failures", "", "")
+	fs.BoolVar(&f.updateBaseline, "update-expected-failures", false, "")
 	setting := func(name, key string, parse func(string) (any, error)) {
 		fs.Func(name, "", func(v string) error {
 			x, err := parse(v)
@@ -346,7 +368,7 @@ func parseFlags(args []string) (*flags, error) {
 	if err := fs.Parse(jsonDefault(args)); err != nil {
 		return nil, err
 	}
-	for name, v := range map[string]string{"json": f.jsonOut, "trace": f.trace} {
+	for name, v := range map[string]string{"json": f.jsonOut, "trace": f.trace, "expected-failures": f.expectedFailures} {
 		if len(v) > 1 && v[0] == '-' {
 			return nil, fmt.Errorf("--%s takes a file, got %q (a flag?)", name, v)
 		}
@@ -429,6 +451,7 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	opts.Protocols = f.protocols
 	var suites []*config.Suite
+	var baselines []baseline
 	switch {
 	case len(f.configs) > 0 && len(f.command) > 0:
 		fmt.Fprintf(stderr, "mcpcheck: give --config FILE or -- COMMAND, not both (see mcpcheck --help)\n")
@@ -438,7 +461,15 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			fmt.Fprintf(stderr, "mcpcheck: %s\n", settingError(err))
 			return exitBadArgs
 		}
+		if baselines, err = loadBaselines(f, suites); err != nil {
+			fmt.Fprintf(stderr, "mcpcheck: %s\n", err)
+			return exitBadArgs
+		}
 	case len(f.command) > 0 || f.set["url"]:
+		if f.expectedFailures != "" || f.updateBaseline {
+			fmt.Fprintf(stderr, "mcpcheck: --expected-failures names scenarios of a fixture; give --config FILE\n")
+			return exitBadArgs
+		}
 		setGCPolicy("")
 		suite, err := quickSuite(f, &opts)
 		if err != nil {
@@ -454,8 +485,8 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		opts.ListOnly = true
 	}
 	opts.KeepTmp = f.keepTmp
-	if f.set["tag"] || f.set["skip-tag"] || f.set["run"] {
+	if f.set["tag"] || f.set["skip-tag"] || f.set["run"] || f.set["shard"] {
 		opts.Select = &f.sel
 	}
-	return runSuites(ctx, f, suites, opts, stdout, stderr)
+	return runSuites(ctx, f, suites, baselines, opts, stdout, stderr)
 }

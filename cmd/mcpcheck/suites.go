@@ -62,7 +62,7 @@ type suiteRun struct {
 // (each with its own concurrency inside), writes each one's human report in
 // the order given, a total when there are several, and the machine reports;
 // the exit code is the worst of the suites'.
-func runSuites(ctx context.Context, f *flags, suites []*config.Suite, opts runner.Options, stdout, stderr io.Writer) int {
+func runSuites(ctx context.Context, f *flags, suites []*config.Suite, baselines []baseline, opts runner.Options, stdout, stderr io.Writer) int {
 	human, machine := stdout, io.Writer(nil)
 	var jsonFile, traceFile *os.File
 	var err error
@@ -120,6 +120,9 @@ func runSuites(ctx context.Context, f *flags, suites []*config.Suite, opts runne
 					stream.Follow(&o)
 				}
 				rep, err := runner.Run(ctx, s, o)
+				if err == nil && i < len(baselines) && !f.list {
+					err = baselines[i].judge(rep, f.updateBaseline)
+				}
 				res := suiteRun{rep: rep, err: err}
 				if stream != nil && err == nil {
 					res.streamed, res.err = true, stream.Finish(rep)
@@ -137,7 +140,7 @@ func runSuites(ctx context.Context, f *flags, suites []*config.Suite, opts runne
 			fmt.Fprintln(human)
 		}
 		switch {
-		case res.err != nil && res.rep == nil:
+		case res.err != nil && (res.rep == nil || !res.streamed):
 			fmt.Fprintf(stderr, "mcpcheck: %v\n", res.err)
 			code = exitBadArgs
 			continue
@@ -218,4 +221,60 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+// baseline is a suite's baseline of known failures: the file, and its
+// entries ("" and none when the suite has no baseline).
+type baseline struct {
+	file    string
+	entries []config.ExpectedFailure
+}
+
+// loadBaselines loads each suite's baseline: --expected-failures FILE (one
+// suite only: its entries name that fixture's scenarios), else the
+// fixture's expectedFailures. With --update-expected-failures a file that
+// does not exist yet is an empty baseline.
+func loadBaselines(f *flags, suites []*config.Suite) ([]baseline, error) {
+	if f.expectedFailures != "" && len(suites) > 1 {
+		return nil, fmt.Errorf("--expected-failures names the scenarios of one fixture, and %d are given; give each fixture its own with the expectedFailures key", len(suites))
+	}
+	out := make([]baseline, len(suites))
+	for i, s := range suites {
+		file := s.ExpectedFailuresFile()
+		if f.expectedFailures != "" {
+			file = f.expectedFailures
+		}
+		if file == "" {
+			if f.updateBaseline {
+				return nil, fmt.Errorf("--update-expected-failures: %s has no expectedFailures file; give --expected-failures FILE", s.File)
+			}
+			continue
+		}
+		out[i].file = file
+		entries, err := config.LoadExpectedFailures(file, s)
+		switch {
+		case errors.Is(err, os.ErrNotExist) && f.updateBaseline:
+		case err != nil:
+			return nil, errors.New(settingError(err))
+		}
+		out[i].entries = entries
+	}
+	return out, nil
+}
+
+// judge applies the baseline to rep; with update, it first rewrites the
+// file to what rep fails, keeping the reasons of the entries that stay.
+func (b baseline) judge(rep *runner.Report, update bool) error {
+	if b.file == "" {
+		return nil
+	}
+	entries := b.entries
+	if update {
+		entries = runner.Baseline(rep, b.entries)
+		if err := config.WriteExpectedFailures(b.file, entries); err != nil {
+			return fmt.Errorf("--update-expected-failures: %w", err)
+		}
+	}
+	runner.ApplyBaseline(rep, entries)
+	return nil
 }

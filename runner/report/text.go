@@ -190,6 +190,17 @@ func (t *textWriter) problems(r *runner.Report) {
 	if te := r.TerminatedEarly; te != nil {
 		t.printf("\n%s the run terminated early after step %s of %q: %s\n", t.paint(red, "error"), te.Step, te.Scenario, te.Reason)
 	}
+	for _, e := range r.StaleBaseline {
+		what := fmt.Sprintf("scenario %q", e.Scenario)
+		if e.Step != "" {
+			what += fmt.Sprintf(", step %s,", e.Step)
+		}
+		where := ""
+		if p := e.Position; p != nil {
+			where = fmt.Sprintf("%s:%d:%d: ", p.File, p.Line, p.Column)
+		}
+		t.printf("%s %s%s is listed as an expected failure and now passes; remove the entry (or --update-expected-failures)\n", t.paint(red, "stale baseline"), where, what)
+	}
 	for _, w := range r.Warnings {
 		t.printf("%s %s\n", t.paint(yellow, "warning"), w)
 	}
@@ -237,7 +248,11 @@ func (t *textWriter) protocolRuns(r *runner.Report) {
 
 // summary writes the counts line, the report's last.
 func (t *textWriter) summary(r *runner.Report) {
-	t.printf("%d passed, %d failed, %d skipped", r.Summary.Passed, r.Summary.Failed, r.Summary.Skipped)
+	t.printf("%d passed, %d failed", r.Summary.Passed, r.Summary.Failed)
+	if n := r.Summary.ExpectedFailures; n > 0 {
+		t.printf(" (%d expected)", n)
+	}
+	t.printf(", %d skipped", r.Summary.Skipped)
 	if !t.opts.NoDurations {
 		t.printf(" in %s", duration(r.Summary.DurationMs))
 	}
@@ -335,6 +350,13 @@ func (t *textWriter) step(st *runner.StepResult, cols columns) {
 	case runner.StatusSkipped:
 		t.printf("       %s\n", st.Reason)
 	case runner.StatusFailed:
+		if e := st.Expected; e != nil {
+			why := ""
+			if e.Reason != "" {
+				why = " (" + e.Reason + ")"
+			}
+			t.printf("       %s%s\n", t.paint(yellow, "expected failure"), why)
+		}
 		t.failure(st)
 	}
 	for _, n := range st.Notes {

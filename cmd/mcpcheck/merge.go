@@ -1,0 +1,171 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/mcpcheck/mcpcheck/runner"
+	"github.com/mcpcheck/mcpcheck/runner/report"
+	"github.com/mcpcheck/mcpcheck/schemas"
+)
+
+const mergeUsage = `Usage:
+  mcpcheck merge REPORT.json... [--json OUT] [--allow-partial]
+
+Puts the JSON reports of the shards of a run (--shard K/N, one per CI job)
+back together into the report of the whole run: the human report on stdout,
+the JSON report to --json OUT ("-": stdout, the human report then on
+stderr). A report of several suites is merged suite by suite.
+
+  --json OUT        write the merged JSON report to OUT
+  --allow-partial   merge even when a shard's report is missing (its
+                    scenarios stay skipped, "another shard runs it")
+
+Exit status: the merged verdict (0 every check passed, 1 a check failed);
+2 when the reports are not the shards of one run: different suites, two
+reports of one shard, a missing shard, a file that is not a report.
+`
+
+// mergeReports is the merge subcommand.
+func mergeReports(args []string, stdout, stderr io.Writer) int {
+	f := &flags{}
+	var allowPartial bool
+	fs := flag.NewFlagSet("mcpcheck merge", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&f.jsonOut, "json", "", "")
+	fs.BoolVar(&allowPartial, "allow-partial", false, "")
+	var files []string
+	rest := args
+	for len(rest) > 0 {
+		if err := fs.Parse(rest); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fmt.Fprint(stdout, mergeUsage)
+				return exitPass
+			}
+			fmt.Fprintf(stderr, "mcpcheck merge: %s (see mcpcheck merge --help)\n", flagError(err))
+			return exitBadArgs
+		}
+		rest = fs.Args()
+		if len(rest) > 0 {
+			files, rest = append(files, rest[0]), rest[1:]
+		}
+	}
+	if len(files) == 0 {
+		fmt.Fprintf(stderr, "mcpcheck merge: give the shards' JSON reports (see mcpcheck merge --help)\n")
+		return exitBadArgs
+	}
+	var parts [][]runner.Part // per suite, per file
+	for _, file := range files {
+		reps, err := readReports(file)
+		if err != nil {
+			fmt.Fprintf(stderr, "mcpcheck merge: %v\n", err)
+			return exitBadArgs
+		}
+		if parts == nil {
+			parts = make([][]runner.Part, len(reps))
+		}
+		if len(reps) != len(parts) {
+			fmt.Fprintf(stderr, "mcpcheck merge: %s holds %d suites and %s %d: reports of different runs\n", files[0], len(parts), file, len(reps))
+			return exitBadArgs
+		}
+		for i, r := range reps {
+			parts[i] = append(parts[i], runner.Part{Source: file, Report: r})
+		}
+	}
+	merged := make([]*runner.Report, len(parts))
+	for i, p := range parts {
+		m, err := runner.Merge(p, allowPartial)
+		if err != nil {
+			fmt.Fprintf(stderr, "mcpcheck merge: %v\n", err)
+			return exitBadArgs
+		}
+		merged[i] = m
+	}
+
+	human, machine := stdout, io.Writer(nil)
+	var jsonFile *os.File
+	switch f.jsonOut {
+	case "":
+	case "-":
+		human, machine = stderr, stdout
+	default:
+		var err error
+		if jsonFile, err = os.Create(f.jsonOut); err != nil {
+			fmt.Fprintf(stderr, "mcpcheck merge: --json: %v\n", err)
+			return exitBadArgs
+		}
+		defer jsonFile.Close()
+		machine = jsonFile
+	}
+	code := exitPass
+	for i, m := range merged {
+		if i > 0 {
+			fmt.Fprintln(human)
+		}
+		if err := report.Text(human, m, report.TextOptions{}); err != nil {
+			fmt.Fprintf(stderr, "mcpcheck merge: writing the report: %v\n", err)
+			return exitBadArgs
+		}
+		if !m.Passed {
+			code = exitFail
+		}
+	}
+	if len(merged) > 1 {
+		fmt.Fprintln(human)
+		report.Total(human, merged, 0, report.TextOptions{})
+	}
+	if c := writeReports(f, merged, len(merged) > 1, machine, jsonFile, stderr); c != exitPass {
+		return c
+	}
+	return code
+}
+
+// readReports reads a JSON report file, checked against the report
+// schema: one suite's report, or each report of a run of several.
+func readReports(file string) ([]*runner.Report, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("%s is not JSON: %v", file, err)
+	}
+	if err := compiledReportSchema().Validate(doc); err != nil {
+		msg := err.Error()
+		if ve, ok := err.(*jsonschema.ValidationError); ok {
+			msg = strings.TrimSpace(ve.Error())
+		}
+		return nil, fmt.Errorf("%s is not an mcpcheck JSON report: %s", file, msg)
+	}
+	var several runner.Suites
+	if err := json.Unmarshal(data, &several); err == nil && several.Suites != nil {
+		return several.Suites, nil
+	}
+	var one runner.Report
+	if err := json.Unmarshal(data, &one); err != nil {
+		return nil, fmt.Errorf("%s: %v", file, err)
+	}
+	return []*runner.Report{&one}, nil
+}
+
+// compiledReportSchema compiles schemas/report.schema.json, loading nothing else.
+func compiledReportSchema() *jsonschema.Schema {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schemas.Report))
+	if err != nil {
+		panic(err) // embedded: a broken schema fails every test
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource(schemas.ReportURL, doc); err != nil {
+		panic(err)
+	}
+	return c.MustCompile(schemas.ReportURL)
+}

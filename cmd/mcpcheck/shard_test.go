@@ -1,0 +1,315 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// comparable is a JSON report made comparable between runs: durations
+// zeroed, the latency probe (whose verdicts are timings: a loaded machine
+// flags other tools) left out, as the defects golden does, and the
+// sessions counted left out: a lost shared session is replaced when a
+// later scenario of the same run needs it, which in a shard may be none
+// (runner.Merge).
+func comparable(t *testing.T, data string) string {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(data), &m); err != nil {
+		t.Fatalf("%v\n%s", err, data)
+	}
+	var fix func(v any) any
+	fix = func(v any) any {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				x[k] = fix(e)
+				if k == "durationMs" || k == "connections" || k == "restarts" {
+					x[k] = 0
+				}
+			}
+			if x["score"] == "latency" && x["origin"] == "probe" {
+				return nil
+			}
+			if x["name"] == "latency" && x["grade"] != nil {
+				return nil
+			}
+		case []any:
+			out := []any{}
+			for _, e := range x {
+				if e = fix(e); e != nil {
+					out = append(out, e)
+				}
+			}
+			return out
+		}
+		return v
+	}
+	b, _ := json.MarshalIndent(fix(m), "", "  ")
+	return string(b)
+}
+
+// shardReports runs fixture as every shard of n at once, each a process
+// of its own as on a CI job of its own (its own temporary directory: the
+// demo's ticket_counter locks a file there, which shards on one machine
+// would contend for), and returns the reports' paths.
+func shardReports(t *testing.T, fixture string, n int) []string {
+	dir := t.TempDir()
+	paths := make([]string, n)
+	var wg sync.WaitGroup
+	for k := 1; k <= n; k++ {
+		paths[k-1] = filepath.Join(dir, fmt.Sprintf("shard-%d.json", k))
+		tmp := t.TempDir()
+		wg.Go(func() {
+			code, out := cli(t, "", []string{"TMPDIR=" + tmp}, "--config", fixture, "--shard", fmt.Sprintf("%d/%d", k, n), "--json", paths[k-1])
+			if code == 2 {
+				t.Errorf("shard %d/%d: exit 2\n%s", k, n, out)
+			}
+		})
+	}
+	wg.Wait()
+	for k, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m := validReport(t, string(data)); fmt.Sprint(m["shard"]) != fmt.Sprintf("map[index:%d total:%d]", k+1, n) {
+			t.Errorf("shard %d/%d's report says shard %v", k+1, n, m["shard"])
+		}
+	}
+	return paths
+}
+
+// Every K/N for N = 1..4, merged, is the unsharded run's report: the same
+// scenarios, steps, findings, scores, notes, connections and verdict,
+// apart from durations.
+func TestShardMergeEquivalence(t *testing.T) {
+	for _, fixture := range []string{"../../examples/faults.yaml", "../../examples/defects.yaml"} {
+		t.Run(filepath.Base(fixture), func(t *testing.T) {
+			t.Parallel()
+			whole := runCmd(t, "--config", fixture, "--json", "-")
+			want := comparable(t, whole.stdout)
+			for n := 1; n <= 4; n++ {
+				paths := shardReports(t, fixture, n)
+				out := filepath.Join(t.TempDir(), "merged.json")
+				r := runCmd(t, append(append([]string{"merge"}, paths...), "--json", out)...)
+				if r.code != whole.code {
+					t.Errorf("%d shards: merge exit %d, the whole run %d\n%s", n, r.code, whole.code, r.stderr)
+				}
+				data, err := os.ReadFile(out)
+				if err != nil {
+					t.Fatalf("%d shards: %v\n%s", n, err, r.stderr)
+				}
+				validReport(t, string(data))
+				if got := comparable(t, string(data)); got != want {
+					t.Errorf("%d shards: the merged report differs from the whole run's:\n%s", n, lineDiff(got, want))
+				}
+				if !strings.Contains(r.stdout, "passed,") {
+					t.Errorf("%d shards: no human report:\n%s", n, r.stdout)
+				}
+			}
+		})
+	}
+}
+
+// lineDiff shows the lines of got and want that differ, a few around.
+func lineDiff(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	var b strings.Builder
+	for i := 0; i < max(len(g), len(w)); i++ {
+		var x, y string
+		if i < len(g) {
+			x = g[i]
+		}
+		if i < len(w) {
+			y = w[i]
+		}
+		if x != y {
+			fmt.Fprintf(&b, "line %d\n  got:  %s\n  want: %s\n", i+1, x, y)
+			if b.Len() > 3000 {
+				break
+			}
+		}
+	}
+	return b.String()
+}
+
+// merge refuses, exit 2 naming the files, reports that are not the shards
+// of one run; --allow-partial merges a run with a shard missing.
+func TestMergeRefuses(t *testing.T) {
+	faults := shardReports(t, "../../examples/faults.yaml", 3)
+	failing := shardReports(t, "testdata/failing.yaml", 3)
+	whole := filepath.Join(t.TempDir(), "whole.json")
+	runCmd(t, "--config", "../../examples/faults.yaml", "--json", whole)
+	notJSON := filepath.Join(t.TempDir(), "notes.json")
+	os.WriteFile(notJSON, []byte(`{"hello": "world"}`), 0o644)
+	for _, c := range []struct {
+		name  string
+		files []string
+		want  []string
+	}{
+		{"different suites", []string{faults[0], failing[1], faults[2]}, []string{faults[0], failing[1], "different suites"}},
+		{"a shard twice", []string{faults[0], faults[1], faults[1], faults[2]}, []string{faults[1], "both shard 2/3"}},
+		{"a shard missing", []string{faults[0], faults[2]}, []string{"shard 2/3 missing", faults[0], faults[2], "--allow-partial"}},
+		{"not a shard", []string{whole, faults[0]}, []string{whole, "not a shard's report"}},
+		{"not a report", []string{notJSON}, []string{notJSON, "not an mcpcheck JSON report"}},
+		{"no report", nil, []string{"give the shards' JSON reports"}},
+	} {
+		r := runCmd(t, append([]string{"merge"}, c.files...)...)
+		if r.code != 2 {
+			t.Errorf("%s: exit %d, want 2\n%s", c.name, r.code, r.stderr)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(r.stderr, w) {
+				t.Errorf("%s: the refusal does not say %q:\n%s", c.name, w, r.stderr)
+			}
+		}
+	}
+	r := runCmd(t, "merge", faults[0], faults[2], "--allow-partial", "--json", "-")
+	if r.code != 0 {
+		t.Fatalf("--allow-partial: exit %d\n%s", r.code, r.stderr)
+	}
+	m := validReport(t, r.stdout)
+	left := 0
+	for _, sc := range m["scenarios"].([]any) {
+		if sc.(map[string]any)["notSelected"] == "shard" {
+			left++
+		}
+	}
+	if left == 0 || m["shard"] != nil {
+		t.Errorf("--allow-partial: %d scenarios of the missing shard left skipped, shard %v", left, m["shard"])
+	}
+	// The merged verdict is the exit code: the failing fixture fails merged.
+	if r := runCmd(t, append([]string{"merge"}, failing...)...); r.code != 1 || !strings.HasPrefix(r.stdout, "FAIL ") {
+		t.Errorf("merged failing shards: exit %d\n%s", r.code, r.stdout)
+	}
+}
+
+// The GitHub Actions example's own commands, driven as it drives them:
+// the shard job's command as three processes at once (the matrix), then
+// the merge job's, on a fixture directory.
+func TestGitHubActionsExample(t *testing.T) {
+	data, err := os.ReadFile("../../examples/ci/github-actions.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wf struct {
+		Jobs map[string]struct {
+			Needs    any `yaml:"needs"`
+			Strategy struct {
+				Matrix struct {
+					Shard []int `yaml:"shard"`
+				} `yaml:"matrix"`
+			} `yaml:"strategy"`
+			Steps []struct {
+				Run string `yaml:"run"`
+			} `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	if err := yaml.Unmarshal(data, &wf); err != nil {
+		t.Fatal(err)
+	}
+	command := func(job, has string) string {
+		for _, st := range wf.Jobs[job].Steps {
+			if strings.Contains(st.Run, has) {
+				return st.Run
+			}
+		}
+		t.Fatalf("job %s has no step running %q", job, has)
+		return ""
+	}
+	shardCmd, mergeCmd := command("shard", "--shard"), command("merge", "mcpcheck merge")
+	if install := command("shard", "go install"); !strings.Contains(install, "github.com/mcpcheck/mcpcheck/cmd/mcpcheck@") {
+		t.Errorf("the install step: %s", install)
+	}
+	matrix := wf.Jobs["shard"].Strategy.Matrix.Shard
+	if len(matrix) != 3 || wf.Jobs["merge"].Needs != "shard" {
+		t.Fatalf("matrix %v, merge needs %v", matrix, wf.Jobs["merge"].Needs)
+	}
+
+	dir := t.TempDir()
+	os.Mkdir(filepath.Join(dir, "fixtures"), 0o755)
+	copyFixture(t, "../../examples/demo.yaml", filepath.Join(dir, "fixtures"), "demo.yaml")
+	copyFixture(t, "../../examples/faults.yaml", filepath.Join(dir, "fixtures"), "faults.yaml")
+	process := func(line string) (int, string) {
+		args := words(line)
+		if args[0] != "mcpcheck" {
+			t.Fatalf("%q does not run mcpcheck", line)
+		}
+		return cli(t, dir, nil, args[1:]...)
+	}
+	var wg sync.WaitGroup
+	for _, k := range matrix {
+		wg.Go(func() {
+			line := strings.ReplaceAll(shardCmd, "${{ matrix.shard }}", fmt.Sprint(k))
+			if code, out := process(line); code != 0 {
+				t.Errorf("shard %d: exit %d\n%s", k, code, out)
+			}
+		})
+	}
+	wg.Wait()
+	// Until merge writes JUnit and the summary (the CI outputs' branch),
+	// the merge line runs without those two.
+	line := regexp.MustCompile(` --(junit|summary) ("[^"]*"|\S+)`).ReplaceAllString(mergeCmd, "")
+	code, out := process(line)
+	if code != 0 {
+		t.Fatalf("%s: exit %d\n%s", line, code, out)
+	}
+	merged, err := os.ReadFile(filepath.Join(dir, "mcpcheck.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The whole run, unsharded, from the same place.
+	process("mcpcheck --config fixtures --json whole.json")
+	whole, err := os.ReadFile(filepath.Join(dir, "whole.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := comparable(t, string(merged)), comparable(t, string(whole)); got != want {
+		t.Errorf("the merged report differs from the whole run's:\n%s", lineDiff(got, want))
+	}
+	if !strings.Contains(out, "PASS total: 2 suites, 2 passed, 0 failed") {
+		t.Errorf("merge output:\n%s", out)
+	}
+}
+
+// words splits a shell line into words, double quotes kept together.
+func words(line string) []string {
+	var out []string
+	for _, w := range regexp.MustCompile(`"[^"]*"|\S+`).FindAllString(line, -1) {
+		out = append(out, strings.Trim(w, `"`))
+	}
+	return out
+}
+
+// cli runs mcpcheck as a process of its own (the test binary as the
+// command, see TestMain) in dir ("" the package's) with env added to the
+// environment, and returns its exit code and output.
+func cli(t *testing.T, dir string, env []string, args ...string) (int, string) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, args...)
+	cmd.Dir = dir
+	cmd.Env = append(append(os.Environ(), env...), asCLI+"=1")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err = cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode(), out.String()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return 0, out.String()
+}

@@ -1,0 +1,137 @@
+package config
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// ExpectedFailure is one entry of a baseline of known failures
+// (schemas/expected-failures.schema.json): a scenario, and optionally one
+// of its steps, whose failure is known and does not fail the run.
+type ExpectedFailure struct {
+	Scenario string
+	// Step is a step id; "" means any failure of the scenario.
+	Step   string
+	Reason string
+	// Pos is where the entry is written.
+	Pos Pos
+}
+
+// LoadExpectedFailures reads a baseline file (YAML, or JSON by extension)
+// and checks it against its schema and against suite: every entry must
+// name a scenario of the fixture and, when it has a step, one of that
+// scenario's steps, once. Problems are [Errors] at the entries' lines; a
+// file that cannot be read matches [ErrFile]. An empty file is an empty
+// baseline.
+func LoadExpectedFailures(path string, suite *Suite) ([]ExpectedFailure, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &fileError{path: path, err: err}
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, &fileError{path: path, err: err}
+	}
+	errs := errList{file: path}
+	if len(data) > MaxFileSize {
+		errs.add(Pos{File: path, Line: 1, Col: 1}, "file is larger than %d MiB", MaxFileSize>>20)
+		return nil, errs.err()
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, nil
+	}
+	var root *node
+	if isJSON(path, data) {
+		root = parseJSON(path, data, &errs)
+	} else {
+		root = parseYAML(path, data, &errs)
+	}
+	if root == nil {
+		return nil, errs.err()
+	}
+	if err := baselineSchema.validate(root, &errs); err != nil {
+		return nil, err
+	}
+	if !errs.empty() {
+		return nil, errs.err()
+	}
+	var out []ExpectedFailure
+	for _, n := range root.items {
+		e := ExpectedFailure{
+			Scenario: strValue(n.value("scenario")),
+			Step:     strValue(n.value("step")),
+			Reason:   strValue(n.value("reason")),
+			Pos:      n.pos.in(path),
+		}
+		i := slices.IndexFunc(suite.Scenarios, func(sc Scenario) bool { return sc.Name == e.Scenario })
+		switch {
+		case i < 0:
+			msg := "names no scenario of " + suite.File + ": " + quote(e.Scenario)
+			if s := suggest(e.Scenario, scenarioNames(suite)); s != "" {
+				msg += "; did you mean " + quote(s) + "?"
+			}
+			errs.at(n.value("scenario").pos, "%s", msg)
+		case e.Step != "" && !slices.ContainsFunc(suite.Scenarios[i].Steps, func(st Step) bool { return st.ID == e.Step }):
+			errs.at(n.value("step").pos, "scenario %s has no step %s", quote(e.Scenario), quote(e.Step))
+		case slices.ContainsFunc(out, func(o ExpectedFailure) bool { return o.Scenario == e.Scenario && o.Step == e.Step }):
+			errs.at(n.pos, "scenario %s, step %s is listed twice", quote(e.Scenario), quote(e.Step))
+		}
+		out = append(out, e)
+	}
+	if !errs.empty() {
+		return nil, errs.err()
+	}
+	return out, nil
+}
+
+func scenarioNames(s *Suite) []string {
+	out := make([]string, len(s.Scenarios))
+	for i, sc := range s.Scenarios {
+		out[i] = sc.Name
+	}
+	return out
+}
+
+// WriteExpectedFailures writes a baseline file (--update-expected-failures)
+// as YAML: one entry a line's block, in the order given.
+func WriteExpectedFailures(path string, entries []ExpectedFailure) error {
+	type entry struct {
+		Scenario string `yaml:"scenario"`
+		Step     string `yaml:"step,omitempty"`
+		Reason   string `yaml:"reason,omitempty"`
+	}
+	list := make([]entry, len(entries))
+	for i, e := range entries {
+		list[i] = entry{e.Scenario, e.Step, e.Reason}
+	}
+	var b bytes.Buffer
+	b.WriteString("# Known failures (mcpcheck --expected-failures); rewritten by --update-expected-failures.\n")
+	if len(list) == 0 {
+		b.WriteString("[]\n")
+	} else {
+		enc := yaml.NewEncoder(&b)
+		enc.SetIndent(2)
+		if err := enc.Encode(list); err != nil {
+			return err
+		}
+		if err := enc.Close(); err != nil {
+			return err
+		}
+	}
+	return os.WriteFile(path, b.Bytes(), 0o644)
+}
+
+// ExpectedFailuresFile resolves the fixture's expectedFailures path
+// against the fixture's directory ("" when it names none).
+func (s *Suite) ExpectedFailuresFile() string {
+	if s.ExpectedFailuresPath == "" || filepath.IsAbs(s.ExpectedFailuresPath) || s.File == "" {
+		return s.ExpectedFailuresPath
+	}
+	return filepath.Join(filepath.Dir(s.File), s.ExpectedFailuresPath)
+}
