@@ -58,6 +58,8 @@ Flags for a run:
                       in quick mode)
   --trace FILE        write one JSON line per call, arguments included
                       (secrets redacted)
+  --junit FILE        also write a JUnit XML report (a test suite per
+                      scenario, a test case per step; scores too)
   --list              print the steps that would run, call nothing
   --keep-tmp          keep the ${tmp} scratch directories (printed) instead
                       of removing them when the run ends
@@ -139,6 +141,7 @@ func badWord(w string, stderr io.Writer) int {
 // flags are the command line of a run.
 type flags struct {
 	config, jsonOut, trace  string
+	junit                   string // report files (outputs.go)
 	protocols               []string
 	quiet, noColor, version bool
 	list, keepTmp           bool
@@ -197,6 +200,7 @@ func parseFlags(args []string) (*flags, error) {
 	fs.StringVar(&f.config, "config", "", "")
 	fs.StringVar(&f.jsonOut, "json", "", "")
 	fs.StringVar(&f.trace, "trace", "", "")
+	fs.StringVar(&f.junit, "junit", "", "")
 	fs.BoolVar(&f.quiet, "quiet", false, "")
 	fs.BoolVar(&f.noColor, "no-color", false, "")
 	fs.BoolVar(&f.version, "version", false, "")
@@ -308,7 +312,7 @@ func parseFlags(args []string) (*flags, error) {
 	if err := fs.Parse(jsonDefault(args)); err != nil {
 		return nil, err
 	}
-	for name, v := range map[string]string{"config": f.config, "json": f.jsonOut, "trace": f.trace} {
+	for name, v := range map[string]string{"config": f.config, "json": f.jsonOut, "trace": f.trace, "junit": f.junit} {
 		if len(v) > 1 && v[0] == '-' {
 			return nil, fmt.Errorf("--%s takes a file, got %q (a flag?)", name, v)
 		}
@@ -436,6 +440,16 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		opts.Trace = traceFile
 	}
 
+	var outs []*output
+	if !f.list {
+		outs = outputsOf(f)
+		if err := openOutputs(outs); err != nil {
+			fmt.Fprintf(stderr, "mcpcheck: %v\n", err)
+			return exitBadArgs
+		}
+		defer closeOutputs(outs)
+	}
+
 	// On a terminal the human report streams while the run goes, under a
 	// live status line (report.Stream); anywhere else it is written whole
 	// at the end, byte for byte as always.
@@ -482,6 +496,10 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 				return exitBadArgs
 			}
 		}
+	}
+	if err := writeOutputs(outs, rep); err != nil {
+		fmt.Fprintf(stderr, "mcpcheck: %v\n", err)
+		return exitBadArgs
 	}
 	if traceFile != nil {
 		if err := traceFile.Close(); err != nil {

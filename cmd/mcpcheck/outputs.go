@@ -1,0 +1,68 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/mcpcheck/mcpcheck/runner"
+	"github.com/mcpcheck/mcpcheck/runner/report"
+)
+
+// output is one report file a run writes besides the human report and the
+// JSON: --junit and the others. Each is opened before the run, so a bad
+// path is exit 2 at once rather than after a long run.
+type output struct {
+	flag, path string
+	write      func(io.Writer, *runner.Report) error
+	file       *os.File
+}
+
+// outputsOf lists the report files f asks for.
+func outputsOf(f *flags) []*output {
+	var outs []*output
+	add := func(flag, path string, write func(io.Writer, *runner.Report) error) {
+		if path != "" {
+			outs = append(outs, &output{flag: flag, path: path, write: write})
+		}
+	}
+	add("--junit", f.junit, func(w io.Writer, r *runner.Report) error { return report.JUnit(w, r) })
+	return outs
+}
+
+// openOutputs creates every output's file.
+func openOutputs(outs []*output) error {
+	for _, o := range outs {
+		var err error
+		if o.file, err = os.Create(o.path); err != nil {
+			closeOutputs(outs)
+			return fmt.Errorf("%s: %w", o.flag, err)
+		}
+	}
+	return nil
+}
+
+// writeOutputs writes rep to every output and closes it.
+func writeOutputs(outs []*output, rep *runner.Report) error {
+	defer closeOutputs(outs)
+	for _, o := range outs {
+		if err := o.write(o.file, rep); err != nil {
+			return fmt.Errorf("writing %s: %w", o.path, err)
+		}
+		err := o.file.Close()
+		o.file = nil
+		if err != nil {
+			return fmt.Errorf("writing %s: %w", o.path, err)
+		}
+	}
+	return nil
+}
+
+func closeOutputs(outs []*output) {
+	for _, o := range outs {
+		if o.file != nil {
+			o.file.Close()
+			o.file = nil
+		}
+	}
+}

@@ -1,0 +1,213 @@
+package main
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/mcpcheck/mcpcheck/demo"
+)
+
+// The JUnit document as a consumer reads it back.
+type (
+	junitDoc struct {
+		XMLName  xml.Name `xml:"testsuites"`
+		Name     string   `xml:"name,attr"`
+		Tests    int      `xml:"tests,attr"`
+		Failures int      `xml:"failures,attr"`
+		Skipped  int      `xml:"skipped,attr"`
+		Suites   []struct {
+			Name       string `xml:"name,attr"`
+			Tests      int    `xml:"tests,attr"`
+			Failures   int    `xml:"failures,attr"`
+			Skipped    int    `xml:"skipped,attr"`
+			Time       string `xml:"time,attr"`
+			Timestamp  string `xml:"timestamp,attr"`
+			Properties []struct {
+				Name  string `xml:"name,attr"`
+				Value string `xml:"value,attr"`
+			} `xml:"properties>property"`
+			Cases []struct {
+				Name      string `xml:"name,attr"`
+				Classname string `xml:"classname,attr"`
+				Time      string `xml:"time,attr"`
+				Failure   *struct {
+					Message string `xml:"message,attr"`
+					Type    string `xml:"type,attr"`
+					Body    string `xml:",chardata"`
+				} `xml:"failure"`
+				Skipped *struct {
+					Message string `xml:"message,attr"`
+				} `xml:"skipped"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	// stepsReport is the part of the JSON report the outputs are held to.
+	stepsReport struct {
+		Suite     string
+		Scenarios []struct {
+			Name  string
+			Steps []struct{ ID, Status, Reason string }
+		}
+	}
+)
+
+// readJUnit parses a JUnit file and holds it to its own counts: every
+// suite's tests, failures and skipped are its testcases', the document's
+// the sum of its suites'.
+func readJUnit(t *testing.T, path string) junitDoc {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc junitDoc
+	if err := xml.Unmarshal(data, &doc); err != nil {
+		t.Fatalf("JUnit is not XML: %v\n%s", err, data)
+	}
+	var tests, failures, skipped int
+	for _, s := range doc.Suites {
+		var f, k int
+		for _, c := range s.Cases {
+			if c.Name == "" || c.Classname == "" || c.Time == "" {
+				t.Errorf("suite %q: a testcase lacks name, classname or time: %+v", s.Name, c)
+			}
+			if c.Failure != nil {
+				f++
+				if c.Failure.Message == "" || c.Failure.Type == "" || strings.TrimSpace(c.Failure.Body) == "" {
+					t.Errorf("suite %q case %q: failure without message, type or body: %+v", s.Name, c.Name, c.Failure)
+				}
+			}
+			if c.Skipped != nil {
+				k++
+				if c.Skipped.Message == "" {
+					t.Errorf("suite %q case %q: skipped without a reason", s.Name, c.Name)
+				}
+			}
+		}
+		if s.Tests != len(s.Cases) || s.Failures != f || s.Skipped != k || s.Time == "" {
+			t.Errorf("suite %q says tests=%d failures=%d skipped=%d time=%q; its testcases: %d, %d, %d", s.Name, s.Tests, s.Failures, s.Skipped, s.Time, len(s.Cases), f, k)
+		}
+		tests, failures, skipped = tests+s.Tests, failures+s.Failures, skipped+s.Skipped
+	}
+	if doc.Tests != tests || doc.Failures != failures || doc.Skipped != skipped {
+		t.Errorf("testsuites says %d/%d/%d, its suites add up to %d/%d/%d", doc.Tests, doc.Failures, doc.Skipped, tests, failures, skipped)
+	}
+	return doc
+}
+
+// sameSteps holds the JUnit document to the JSON report of the same run: a
+// suite per scenario, in order, a case per step with its status.
+func sameSteps(t *testing.T, doc junitDoc, jsonReport string) {
+	t.Helper()
+	var rep stepsReport
+	if err := json.Unmarshal([]byte(jsonReport), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Name != rep.Suite || len(doc.Suites) < len(rep.Scenarios) {
+		t.Fatalf("JUnit %q has %d suites; the report %q has %d scenarios", doc.Name, len(doc.Suites), rep.Suite, len(rep.Scenarios))
+	}
+	for i, sc := range rep.Scenarios {
+		s := doc.Suites[i]
+		if s.Name != sc.Name || len(s.Cases) != len(sc.Steps) {
+			t.Errorf("suite %d is %q with %d cases; scenario %q has %d steps", i, s.Name, len(s.Cases), sc.Name, len(sc.Steps))
+			continue
+		}
+		for j, st := range sc.Steps {
+			c := s.Cases[j]
+			status := "passed"
+			switch {
+			case c.Failure != nil:
+				status = "failed"
+			case c.Skipped != nil:
+				status = "skipped"
+				if c.Skipped.Message != st.Reason {
+					t.Errorf("%s/%s: skipped %q, the report says %q", sc.Name, st.ID, c.Skipped.Message, st.Reason)
+				}
+			}
+			if status != st.Status || !strings.HasPrefix(c.Name, st.ID+" ") || c.Classname != rep.Suite+"."+sc.Name {
+				t.Errorf("%s/%s: case %q (%s) %s; the report says %s", sc.Name, st.ID, c.Name, c.Classname, status, st.Status)
+			}
+		}
+	}
+}
+
+var (
+	junitTimes   = regexp.MustCompile(`\b(time|timestamp)="[^"]*"`)
+	junitTimeFmt = regexp.MustCompile(`^\d+\.\d{3}$`)
+)
+
+// normalizeJUnit replaces times and timestamps for golden files.
+func normalizeJUnit(s string) string { return junitTimes.ReplaceAllString(s, `$1="<t>"`) }
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestReportFiles writes every report file from the fixtures the text
+// goldens use, holds each to the JSON report of the same run and to its
+// golden file.
+func TestReportFiles(t *testing.T) {
+	for _, tc := range []struct{ name, fixture string }{
+		{"demo", "../../examples/demo.yaml"},
+		{"failing", "testdata/failing.yaml"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			junit := filepath.Join(dir, "report.xml")
+			r := runCmd(t, "--config", tc.fixture, "--json", "-", "--junit", junit)
+			if r.code != map[string]int{"demo": 0, "failing": 1}[tc.name] {
+				t.Fatalf("exit %d\n%s", r.code, r.stderr)
+			}
+			doc := readJUnit(t, junit)
+			sameSteps(t, doc, r.stdout)
+			for _, s := range doc.Suites {
+				if s.Timestamp == "" || !junitTimeFmt.MatchString(s.Time) {
+					t.Errorf("suite %q: time %q timestamp %q", s.Name, s.Time, s.Timestamp)
+				}
+			}
+			golden(t, tc.name+".junit.golden", normalizeJUnit(readFile(t, junit)))
+		})
+	}
+}
+
+// TestReportFilesQuick writes the report files of a quick check against the
+// demo's defects: a score under its threshold is a failed testcase of the
+// scores suite.
+func TestReportFilesQuick(t *testing.T) {
+	srv := httptest.NewServer(demo.Handler(demo.Options{Defects: true}))
+	defer srv.Close()
+	dir := t.TempDir()
+	junit := filepath.Join(dir, "quick.xml")
+	r := runCmd(t, "--url", srv.URL+"/mcp", "--allow-tools", "lookup_city,convert_units", "--fail-under", "100", "--json", "-", "--junit", junit)
+	if r.code != 1 {
+		t.Fatalf("exit %d, want 1 (convert_units crashes on wrong types)\n%s", r.code, r.stderr)
+	}
+	doc := readJUnit(t, junit)
+	sameSteps(t, doc, r.stdout)
+	var scores bool
+	for _, s := range doc.Suites {
+		if s.Name != "scores" {
+			continue
+		}
+		scores = true
+		for _, c := range s.Cases {
+			if c.Name == "crash resilience" && (c.Failure == nil || !strings.Contains(c.Failure.Message, "fail-under 100: NOT MET")) {
+				t.Errorf("crash resilience under its threshold is not a failure: %+v", c)
+			}
+		}
+	}
+	if !scores {
+		t.Errorf("no scores suite in %+v", doc)
+	}
+}
