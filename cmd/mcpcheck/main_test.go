@@ -25,6 +25,10 @@ func TestMain(m *testing.M) {
 		os.Exit(demo.Run(context.Background(), os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	runOptions = &runner.Options{SelfCommand: []string{os.Args[0]}, TerminateGrace: time.Second}
+	// Under GitHub Actions the command would annotate and summarise every
+	// test's run; the tests that want it set these themselves.
+	os.Unsetenv("GITHUB_ACTIONS")
+	os.Unsetenv("GITHUB_STEP_SUMMARY")
 	os.Exit(m.Run())
 }
 

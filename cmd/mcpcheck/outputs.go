@@ -16,17 +16,33 @@ type output struct {
 	flag, path string
 	write      func(io.Writer, *runner.Report) error
 	file       *os.File
+	// appends: the file is added to, not replaced ($GITHUB_STEP_SUMMARY,
+	// which other steps of the job write too).
+	appends bool
 }
+
+// getenv reads the CI system's variables (GITHUB_STEP_SUMMARY,
+// GITHUB_ACTIONS).
+var getenv = os.Getenv
 
 // outputsOf lists the report files f asks for.
 func outputsOf(f *flags) []*output {
 	var outs []*output
-	add := func(flag, path string, write func(io.Writer, *runner.Report) error) {
-		if path != "" {
-			outs = append(outs, &output{flag: flag, path: path, write: write})
+	add := func(flag, path string, write func(io.Writer, *runner.Report) error) *output {
+		if path == "" {
+			return nil
 		}
+		o := &output{flag: flag, path: path, write: write}
+		outs = append(outs, o)
+		return o
 	}
 	add("--junit", f.junit, func(w io.Writer, r *runner.Report) error { return report.JUnit(w, r) })
+	markdown := func(w io.Writer, r *runner.Report) error { return report.Markdown(w, r) }
+	if f.summary == "" && getenv("GITHUB_STEP_SUMMARY") != "" {
+		add("GITHUB_STEP_SUMMARY", getenv("GITHUB_STEP_SUMMARY"), markdown).appends = true
+	} else {
+		add("--summary", f.summary, markdown)
+	}
 	return outs
 }
 
@@ -34,7 +50,11 @@ func outputsOf(f *flags) []*output {
 func openOutputs(outs []*output) error {
 	for _, o := range outs {
 		var err error
-		if o.file, err = os.Create(o.path); err != nil {
+		flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+		if o.appends {
+			flags = os.O_WRONLY | os.O_CREATE | os.O_APPEND
+		}
+		if o.file, err = os.OpenFile(o.path, flags, 0o644); err != nil {
 			closeOutputs(outs)
 			return fmt.Errorf("%s: %w", o.flag, err)
 		}

@@ -164,8 +164,8 @@ func TestReportFiles(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			junit := filepath.Join(dir, "report.xml")
-			r := runCmd(t, "--config", tc.fixture, "--json", "-", "--junit", junit)
+			junit, summary := filepath.Join(dir, "report.xml"), filepath.Join(dir, "summary.md")
+			r := runCmd(t, "--config", tc.fixture, "--json", "-", "--junit", junit, "--summary", summary)
 			if r.code != map[string]int{"demo": 0, "failing": 1}[tc.name] {
 				t.Fatalf("exit %d\n%s", r.code, r.stderr)
 			}
@@ -177,6 +177,7 @@ func TestReportFiles(t *testing.T) {
 				}
 			}
 			golden(t, tc.name+".junit.golden", normalizeJUnit(readFile(t, junit)))
+			golden(t, tc.name+".summary.golden", normalize(readFile(t, summary)))
 		})
 	}
 }
@@ -188,8 +189,8 @@ func TestReportFilesQuick(t *testing.T) {
 	srv := httptest.NewServer(demo.Handler(demo.Options{Defects: true}))
 	defer srv.Close()
 	dir := t.TempDir()
-	junit := filepath.Join(dir, "quick.xml")
-	r := runCmd(t, "--url", srv.URL+"/mcp", "--allow-tools", "lookup_city,convert_units", "--fail-under", "100", "--json", "-", "--junit", junit)
+	junit, summary := filepath.Join(dir, "quick.xml"), filepath.Join(dir, "quick.md")
+	r := runCmd(t, "--url", srv.URL+"/mcp", "--allow-tools", "lookup_city,convert_units", "--fail-under", "100", "--json", "-", "--junit", junit, "--summary", summary)
 	if r.code != 1 {
 		t.Fatalf("exit %d, want 1 (convert_units crashes on wrong types)\n%s", r.code, r.stderr)
 	}
@@ -209,5 +210,52 @@ func TestReportFilesQuick(t *testing.T) {
 	}
 	if !scores {
 		t.Errorf("no scores suite in %+v", doc)
+	}
+	md := readFile(t, summary)
+	for _, want := range []string{"### ❌ FAIL: ", "#### Failing steps", "convert\\_units", "#### Scores", "| ❌ | crash resilience | "} {
+		if !strings.Contains(md, want) {
+			t.Errorf("summary lacks %q:\n%s", want, md)
+		}
+	}
+}
+
+// TestStepSummary: under GitHub Actions the Markdown summary is appended to
+// $GITHUB_STEP_SUMMARY, after what other steps wrote; --summary FILE writes
+// FILE instead.
+func TestStepSummary(t *testing.T) {
+	dir := t.TempDir()
+	step := filepath.Join(dir, "step_summary.md")
+	os.WriteFile(step, []byte("# An earlier step\n"), 0o644)
+	t.Setenv("GITHUB_STEP_SUMMARY", step)
+	for range 2 {
+		if r := runCmd(t, "--config", "testdata/failing.yaml"); r.code != 1 {
+			t.Fatalf("exit %d\n%s", r.code, r.stderr)
+		}
+	}
+	got := readFile(t, step)
+	if !strings.HasPrefix(got, "# An earlier step\n### ❌ FAIL: Failures are reported with paths") || strings.Count(got, "#### Failing steps") != 2 {
+		t.Errorf("step summary not appended twice after the earlier step:\n%s", got)
+	}
+	own := filepath.Join(dir, "own.md")
+	if r := runCmd(t, "--config", "../../examples/demo.yaml", "--summary", own); r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if !strings.HasPrefix(readFile(t, own), "### ✅ PASS: ") || readFile(t, step) != got {
+		t.Errorf("--summary FILE did not replace the step summary as the destination")
+	}
+}
+
+// TestOutputPathsFailFast: a report file that cannot be created is exit 2
+// before anything runs.
+func TestOutputPathsFailFast(t *testing.T) {
+	for _, flag := range []string{"--junit", "--summary"} {
+		r := runCmd(t, "--config", "../../examples/demo.yaml", flag, "/nonexistent/dir/out")
+		if r.code != 2 || !strings.Contains(r.stderr, flag+": ") || r.stdout != "" {
+			t.Errorf("%s to a missing directory: exit %d stdout %q stderr %q", flag, r.code, r.stdout, r.stderr)
+		}
+		r = runCmd(t, "--config", "../../examples/demo.yaml", flag, "--quiet")
+		if r.code != 2 || !strings.Contains(r.stderr, "takes a file") {
+			t.Errorf("%s followed by a flag: exit %d stderr %q", flag, r.code, r.stderr)
+		}
 	}
 }

@@ -60,6 +60,8 @@ Flags for a run:
                       (secrets redacted)
   --junit FILE        also write a JUnit XML report (a test suite per
                       scenario, a test case per step; scores too)
+  --summary FILE      also write a Markdown summary (default, when
+                      GITHUB_STEP_SUMMARY is set: append it there)
   --list              print the steps that would run, call nothing
   --keep-tmp          keep the ${tmp} scratch directories (printed) instead
                       of removing them when the run ends
@@ -141,7 +143,7 @@ func badWord(w string, stderr io.Writer) int {
 // flags are the command line of a run.
 type flags struct {
 	config, jsonOut, trace  string
-	junit                   string // report files (outputs.go)
+	junit, summary          string // report files (outputs.go)
 	protocols               []string
 	quiet, noColor, version bool
 	list, keepTmp           bool
@@ -201,6 +203,7 @@ func parseFlags(args []string) (*flags, error) {
 	fs.StringVar(&f.jsonOut, "json", "", "")
 	fs.StringVar(&f.trace, "trace", "", "")
 	fs.StringVar(&f.junit, "junit", "", "")
+	fs.StringVar(&f.summary, "summary", "", "")
 	fs.BoolVar(&f.quiet, "quiet", false, "")
 	fs.BoolVar(&f.noColor, "no-color", false, "")
 	fs.BoolVar(&f.version, "version", false, "")
@@ -312,7 +315,7 @@ func parseFlags(args []string) (*flags, error) {
 	if err := fs.Parse(jsonDefault(args)); err != nil {
 		return nil, err
 	}
-	for name, v := range map[string]string{"config": f.config, "json": f.jsonOut, "trace": f.trace, "junit": f.junit} {
+	for name, v := range map[string]string{"config": f.config, "json": f.jsonOut, "trace": f.trace, "junit": f.junit, "summary": f.summary} {
 		if len(v) > 1 && v[0] == '-' {
 			return nil, fmt.Errorf("--%s takes a file, got %q (a flag?)", name, v)
 		}

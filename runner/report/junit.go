@@ -107,10 +107,7 @@ func JUnit(w io.Writer, reps ...*runner.Report) error {
 
 // junitScenario is one scenario's test suite.
 func junitScenario(r *runner.Report, sc *runner.ScenarioResult, stamp string) junitSuite {
-	s := junitSuite{Name: sc.Name, Timestamp: stamp, Properties: junitProperties(r, sc.ProtocolVersion)}
-	if sc.ProtocolVersion != "" {
-		s.Name += " [" + sc.ProtocolVersion + "]"
-	}
+	s := junitSuite{Name: scenarioTitle(sc), Timestamp: stamp, Properties: junitProperties(r, sc.ProtocolVersion)}
 	var ms float64
 	for i := range sc.Steps {
 		st := &sc.Steps[i]
