@@ -86,3 +86,14 @@ func closeOutputs(outs []*output) {
 		}
 	}
 }
+
+// annotateCI writes GitHub Actions workflow commands for the failures to w
+// (the human report's stream) when the run is a GitHub Actions step
+// (GITHUB_ACTIONS=true), so they show on the fixture lines of the pull
+// request's diff.
+func annotateCI(w io.Writer, rep *runner.Report) error {
+	if getenv("GITHUB_ACTIONS") != "true" {
+		return nil
+	}
+	return report.GitHubAnnotations(w, rep)
+}

@@ -188,6 +188,7 @@ func TestReportFiles(t *testing.T) {
 func TestReportFilesQuick(t *testing.T) {
 	srv := httptest.NewServer(demo.Handler(demo.Options{Defects: true}))
 	defer srv.Close()
+	t.Setenv("GITHUB_ACTIONS", "true")
 	dir := t.TempDir()
 	junit, summary := filepath.Join(dir, "quick.xml"), filepath.Join(dir, "quick.md")
 	r := runCmd(t, "--url", srv.URL+"/mcp", "--allow-tools", "lookup_city,convert_units", "--fail-under", "100", "--json", "-", "--junit", junit, "--summary", summary)
@@ -210,6 +211,10 @@ func TestReportFilesQuick(t *testing.T) {
 	}
 	if !scores {
 		t.Errorf("no scores suite in %+v", doc)
+	}
+	// Generated steps have no fixture line: annotated without a place.
+	if !strings.Contains(r.stderr, "\n::error title=mcpcheck%3A generated%3A convert_units / ") || !strings.Contains(r.stderr, "\n::error title=mcpcheck%3A scores / crash resilience::") {
+		t.Errorf("quick mode annotations missing:\n%s", r.stderr)
 	}
 	md := readFile(t, summary)
 	for _, want := range []string{"### ❌ FAIL: ", "#### Failing steps", "convert\\_units", "#### Scores", "| ❌ | crash resilience | "} {
@@ -257,5 +262,37 @@ func TestOutputPathsFailFast(t *testing.T) {
 		if r.code != 2 || !strings.Contains(r.stderr, "takes a file") {
 			t.Errorf("%s followed by a flag: exit %d stderr %q", flag, r.code, r.stderr)
 		}
+	}
+}
+
+// TestGitHubActionsAnnotations: as a GitHub Actions step, each failing step
+// is a workflow command at its fixture line, after the human report (on
+// stderr when the JSON has stdout).
+func TestGitHubActionsAnnotations(t *testing.T) {
+	t.Setenv("GITHUB_ACTIONS", "true")
+	r := runCmd(t, "--config", "testdata/failing.yaml", "--json", "-")
+	if r.code != 1 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	validReport(t, r.stdout)
+	var cmds []string
+	for _, l := range strings.Split(r.stderr, "\n") {
+		if strings.HasPrefix(l, "::") {
+			cmds = append(cmds, l)
+		}
+	}
+	want := []string{
+		"::error file=testdata/failing.yaml,line=8,col=9,title=mcpcheck%3A Wrong expectations / initial::structuredEquals /owner: missing key%0A  expected: \"nobody\"%0AstructuredEquals /revision: value differs%0A  expected: 1%0A  actual:   0",
+		"::error file=testdata/failing.yaml,line=18,col=9,title=mcpcheck%3A Tool error where success was expected / stale::outcome: expected outcome ok, got tool_error%0Aserver said: revision conflict: expectedRevision is 7 but the household is at revision 0",
+	}
+	if strings.Join(cmds, "\n") != strings.Join(want, "\n") {
+		t.Errorf("annotations:\n%s\nwant:\n%s", strings.Join(cmds, "\n"), strings.Join(want, "\n"))
+	}
+	if !strings.HasPrefix(r.stderr, "FAIL ") {
+		t.Errorf("the human report does not come first:\n%s", r.stderr)
+	}
+	t.Setenv("GITHUB_ACTIONS", "")
+	if r := runCmd(t, "--config", "testdata/failing.yaml"); strings.Contains(r.stdout, "::error") {
+		t.Errorf("annotations outside GitHub Actions:\n%s", r.stdout)
 	}
 }

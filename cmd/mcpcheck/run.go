@@ -488,6 +488,10 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "mcpcheck: writing the report: %v\n", err)
 		return exitBadArgs
 	}
+	if err := annotateCI(human, rep); err != nil {
+		fmt.Fprintf(stderr, "mcpcheck: writing the annotations: %v\n", err)
+		return exitBadArgs
+	}
 	if machine != nil {
 		if err := report.JSON(machine, rep); err != nil {
 			fmt.Fprintf(stderr, "mcpcheck: writing the JSON report: %v\n", err)
