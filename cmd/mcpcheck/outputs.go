@@ -37,6 +37,7 @@ func outputsOf(f *flags) []*output {
 		return o
 	}
 	add("--junit", f.junit, func(w io.Writer, r *runner.Report) error { return report.JUnit(w, r) })
+	add("--html", f.html, func(w io.Writer, r *runner.Report) error { return report.HTML(w, r) })
 	markdown := func(w io.Writer, r *runner.Report) error { return report.Markdown(w, r) }
 	if f.summary == "" && getenv("GITHUB_STEP_SUMMARY") != "" {
 		add("GITHUB_STEP_SUMMARY", getenv("GITHUB_STEP_SUMMARY"), markdown).appends = true

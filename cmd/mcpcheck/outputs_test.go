@@ -142,6 +142,13 @@ var (
 	junitTimeFmt = regexp.MustCompile(`^\d+\.\d{3}$`)
 )
 
+var startedAt = regexp.MustCompile(`started \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC`)
+
+// normalizeHTML replaces durations and the start time for golden files.
+func normalizeHTML(s string) string {
+	return startedAt.ReplaceAllString(normalize(s), "started <time>")
+}
+
 // normalizeJUnit replaces times and timestamps for golden files.
 func normalizeJUnit(s string) string { return junitTimes.ReplaceAllString(s, `$1="<t>"`) }
 
@@ -164,8 +171,8 @@ func TestReportFiles(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			junit, summary := filepath.Join(dir, "report.xml"), filepath.Join(dir, "summary.md")
-			r := runCmd(t, "--config", tc.fixture, "--json", "-", "--junit", junit, "--summary", summary)
+			junit, summary, html := filepath.Join(dir, "report.xml"), filepath.Join(dir, "summary.md"), filepath.Join(dir, "report.html")
+			r := runCmd(t, "--config", tc.fixture, "--json", "-", "--junit", junit, "--summary", summary, "--html", html)
 			if r.code != map[string]int{"demo": 0, "failing": 1}[tc.name] {
 				t.Fatalf("exit %d\n%s", r.code, r.stderr)
 			}
@@ -178,6 +185,7 @@ func TestReportFiles(t *testing.T) {
 			}
 			golden(t, tc.name+".junit.golden", normalizeJUnit(readFile(t, junit)))
 			golden(t, tc.name+".summary.golden", normalize(readFile(t, summary)))
+			golden(t, tc.name+".html.golden", normalizeHTML(readFile(t, html)))
 		})
 	}
 }
@@ -190,8 +198,8 @@ func TestReportFilesQuick(t *testing.T) {
 	defer srv.Close()
 	t.Setenv("GITHUB_ACTIONS", "true")
 	dir := t.TempDir()
-	junit, summary := filepath.Join(dir, "quick.xml"), filepath.Join(dir, "quick.md")
-	r := runCmd(t, "--url", srv.URL+"/mcp", "--allow-tools", "lookup_city,convert_units", "--fail-under", "100", "--json", "-", "--junit", junit, "--summary", summary)
+	junit, summary, html := filepath.Join(dir, "quick.xml"), filepath.Join(dir, "quick.md"), filepath.Join(dir, "quick.html")
+	r := runCmd(t, "--url", srv.URL+"/mcp", "--allow-tools", "lookup_city,convert_units", "--fail-under", "100", "--json", "-", "--junit", junit, "--summary", summary, "--html", html)
 	if r.code != 1 {
 		t.Fatalf("exit %d, want 1 (convert_units crashes on wrong types)\n%s", r.code, r.stderr)
 	}
@@ -253,7 +261,7 @@ func TestStepSummary(t *testing.T) {
 // TestOutputPathsFailFast: a report file that cannot be created is exit 2
 // before anything runs.
 func TestOutputPathsFailFast(t *testing.T) {
-	for _, flag := range []string{"--junit", "--summary"} {
+	for _, flag := range []string{"--junit", "--summary", "--html"} {
 		r := runCmd(t, "--config", "../../examples/demo.yaml", flag, "/nonexistent/dir/out")
 		if r.code != 2 || !strings.Contains(r.stderr, flag+": ") || r.stdout != "" {
 			t.Errorf("%s to a missing directory: exit %d stdout %q stderr %q", flag, r.code, r.stdout, r.stderr)
@@ -294,5 +302,24 @@ func TestGitHubActionsAnnotations(t *testing.T) {
 	t.Setenv("GITHUB_ACTIONS", "")
 	if r := runCmd(t, "--config", "testdata/failing.yaml"); strings.Contains(r.stdout, "::error") {
 		t.Errorf("annotations outside GitHub Actions:\n%s", r.stdout)
+	}
+}
+
+func TestReportFilesQuickHTML(t *testing.T) {
+	srv := httptest.NewServer(demo.Handler(demo.Options{Defects: true}))
+	defer srv.Close()
+	html := filepath.Join(t.TempDir(), "quick.html")
+	r := runCmd(t, "--url", srv.URL+"/mcp", "--allow-tools", "lookup_city,convert_units", "--html", html)
+	if r.code != 1 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	page := readFile(t, html)
+	// Scores, the generated scenarios with their failures expanded, and the
+	// tool list saying which tools were called and which skipped and why.
+	for _, want := range []string{"<h2>Scores</h2>", "crash resilience", "generated: convert_units", "<details open>",
+		"<tr><td>convert_units</td><td>called</td>", "<td>create_note</td><td>skipped</td><td>"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("quick HTML lacks %q", want)
+		}
 	}
 }

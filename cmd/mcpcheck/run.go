@@ -62,6 +62,7 @@ Flags for a run:
                       scenario, a test case per step; scores too)
   --summary FILE      also write a Markdown summary (default, when
                       GITHUB_STEP_SUMMARY is set: append it there)
+  --html FILE         also write the report as one self-contained HTML page
   --list              print the steps that would run, call nothing
   --keep-tmp          keep the ${tmp} scratch directories (printed) instead
                       of removing them when the run ends
@@ -143,7 +144,7 @@ func badWord(w string, stderr io.Writer) int {
 // flags are the command line of a run.
 type flags struct {
 	config, jsonOut, trace  string
-	junit, summary          string // report files (outputs.go)
+	junit, summary, html    string // report files (outputs.go)
 	protocols               []string
 	quiet, noColor, version bool
 	list, keepTmp           bool
@@ -204,6 +205,7 @@ func parseFlags(args []string) (*flags, error) {
 	fs.StringVar(&f.trace, "trace", "", "")
 	fs.StringVar(&f.junit, "junit", "", "")
 	fs.StringVar(&f.summary, "summary", "", "")
+	fs.StringVar(&f.html, "html", "", "")
 	fs.BoolVar(&f.quiet, "quiet", false, "")
 	fs.BoolVar(&f.noColor, "no-color", false, "")
 	fs.BoolVar(&f.version, "version", false, "")
@@ -315,7 +317,7 @@ func parseFlags(args []string) (*flags, error) {
 	if err := fs.Parse(jsonDefault(args)); err != nil {
 		return nil, err
 	}
-	for name, v := range map[string]string{"config": f.config, "json": f.jsonOut, "trace": f.trace, "junit": f.junit, "summary": f.summary} {
+	for name, v := range map[string]string{"config": f.config, "json": f.jsonOut, "trace": f.trace, "junit": f.junit, "summary": f.summary, "html": f.html} {
 		if len(v) > 1 && v[0] == '-' {
 			return nil, fmt.Errorf("--%s takes a file, got %q (a flag?)", name, v)
 		}
