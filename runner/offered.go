@@ -126,9 +126,12 @@ func numbers(v any) any {
 }
 
 // offeredNote is the report's note on the offer: what was called, what it
-// gave and where it was used, or nothing when there was no offer at all.
+// gave and where it was used, or nothing when nothing was called and no
+// property took an offered value.
 func offeredNote(o *gen.Offered, called []string) string {
-	if o.Empty() && len(called) == 0 {
+	// Nothing called and nothing taken is not worth a line: the
+	// listed resources and prompts alone are in the trace.
+	if len(called) == 0 && len(o.Used()) == 0 {
 		return ""
 	}
 	var b strings.Builder
