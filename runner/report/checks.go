@@ -43,12 +43,17 @@ func checkGroups(r *runner.Report) []checkGroup {
 	return gs
 }
 
-// runChecks are the failures that are no step's: the suite's failure and an
-// early termination.
+// runChecks are the verdicts on the run as a whole: the suite's failure, a
+// run that tested nothing, an early termination.
 func runChecks(r *runner.Report) []check {
 	var cs []check
 	if f := r.Failure; f != nil {
 		cs = append(cs, check{Name: f.Stage, Status: runner.StatusFailed, Message: f.Message})
+	}
+	if n := r.NothingTested; n != nil {
+		// Not a failure, but never a pass either: a skipped test in CI's tab.
+		cs = append(cs, check{Name: "nothing tested", Status: runner.StatusSkipped,
+			Message: "no call was made: " + n.Reason + "; to test something: " + n.Fix})
 	}
 	if te := r.TerminatedEarly; te != nil {
 		cs = append(cs, check{Name: "terminated early", Status: runner.StatusFailed,
