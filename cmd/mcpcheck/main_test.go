@@ -107,7 +107,7 @@ func TestBadCommandLine(t *testing.T) {
 		{[]string{"--config"}, "flag needs an argument"},
 		{[]string{"--config", "x.yaml", "extra"}, `unexpected argument "extra"; a server to check goes after --`},
 		{[]string{"--config", "x.yaml", "--", "node"}, "not both"},
-		{[]string{"version"}, `unknown command "version"; did you mean --version?`},
+		{[]string{"verison"}, `unknown command "verison"; did you mean version?`},
 		{[]string{"dmeo"}, `unknown command "dmeo"; did you mean demo?`},
 		{[]string{"node", "server.js"}, "a server to check goes after --: mcpcheck [flags] -- node ..."},
 		{[]string{"--timeout", "soon", "--", "x"}, "or a number of milliseconds"},

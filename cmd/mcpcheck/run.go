@@ -39,6 +39,8 @@ const usage = `Usage:
   mcpcheck tools [--json] TARGET            list a server's tools, resources and prompts
                                             (TARGET: --config FILE, -- COMMAND..., --url URL)
   mcpcheck demo [flags]                     serve the built-in demo MCP server
+  mcpcheck schema [fixture|report]          print a JSON Schema (for editors)
+  mcpcheck version                          print the version, module and VCS revision
   mcpcheck help                             show this help
 
 Flags for a run:
@@ -113,6 +115,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		case "help":
 			fmt.Fprint(stdout, usage)
 			return exitPass
+		case "schema":
+			return runSchema(args[1:], stdout, stderr)
+		case "version":
+			return runVersion(args[1:], stdout, stderr)
 		}
 		if w := args[0]; w != "" && w[0] != '-' {
 			return badWord(w, stderr)
@@ -128,17 +134,14 @@ func flagError(err error) string {
 }
 
 // subcommands are the words mcpcheck takes before its flags.
-var subcommands = []string{"demo", "tools", "help"}
+var subcommands = []string{"demo", "tools", "help", "schema", "version"}
 
 // badWord refuses a word that is not a subcommand: a server to check is
 // given after --, so that a typo or an unknown subcommand is never run as
 // one.
 func badWord(w string, stderr io.Writer) int {
 	hint := "a server to check goes after --: mcpcheck [flags] -- " + w + " ..."
-	switch sug := config.Suggest(w, append(slices.Clone(subcommands), "version")); {
-	case sug == "version":
-		hint = "did you mean --version?"
-	case sug != "":
+	if sug := config.Suggest(w, subcommands); sug != "" {
 		hint = "did you mean " + sug + "?"
 	}
 	fmt.Fprintf(stderr, "mcpcheck: unknown command %q; %s (see mcpcheck --help)\n", w, hint)
