@@ -5,11 +5,13 @@ import (
 	"encoding/xml"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/mcpcheck/mcpcheck/cmd/mcpcheck/internal/peertest"
 	"github.com/mcpcheck/mcpcheck/demo"
 )
 
@@ -321,5 +323,98 @@ func TestReportFilesQuickHTML(t *testing.T) {
 		if !strings.Contains(page, want) {
 			t.Errorf("quick HTML lacks %q", want)
 		}
+	}
+}
+
+// consumerReport is what test-results-parser, a JUnit reader CI reporting
+// tools use (pinned in package.json), makes of a JUnit file.
+type consumerReport struct {
+	Name                    string
+	Passed, Failed, Skipped int
+	Status                  string
+	Suites                  []struct {
+		Name     string
+		Metadata map[string]string
+		Cases    []struct {
+			Name, Status, Failure string
+			StackTrace            string `json:"stack_trace"`
+		}
+	}
+}
+
+// TestJUnitReadByConsumer reads the JUnit report of a failing fixture run
+// and of a quick check back with test-results-parser: its counts, statuses,
+// failure messages and properties are the report's.
+func TestJUnitReadByConsumer(t *testing.T) {
+	dir := peertest.Dir(t)
+	srv := httptest.NewServer(demo.Handler(demo.Options{Defects: true}))
+	defer srv.Close()
+	for name, args := range map[string][]string{
+		"fixture": {"--config", "testdata/failing.yaml"},
+		"quick":   {"--url", srv.URL + "/mcp", "--allow-tools", "lookup_city,convert_units", "--fail-under", "100"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			junit := filepath.Join(t.TempDir(), "report.xml")
+			r := runCmd(t, append(args, "--json", "-", "--junit", junit)...)
+			if r.code != 1 {
+				t.Fatalf("exit %d\n%s", r.code, r.stderr)
+			}
+			var rep struct {
+				Suite   string
+				Summary struct {
+					Passed, Failed, Skipped int
+					Scores                  []struct {
+						Percent *float64
+						Met     *bool
+					}
+				}
+				Server struct{ Name, Version string }
+			}
+			json.Unmarshal([]byte(r.stdout), &rep)
+			script := `const {parse} = require(process.argv[1]); console.log(JSON.stringify(parse({type: "junit", files: [process.argv[2]]})))`
+			out, err := exec.Command("node", "-e", script, filepath.Join(dir, "node_modules", "test-results-parser"), junit).Output()
+			if err != nil {
+				t.Fatalf("test-results-parser: %v", err)
+			}
+			var got consumerReport
+			if err := json.Unmarshal(out, &got); err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			// Steps, plus the scores: failed when unmet, skipped when n/a.
+			want := [3]int{rep.Summary.Passed, rep.Summary.Failed, rep.Summary.Skipped}
+			for _, sc := range rep.Summary.Scores {
+				switch {
+				case sc.Met != nil && !*sc.Met:
+					want[1]++
+				case sc.Percent == nil:
+					want[2]++
+				default:
+					want[0]++
+				}
+			}
+			if name == "quick" && len(rep.Summary.Scores) == 0 {
+				t.Fatal("the quick check has no scores")
+			}
+			if got.Name != rep.Suite || got.Status != "FAIL" || [3]int{got.Passed, got.Failed, got.Skipped} != want {
+				t.Errorf("read back as %q %s %d/%d/%d, want %q FAIL %v", got.Name, got.Status, got.Passed, got.Failed, got.Skipped, rep.Suite, want)
+			}
+			failures := 0
+			for _, s := range got.Suites {
+				if s.Metadata["server.name"] != rep.Server.Name || s.Metadata["protocolVersion"] == "" {
+					t.Errorf("suite %q properties %v", s.Name, s.Metadata)
+				}
+				for _, c := range s.Cases {
+					if c.Status == "FAIL" {
+						failures++
+						if c.Failure == "" || c.StackTrace == "" {
+							t.Errorf("%s / %s: failure without message or body: %+v", s.Name, c.Name, c)
+						}
+					}
+				}
+			}
+			if failures != want[1] {
+				t.Errorf("%d failed cases read back, want %d", failures, want[1])
+			}
+		})
 	}
 }
