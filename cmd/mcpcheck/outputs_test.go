@@ -418,3 +418,30 @@ func TestJUnitReadByConsumer(t *testing.T) {
 		})
 	}
 }
+
+// TestReportFilesTwoProtocols: under two protocol versions each scenario's
+// test suite is named and marked with the version it ran under.
+func TestReportFilesTwoProtocols(t *testing.T) {
+	dir := t.TempDir()
+	junit, html := filepath.Join(dir, "report.xml"), filepath.Join(dir, "report.html")
+	r := runCmd(t, "--config", "../../examples/demo.yaml", "--protocol", "2025-11-25", "--protocol", "2026-07-28", "--junit", junit, "--html", html)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	doc := readJUnit(t, junit)
+	var got []string
+	for _, s := range doc.Suites {
+		for _, p := range s.Properties {
+			if p.Name == "protocolVersion" {
+				got = append(got, s.Name+" → "+p.Value)
+			}
+		}
+	}
+	want := []string{"One approved task [2025-11-25] → 2025-11-25", "One approved task [2026-07-28] → 2026-07-28"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("suites and their protocol versions:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if page := readFile(t, html); !strings.Contains(page, "One approved task [2026-07-28]") {
+		t.Errorf("the HTML page does not name the second pass's scenario")
+	}
+}

@@ -142,15 +142,7 @@ func htmlSuiteOf(r *runner.Report) htmlSuite {
 		s.Tools = append(s.Tools, t)
 	}
 	for _, d := range r.Divergences {
-		var parts []string
-		for _, o := range d.Results {
-			p := o.ProtocolVersion + ": " + string(o.Status)
-			if o.Outcome != "" {
-				p += " (" + string(o.Outcome) + ")"
-			}
-			parts = append(parts, p)
-		}
-		s.Divergences = append(s.Divergences, d.Scenario+" / "+d.Step+": "+strings.Join(parts, ", "))
+		s.Divergences = append(s.Divergences, divergenceText(&d))
 	}
 	return s
 }

@@ -223,16 +223,22 @@ func (t *textWriter) protocolRuns(r *runner.Report) {
 		t.printf("No divergences between protocol versions.\n")
 	}
 	for _, d := range r.Divergences {
-		var parts []string
-		for _, o := range d.Results {
-			s := o.ProtocolVersion + ": " + string(o.Status)
-			if o.Outcome != "" {
-				s += " (" + string(o.Outcome) + ")"
-			}
-			parts = append(parts, s)
-		}
-		t.printf("%s %s / %s: %s\n", t.paint(yellow, "diverges"), d.Scenario, d.Step, strings.Join(parts, ", "))
+		t.printf("%s %s\n", t.paint(yellow, "diverges"), divergenceText(&d))
 	}
+}
+
+// divergenceText is a divergence in words: "scenario / step: 2025-11-25:
+// passed, 2026-07-28: failed (tool_error)".
+func divergenceText(d *runner.Divergence) string {
+	var parts []string
+	for _, o := range d.Results {
+		s := o.ProtocolVersion + ": " + string(o.Status)
+		if o.Outcome != "" {
+			s += " (" + string(o.Outcome) + ")"
+		}
+		parts = append(parts, s)
+	}
+	return d.Scenario + " / " + d.Step + ": " + strings.Join(parts, ", ")
 }
 
 // summary writes the counts line, the report's last.
