@@ -79,6 +79,19 @@ func writeOutputs(outs []*output, rep *runner.Report) error {
 	return nil
 }
 
+// discardOutputs closes the outputs and removes the files they created
+// (never one appended to), when the run ended before it had a report.
+func discardOutputs(outs []*output) {
+	for _, o := range outs {
+		if o.file != nil && !o.appends {
+			o.file.Close()
+			o.file = nil
+			os.Remove(o.path)
+		}
+	}
+	closeOutputs(outs)
+}
+
 func closeOutputs(outs []*output) {
 	for _, o := range outs {
 		if o.file != nil {

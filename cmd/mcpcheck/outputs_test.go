@@ -268,6 +268,14 @@ func TestOutputPathsFailFast(t *testing.T) {
 		if r.code != 2 || !strings.Contains(r.stderr, flag+": ") || r.stdout != "" {
 			t.Errorf("%s to a missing directory: exit %d stdout %q stderr %q", flag, r.code, r.stdout, r.stderr)
 		}
+		// A run that cannot start (a missing credential) leaves no empty file.
+		cred := filepath.Join(t.TempDir(), "cred.yaml")
+		os.WriteFile(cred, []byte("name: n\nendpoint: https://example.com/mcp\nheadersFromEnv: {Authorization: MCPCHECK_TEST_UNSET_TOKEN}\nallowTools: [t]\nscenarios: [{name: s, steps: [{tool: t}]}]\n"), 0o644)
+		out := filepath.Join(t.TempDir(), "out")
+		r = runCmd(t, "--config", cred, flag, out)
+		if _, err := os.Stat(out); r.code != 2 || err == nil {
+			t.Errorf("%s with a missing credential: exit %d, file left behind: %v", flag, r.code, err == nil)
+		}
 		r = runCmd(t, "--config", "../../examples/demo.yaml", flag, "--quiet")
 		if r.code != 2 || !strings.Contains(r.stderr, "takes a file") {
 			t.Errorf("%s followed by a flag: exit %d stderr %q", flag, r.code, r.stderr)

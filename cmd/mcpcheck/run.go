@@ -458,6 +458,7 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	rep, err := runner.Run(ctx, suite, opts)
 	if err != nil {
+		discardOutputs(outs) // nothing ran: no empty report for CI to pick up
 		fmt.Fprintf(stderr, "mcpcheck: %v\n", err)
 		return exitBadArgs
 	}

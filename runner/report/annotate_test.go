@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -37,5 +38,30 @@ func TestGitHubAnnotations(t *testing.T) {
 	}
 	if !strings.HasPrefix(lines[2], "::error title=mcpcheck%3A findings / <tool> probe slow::") {
 		t.Errorf("finding annotation %q", lines[2])
+	}
+}
+
+// TestAnnotationsAndSummaryBounded: GitHub shows 10 error annotations per
+// step, so more failures end in one warning that counts them; the summary
+// lists 50 failing steps and says how many more there are.
+func TestAnnotationsAndSummaryBounded(t *testing.T) {
+	r := &runner.Report{Suite: "many", Target: runner.Target{Transport: "stdio", Program: "srv"}}
+	var steps []runner.StepResult
+	for i := range 60 {
+		steps = append(steps, runner.StepResult{ID: fmt.Sprintf("s%d", i), Tool: "t", Origin: "fixture", Status: runner.StatusFailed, Reason: "no"})
+	}
+	r.Scenarios = []runner.ScenarioResult{{Name: "sc", Steps: steps}}
+	r.Tally()
+	var b bytes.Buffer
+	GitHubAnnotations(&b, r)
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	if len(lines) != MaxAnnotations+1 || strings.Count(b.String(), "::error ") != MaxAnnotations ||
+		lines[MaxAnnotations] != "::warning title=mcpcheck%3A more failures::50 more failures are not annotated (GitHub shows 10 errors per step); the report lists them all" {
+		t.Errorf("annotations:\n%s", b.String())
+	}
+	b.Reset()
+	Markdown(&b, r)
+	if n := strings.Count(b.String(), "| sc | s"); n != maxSummaryRows || !strings.Contains(b.String(), "… and 10 more failing steps") {
+		t.Errorf("%d rows in the summary:\n%s", n, b.String())
 	}
 }

@@ -63,7 +63,12 @@ func markdownSuite(b *strings.Builder, r *runner.Report) {
 		}
 	}
 	if len(rows) > 0 {
-		fmt.Fprintf(b, "\n#### Failing steps\n\n| scenario | step | reason | at |\n| --- | --- | --- | --- |\n%s\n", strings.Join(rows, "\n"))
+		more := ""
+		if len(rows) > maxSummaryRows {
+			more = fmt.Sprintf("\n… and %d more failing steps (the JUnit or HTML report lists them all)\n", len(rows)-maxSummaryRows)
+			rows = rows[:maxSummaryRows]
+		}
+		fmt.Fprintf(b, "\n#### Failing steps\n\n| scenario | step | reason | at |\n| --- | --- | --- | --- |\n%s\n%s", strings.Join(rows, "\n"), more)
 	}
 	for _, g := range checkGroups(r) {
 		fmt.Fprintf(b, "\n#### %s\n\n| | check | result |\n| --- | --- | --- |\n", checkGroupTitles[g.Name])
@@ -72,6 +77,10 @@ func markdownSuite(b *strings.Builder, r *runner.Report) {
 		}
 	}
 }
+
+// maxSummaryRows bounds the failing steps a summary lists: a job summary
+// is for reading (GitHub takes at most 1 MiB per step).
+const maxSummaryRows = 50
 
 // checkGroupTitles head the check groups in the Markdown and HTML reports.
 var checkGroupTitles = map[string]string{
