@@ -396,12 +396,7 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stdout, "mcpcheck %s\n", runner.Version)
 		return exitPass
 	}
-	var opts runner.Options
-	if runOptions != nil {
-		opts = *runOptions
-	}
-	opts.Protocols = f.protocols
-	suite, code := buildSuite(f, &opts, stderr)
+	suite, opts, code := buildSuite(f, stderr)
 	if suite == nil {
 		return code
 	}
@@ -513,10 +508,21 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	return exitPass
 }
 
-// buildSuite is the suite a command line names: the fixture of --config
-// with the flags' settings, or quick mode's target. On bad input it writes
-// the error and returns a nil suite and the exit code.
-func buildSuite(f *flags, opts *runner.Options, stderr io.Writer) (*config.Suite, int) {
+// buildSuite is the suite a command line names, the fixture of --config
+// with the flags' settings or quick mode's target, and the run's options.
+// On bad input it writes the error and returns a nil suite and the exit
+// code.
+func buildSuite(f *flags, stderr io.Writer) (*config.Suite, runner.Options, int) {
+	var opts runner.Options
+	if runOptions != nil {
+		opts = *runOptions
+	}
+	opts.Protocols = f.protocols
+	suite, code := loadSuite(f, &opts, stderr)
+	return suite, opts, code
+}
+
+func loadSuite(f *flags, opts *runner.Options, stderr io.Writer) (*config.Suite, int) {
 	var suite *config.Suite
 	var err error
 	switch {
