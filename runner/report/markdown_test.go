@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/mcpcheck/mcpcheck/runner"
 )
 
 func TestMarkdownHostileStrings(t *testing.T) {
@@ -32,6 +34,23 @@ func TestMarkdownHostileStrings(t *testing.T) {
 			if cells != 4 && cells != 5 {
 				t.Errorf("row with %d separators: %q", cells, l)
 			}
+		}
+	}
+}
+
+// TestEveryCheckGroupHasATitle: a group the summary and the page cannot
+// name would head its table with nothing.
+func TestEveryCheckGroupHasATitle(t *testing.T) {
+	r := hostile()
+	r.Failure = &runner.SuiteFailure{Stage: "connect", Message: "refused"}
+	r.Tally()
+	groups := checkGroups(r)
+	if len(groups) != 3 {
+		t.Fatalf("groups %+v", groups)
+	}
+	for _, g := range groups {
+		if checkGroupTitles[g.Name] == "" {
+			t.Errorf("check group %q has no title in checkGroupTitles", g.Name)
 		}
 	}
 }
