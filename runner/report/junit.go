@@ -15,26 +15,24 @@ import (
 // failure and skipped children.
 type (
 	junitSuites struct {
-		XMLName   xml.Name     `xml:"testsuites"`
-		Name      string       `xml:"name,attr"`
-		Tests     int          `xml:"tests,attr"`
-		Failures  int          `xml:"failures,attr"`
-		Errors    int          `xml:"errors,attr"`
-		Skipped   int          `xml:"skipped,attr"`
-		Time      string       `xml:"time,attr"`
-		Timestamp string       `xml:"timestamp,attr,omitempty"`
-		Suites    []junitSuite `xml:"testsuite"`
+		XMLName xml.Name `xml:"testsuites"`
+		junitCounts
+		Suites []junitSuite `xml:"testsuite"`
 	}
 	junitSuite struct {
-		Name       string          `xml:"name,attr"`
-		Tests      int             `xml:"tests,attr"`
-		Failures   int             `xml:"failures,attr"`
-		Errors     int             `xml:"errors,attr"`
-		Skipped    int             `xml:"skipped,attr"`
-		Time       string          `xml:"time,attr"`
-		Timestamp  string          `xml:"timestamp,attr,omitempty"`
+		junitCounts
 		Properties []junitProperty `xml:"properties>property,omitempty"`
 		Cases      []junitCase     `xml:"testcase"`
+	}
+	// junitCounts are the attributes testsuites and testsuite share.
+	junitCounts struct {
+		Name      string `xml:"name,attr"`
+		Tests     int    `xml:"tests,attr"`
+		Failures  int    `xml:"failures,attr"`
+		Errors    int    `xml:"errors,attr"`
+		Skipped   int    `xml:"skipped,attr"`
+		Time      string `xml:"time,attr"`
+		Timestamp string `xml:"timestamp,attr,omitempty"`
 	}
 	junitProperty struct {
 		Name  string `xml:"name,attr"`
@@ -69,7 +67,7 @@ type (
 // one line and its body the lines the human report prints: expected and
 // actual values, redacted, and the server's words.
 func JUnit(w io.Writer, reps ...*runner.Report) error {
-	doc := junitSuites{Name: "mcpcheck"}
+	doc := junitSuites{junitCounts: junitCounts{Name: "mcpcheck"}}
 	if len(reps) == 1 {
 		doc.Name = reps[0].Suite
 	}
@@ -107,7 +105,7 @@ func JUnit(w io.Writer, reps ...*runner.Report) error {
 
 // junitScenario is one scenario's test suite.
 func junitScenario(r *runner.Report, sc *runner.ScenarioResult, stamp string) junitSuite {
-	s := junitSuite{Name: scenarioTitle(sc), Timestamp: stamp, Properties: junitProperties(r, sc.ProtocolVersion)}
+	s := junitSuite{junitCounts: junitCounts{Name: scenarioTitle(sc), Timestamp: stamp}, Properties: junitProperties(r, sc.ProtocolVersion)}
 	var ms float64
 	for i := range sc.Steps {
 		st := &sc.Steps[i]
@@ -138,7 +136,7 @@ func junitScenario(r *runner.Report, sc *runner.ScenarioResult, stamp string) ju
 
 // junitChecks is a check group's test suite.
 func junitChecks(r *runner.Report, g *checkGroup, stamp string) junitSuite {
-	s := junitSuite{Name: g.Name, Timestamp: stamp, Time: seconds(0), Properties: junitProperties(r, "")}
+	s := junitSuite{junitCounts: junitCounts{Name: g.Name, Timestamp: stamp, Time: seconds(0)}, Properties: junitProperties(r, "")}
 	for _, ch := range g.Checks {
 		c := junitCase{Name: ch.Name, Classname: r.Suite + "." + g.Name, Time: seconds(0)}
 		if p := ch.Pos; p != nil {
