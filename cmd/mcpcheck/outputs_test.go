@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"encoding/xml"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -10,6 +12,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpcheck/mcpcheck/cmd/mcpcheck/internal/peertest"
 	"github.com/mcpcheck/mcpcheck/demo"
@@ -451,5 +455,64 @@ func TestReportFilesTwoProtocols(t *testing.T) {
 	}
 	if page := readFile(t, html); !strings.Contains(page, "One approved task [2026-07-28]") {
 		t.Errorf("the HTML page does not name the second pass's scenario")
+	}
+}
+
+// TestReportFilesRedactAndEscape runs a fixture against a careless go-sdk
+// server over Streamable HTTP: its whoami tool sends the Authorization
+// header back in its error text and structured content, and one of its
+// tools is named with markup. No output (human, JSON, JUnit, summary, HTML,
+// annotations) carries the credential, and the markup is escaped.
+func TestReportFilesRedactAndEscape(t *testing.T) {
+	const secret = "sekrit-token-value-42"
+	s := mcp.NewServer(&mcp.Implementation{Name: "careless", Version: "1.0.0"}, nil)
+	s.AddTool(&mcp.Tool{Name: "whoami", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			auth := req.Extra.Header.Get("Authorization")
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "you sent " + auth}}, StructuredContent: map[string]any{"auth": auth}}, nil
+		})
+	s.AddTool(&mcp.Tool{Name: "<b>bold</b>", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
+	srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
+	defer srv.Close()
+	t.Setenv("MCPCHECK_TEST_AUTH", "Bearer "+secret)
+	t.Setenv("GITHUB_ACTIONS", "true")
+	dir := t.TempDir()
+	fixture := filepath.Join(dir, "careless.yaml")
+	os.WriteFile(fixture, []byte(`name: Careless server
+endpoint: `+srv.URL+`/mcp
+headersFromEnv: {Authorization: MCPCHECK_TEST_AUTH}
+allowTools: [whoami]
+scenarios:
+  - name: Who am I
+    steps:
+      - id: who
+        tool: whoami
+        expect: {structuredEquals: {auth: nobody}}
+`), 0o644)
+	files := map[string]string{"junit": filepath.Join(dir, "r.xml"), "summary": filepath.Join(dir, "r.md"), "html": filepath.Join(dir, "r.html")}
+	r := runCmd(t, "--config", fixture, "--json", "-", "--junit", files["junit"], "--summary", files["summary"], "--html", files["html"])
+	if r.code != 1 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	all := map[string]string{"stdout": r.stdout, "stderr": r.stderr}
+	for name, path := range files {
+		all[name] = readFile(t, path)
+	}
+	for name, text := range all {
+		if strings.Contains(text, secret) {
+			t.Errorf("%s carries the credential:\n%s", name, text)
+		}
+	}
+	// The failure is there, with the value redacted where values are shown.
+	for _, name := range []string{"junit", "html", "stderr"} {
+		if !strings.Contains(all[name], "[REDACTED]") || !strings.Contains(all[name], "structuredEquals /auth") {
+			t.Errorf("%s lacks the redacted failure:\n%s", name, all[name])
+		}
+	}
+	if !strings.Contains(all["html"], "<td>&lt;b&gt;bold&lt;/b&gt;</td>") || strings.Contains(all["html"], "<b>bold") {
+		t.Errorf("the markup tool name is not escaped in the tool list")
 	}
 }
