@@ -185,6 +185,13 @@ func (r *runState) run(ctx context.Context) *Report {
 		rep.Tally()
 	}()
 
+	// A fixture's own steps are known without the server: listing them
+	// needs no connection (generated checks do: they come from discovery).
+	if r.opts.ListOnly && r.suite.Generate == nil && !r.opts.ListDiscovers {
+		rep.NotConnected = true
+		r.listed()
+		return rep
+	}
 	if r.usesScratch() {
 		if r.tmp = r.scratch.dir(); r.tmp == "" {
 			r.fail("connect", scratchError(r.scratch.err))
@@ -192,11 +199,6 @@ func (r *runState) run(ctx context.Context) *Report {
 		}
 	}
 	defer func() { rep.KeptScratch = r.scratch.cleanup(r.opts.KeepTmp) }()
-	if r.opts.ListOnly && r.suite.Generate == nil {
-		// Listing the fixture's own steps needs no server.
-		r.listed()
-		return rep
-	}
 	sess, err := r.open(ctx, r.tmp)
 	if err != nil {
 		r.fail("connect", err)
@@ -227,6 +229,7 @@ func (r *runState) run(ctx context.Context) *Report {
 	for _, w := range found.warnings {
 		rep.Warnings = append(rep.Warnings, r.clean(w, 300))
 	}
+	rep.Surface = surface(r.red, sess.init, rep.ProtocolVersion, found)
 	tools := found.tools
 	r.found = found
 	r.tools = make(map[string]tool, len(tools))

@@ -34,6 +34,10 @@ func TestMain(m *testing.M) {
 		os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 	}
 	runOptions = &runner.Options{SelfCommand: []string{os.Args[0]}, TerminateGrace: time.Second}
+	// Under GitHub Actions the command would annotate and summarise every
+	// test's run; the tests that want it set these themselves.
+	os.Unsetenv("GITHUB_ACTIONS")
+	os.Unsetenv("GITHUB_STEP_SUMMARY")
 	os.Exit(m.Run())
 }
 
@@ -112,7 +116,7 @@ func TestBadCommandLine(t *testing.T) {
 		{[]string{"--config"}, "flag needs an argument"},
 		{[]string{"--config", "x.yaml", "extra"}, `unexpected argument "extra"; a server to check goes after --`},
 		{[]string{"--config", "x.yaml", "--", "node"}, "not both"},
-		{[]string{"version"}, `unknown command "version"; did you mean --version?`},
+		{[]string{"verison"}, `unknown command "verison"; did you mean version?`},
 		{[]string{"dmeo"}, `unknown command "dmeo"; did you mean demo?`},
 		{[]string{"node", "server.js"}, "a server to check goes after --: mcpcheck [flags] -- node ..."},
 		{[]string{"--timeout", "soon", "--", "x"}, "or a number of milliseconds"},

@@ -18,14 +18,20 @@ import (
 )
 
 const mergeUsage = `Usage:
-  mcpcheck merge REPORT.json... [--json OUT] [--allow-partial]
+  mcpcheck merge REPORT.json... [--json OUT] [--junit OUT] [--html OUT]
+                 [--summary OUT] [--allow-partial]
 
 Puts the JSON reports of the shards of a run (--shard K/N, one per CI job)
 back together into the report of the whole run: the human report on stdout,
-the JSON report to --json OUT ("-": stdout, the human report then on
-stderr). A report of several suites is merged suite by suite.
+the merged reports to the files asked for. A report of several suites is
+merged suite by suite.
 
-  --json OUT        write the merged JSON report to OUT
+  --json OUT        write the merged JSON report to OUT ("-": stdout, the
+                    human report then on stderr)
+  --junit OUT       write it as JUnit XML
+  --html OUT        write it as one self-contained HTML page
+  --summary OUT     write a Markdown summary (default, when
+                    GITHUB_STEP_SUMMARY is set: append it there)
   --allow-partial   merge even when a shard's report is missing (its
                     scenarios stay skipped, "another shard runs it")
 
@@ -41,6 +47,9 @@ func mergeReports(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mcpcheck merge", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&f.jsonOut, "json", "", "")
+	fs.StringVar(&f.junit, "junit", "", "")
+	fs.StringVar(&f.html, "html", "", "")
+	fs.StringVar(&f.summary, "summary", "", "")
 	fs.BoolVar(&allowPartial, "allow-partial", false, "")
 	var files []string
 	rest := args
@@ -105,6 +114,12 @@ func mergeReports(args []string, stdout, stderr io.Writer) int {
 		defer jsonFile.Close()
 		machine = jsonFile
 	}
+	outs := outputsOf(f)
+	if err := openOutputs(outs); err != nil {
+		fmt.Fprintf(stderr, "mcpcheck merge: %v\n", err)
+		return exitBadArgs
+	}
+	defer closeOutputs(outs)
 	code := exitPass
 	for i, m := range merged {
 		if i > 0 {
@@ -122,7 +137,7 @@ func mergeReports(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(human)
 		report.Total(human, merged, 0, report.TextOptions{})
 	}
-	if c := writeReports(f, merged, len(merged) > 1, machine, jsonFile, stderr); c != exitPass {
+	if c := writeReports(f, merged, len(merged) > 1, machine, jsonFile, outs, stderr); c != exitPass {
 		return c
 	}
 	return code

@@ -36,8 +36,13 @@ const usage = `Usage:
   mcpcheck --config FILE [flags]            run a fixture against an MCP server
   mcpcheck [flags] -- COMMAND ARGS...       quick check: generated checks against a stdio server
   mcpcheck [flags] --url URL [--header K=V] quick check against a Streamable HTTP server
+  mcpcheck tools [--json] TARGET            list a server's tools, resources and prompts
+                                            (TARGET: --config FILE, -- COMMAND..., --url URL)
   mcpcheck demo [flags]                     serve the built-in demo MCP server
   mcpcheck merge REPORT.json... [--json OUT] merge the reports of --shard runs
+  mcpcheck schema [fixture|report|expected-failures]
+                                            print a JSON Schema (for editors)
+  mcpcheck version                          print the version, module and VCS revision
   mcpcheck help                             show this help
 
 Flags for a run:
@@ -76,8 +81,12 @@ Flags for a run:
                       passes does (stale baseline)
   --update-expected-failures
                       rewrite that file from this run, keeping the reasons
-  --list              print the steps that would run, call nothing (a
-                      generate block still connects to discover the tools)
+  --junit FILE        also write a JUnit XML report (a test suite per
+                      scenario, a test case per step; scores too)
+  --summary FILE      also write a Markdown summary (default, when
+                      GITHUB_STEP_SUMMARY is set: append it there)
+  --html FILE         also write the report as one self-contained HTML page
+  --list              print the steps that would run, call nothing
   --keep-tmp          keep the ${tmp} scratch directories (printed) instead
                       of removing them when the run ends
   --quiet             list failing steps only
@@ -122,9 +131,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return demo.Run(ctx, args[1:], stdin, stdout, stderr)
 		case "merge":
 			return mergeReports(args[1:], stdout, stderr)
+		case "tools":
+			return runTools(ctx, args[1:], stdout, stderr)
 		case "help":
 			fmt.Fprint(stdout, usage)
 			return exitPass
+		case "schema":
+			return runSchema(args[1:], stdout, stderr)
+		case "version":
+			return runVersion(args[1:], stdout, stderr)
 		}
 		if w := args[0]; w != "" && w[0] != '-' {
 			return badWord(w, stderr)
@@ -140,17 +155,14 @@ func flagError(err error) string {
 }
 
 // subcommands are the words mcpcheck takes before its flags.
-var subcommands = []string{"demo", "merge", "help"}
+var subcommands = []string{"demo", "tools", "merge", "help", "schema", "version"}
 
 // badWord refuses a word that is not a subcommand: a server to check is
 // given after --, so that a typo or an unknown subcommand is never run as
 // one.
 func badWord(w string, stderr io.Writer) int {
 	hint := "a server to check goes after --: mcpcheck [flags] -- " + w + " ..."
-	switch sug := config.Suggest(w, append(slices.Clone(subcommands), "version")); {
-	case sug == "version":
-		hint = "did you mean --version?"
-	case sug != "":
+	if sug := config.Suggest(w, subcommands); sug != "" {
 		hint = "did you mean " + sug + "?"
 	}
 	fmt.Fprintf(stderr, "mcpcheck: unknown command %q; %s (see mcpcheck --help)\n", w, hint)
@@ -165,6 +177,7 @@ type flags struct {
 	sel                     runner.Selection // --tag, --skip-tag, --run
 	expectedFailures        string           // --expected-failures FILE
 	updateBaseline          bool             // --update-expected-failures
+	junit, summary, html    string           // report files (outputs.go)
 	protocols               []string
 	quiet, noColor, version bool
 	list, keepTmp           bool
@@ -255,6 +268,9 @@ func parseFlags(args []string) (*flags, error) {
 	})
 	fs.StringVar(&f.jsonOut, "json", "", "")
 	fs.StringVar(&f.trace, "trace", "", "")
+	fs.StringVar(&f.junit, "junit", "", "")
+	fs.StringVar(&f.summary, "summary", "", "")
+	fs.StringVar(&f.html, "html", "", "")
 	fs.BoolVar(&f.quiet, "quiet", false, "")
 	fs.BoolVar(&f.noColor, "no-color", false, "")
 	fs.BoolVar(&f.version, "version", false, "")
@@ -368,7 +384,7 @@ func parseFlags(args []string) (*flags, error) {
 	if err := fs.Parse(jsonDefault(args)); err != nil {
 		return nil, err
 	}
-	for name, v := range map[string]string{"json": f.jsonOut, "trace": f.trace, "expected-failures": f.expectedFailures} {
+	for name, v := range map[string]string{"json": f.jsonOut, "trace": f.trace, "junit": f.junit, "summary": f.summary, "html": f.html, "expected-failures": f.expectedFailures} {
 		if len(v) > 1 && v[0] == '-' {
 			return nil, fmt.Errorf("--%s takes a file, got %q (a flag?)", name, v)
 		}
@@ -445,40 +461,13 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stdout, "mcpcheck %s\n", runner.Version)
 		return exitPass
 	}
-	var opts runner.Options
-	if runOptions != nil {
-		opts = *runOptions
+	suites, opts, code := buildSuites(f, stderr)
+	if suites == nil {
+		return code
 	}
-	opts.Protocols = f.protocols
-	var suites []*config.Suite
-	var baselines []baseline
-	switch {
-	case len(f.configs) > 0 && len(f.command) > 0:
-		fmt.Fprintf(stderr, "mcpcheck: give --config FILE or -- COMMAND, not both (see mcpcheck --help)\n")
-		return exitBadArgs
-	case len(f.configs) > 0:
-		if suites, err = loadFixtures(f, &opts); err != nil {
-			fmt.Fprintf(stderr, "mcpcheck: %s\n", settingError(err))
-			return exitBadArgs
-		}
-		if baselines, err = loadBaselines(f, suites); err != nil {
-			fmt.Fprintf(stderr, "mcpcheck: %s\n", err)
-			return exitBadArgs
-		}
-	case len(f.command) > 0 || f.set["url"]:
-		if f.expectedFailures != "" || f.updateBaseline {
-			fmt.Fprintf(stderr, "mcpcheck: --expected-failures names scenarios of a fixture; give --config FILE\n")
-			return exitBadArgs
-		}
-		setGCPolicy("")
-		suite, err := quickSuite(f, &opts)
-		if err != nil {
-			fmt.Fprintf(stderr, "mcpcheck: %s\n", settingError(err))
-			return exitBadArgs
-		}
-		suites = []*config.Suite{suite}
-	default:
-		fmt.Fprintf(stderr, "mcpcheck: give --config FILE, or -- COMMAND ARGS... / --url URL for a quick check (see mcpcheck --help)\n")
+	baselines, err := loadBaselines(f, suites)
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpcheck: %s\n", err)
 		return exitBadArgs
 	}
 	if f.list {
@@ -489,4 +478,49 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		opts.Select = &f.sel
 	}
 	return runSuites(ctx, f, suites, baselines, opts, stdout, stderr)
+}
+
+// buildSuites is the suites a command line names, the fixtures of
+// --config with the flags' settings or quick mode's target, and the run's
+// options. On bad input it writes the error and returns no suite and the
+// exit code.
+func buildSuites(f *flags, stderr io.Writer) ([]*config.Suite, runner.Options, int) {
+	var opts runner.Options
+	if runOptions != nil {
+		opts = *runOptions
+	}
+	opts.Protocols = f.protocols
+	switch {
+	case len(f.configs) > 0 && len(f.command) > 0:
+		fmt.Fprintf(stderr, "mcpcheck: give --config FILE or -- COMMAND, not both (see mcpcheck --help)\n")
+	case len(f.configs) > 0:
+		suites, err := loadFixtures(f, &opts)
+		if err == nil {
+			return suites, opts, exitPass
+		}
+		fmt.Fprintf(stderr, "mcpcheck: %s\n", settingError(err))
+	case len(f.command) > 0 || f.set["url"]:
+		setGCPolicy("")
+		suite, err := quickSuite(f, &opts)
+		if err == nil {
+			return []*config.Suite{suite}, opts, exitPass
+		}
+		fmt.Fprintf(stderr, "mcpcheck: %s\n", settingError(err))
+	default:
+		fmt.Fprintf(stderr, "mcpcheck: give --config FILE, or -- COMMAND ARGS... / --url URL for a quick check (see mcpcheck --help)\n")
+	}
+	return nil, opts, exitBadArgs
+}
+
+// buildSuite is buildSuites for one suite (mcpcheck tools).
+func buildSuite(f *flags, stderr io.Writer) (*config.Suite, runner.Options, int) {
+	suites, opts, code := buildSuites(f, stderr)
+	switch {
+	case suites == nil:
+		return nil, opts, code
+	case len(suites) > 1:
+		fmt.Fprintf(stderr, "mcpcheck: give one fixture, not %d\n", len(suites))
+		return nil, opts, exitBadArgs
+	}
+	return suites[0], opts, exitPass
 }

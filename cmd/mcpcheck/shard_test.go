@@ -240,12 +240,14 @@ func TestGitHubActionsExample(t *testing.T) {
 	os.Mkdir(filepath.Join(dir, "fixtures"), 0o755)
 	copyFixture(t, "../../examples/demo.yaml", filepath.Join(dir, "fixtures"), "demo.yaml")
 	copyFixture(t, "../../examples/faults.yaml", filepath.Join(dir, "fixtures"), "faults.yaml")
+	// Each job's step summary, as GitHub gives it.
+	summary := filepath.Join(dir, "step-summary.md")
 	process := func(line string) (int, string) {
 		args := words(line)
 		if args[0] != "mcpcheck" {
 			t.Fatalf("%q does not run mcpcheck", line)
 		}
-		return cli(t, dir, nil, args[1:]...)
+		return cli(t, dir, []string{"GITHUB_STEP_SUMMARY=" + summary}, args[1:]...)
 	}
 	var wg sync.WaitGroup
 	for _, k := range matrix {
@@ -257,12 +259,17 @@ func TestGitHubActionsExample(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	// Until merge writes JUnit and the summary (the CI outputs' branch),
-	// the merge line runs without those two.
-	line := regexp.MustCompile(` --(junit|summary) ("[^"]*"|\S+)`).ReplaceAllString(mergeCmd, "")
-	code, out := process(line)
+	os.Remove(summary) // the shard jobs' summaries are their own jobs'
+	code, out := process(mergeCmd)
 	if code != 0 {
-		t.Fatalf("%s: exit %d\n%s", line, code, out)
+		t.Fatalf("%s: exit %d\n%s", mergeCmd, code, out)
+	}
+	junit, err := os.ReadFile(filepath.Join(dir, "mcpcheck.xml"))
+	if err != nil || !bytes.Contains(junit, []byte("<testsuites")) || !bytes.Contains(junit, []byte("Fault lab over stdio")) {
+		t.Errorf("the merged JUnit report: %v\n%.500s", err, junit)
+	}
+	if md, err := os.ReadFile(summary); err != nil || !bytes.Contains(md, []byte("Household revision")) || !bytes.Contains(md, []byte("Fault lab")) {
+		t.Errorf("the job summary: %v\n%.500s", err, md)
 	}
 	merged, err := os.ReadFile(filepath.Join(dir, "mcpcheck.json"))
 	if err != nil {

@@ -88,6 +88,15 @@ func runSuites(ctx context.Context, f *flags, suites []*config.Suite, baselines 
 		defer traceFile.Close()
 		opts.Trace = &lockedWriter{w: traceFile}
 	}
+	var outs []*output
+	if !f.list {
+		outs = outputsOf(f)
+		if err := openOutputs(outs); err != nil {
+			fmt.Fprintf(stderr, "mcpcheck: %v\n", err)
+			return exitBadArgs
+		}
+		defer closeOutputs(outs)
+	}
 
 	// On a terminal the human report streams while the run goes, under a
 	// live status line (report.Stream), when suites run one at a time;
@@ -158,6 +167,9 @@ func runSuites(ctx context.Context, f *flags, suites []*config.Suite, baselines 
 		case !res.streamed:
 			err = report.Text(human, res.rep, textOpts)
 		}
+		if err == nil && !f.list {
+			err = annotateCI(human, res.rep)
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "mcpcheck: writing the report: %v\n", err)
 			return exitBadArgs
@@ -173,7 +185,11 @@ func runSuites(ctx context.Context, f *flags, suites []*config.Suite, baselines 
 	if f.list {
 		return code
 	}
-	if code := writeReports(f, reps, len(suites) > 1, machine, jsonFile, stderr); code != exitPass {
+	if len(reps) == 0 {
+		discardOutputs(outs) // nothing ran: no empty report for CI to pick up
+		return code
+	}
+	if code := writeReports(f, reps, len(suites) > 1, machine, jsonFile, outs, stderr); code != exitPass {
 		return code
 	}
 	if traceFile != nil {
@@ -186,10 +202,11 @@ func runSuites(ctx context.Context, f *flags, suites []*config.Suite, baselines 
 }
 
 // writeReports writes the machine-readable reports of a run: the JSON
-// report (one suite's as it always was, several as one document). Every
-// file written from the finished reports is written here, by the run and
-// by merge alike.
-func writeReports(f *flags, reps []*runner.Report, several bool, machine io.Writer, jsonFile *os.File, stderr io.Writer) int {
+// report (one suite's as it always was, several as one document), then
+// the report files (--junit, --html, --summary: each holds every suite).
+// Every file written from the finished reports is written here, by the
+// run and by merge alike.
+func writeReports(f *flags, reps []*runner.Report, several bool, machine io.Writer, jsonFile *os.File, outs []*output, stderr io.Writer) int {
 	if machine != nil {
 		var err error
 		if several {
@@ -207,6 +224,10 @@ func writeReports(f *flags, reps []*runner.Report, several bool, machine io.Writ
 				return exitBadArgs
 			}
 		}
+	}
+	if err := writeOutputs(outs, reps); err != nil {
+		fmt.Fprintf(stderr, "mcpcheck: %v\n", err)
+		return exitBadArgs
 	}
 	return exitPass
 }
@@ -235,6 +256,12 @@ type baseline struct {
 // fixture's expectedFailures. With --update-expected-failures a file that
 // does not exist yet is an empty baseline.
 func loadBaselines(f *flags, suites []*config.Suite) ([]baseline, error) {
+	if len(f.configs) == 0 {
+		if f.expectedFailures != "" || f.updateBaseline {
+			return nil, errors.New("--expected-failures names the scenarios of a fixture; give --config FILE")
+		}
+		return nil, nil
+	}
 	if f.expectedFailures != "" && len(suites) > 1 {
 		return nil, fmt.Errorf("--expected-failures names the scenarios of one fixture, and %d are given; give each fixture its own with the expectedFailures key", len(suites))
 	}

@@ -13,12 +13,7 @@ import (
 // origin, tool, case and property — then the tools generation skipped and
 // its notes. It is --list's output: nothing in it was called.
 func List(w io.Writer, r *runner.Report) error {
-	target := targetLine(r)
-	if r.Connections == 0 && r.Failure == nil {
-		// The fixture's own steps are listed without asking the server.
-		target = strings.TrimSuffix(target, fmt.Sprintf(" | Tools discovered: %d", len(r.ToolsDiscovered))) + " | not connected"
-	}
-	fmt.Fprintf(w, "%s\n%s\n", r.Suite, target)
+	fmt.Fprintf(w, "%s\n%s\n", r.Suite, targetLine(r))
 	if r.Failure != nil {
 		fmt.Fprintf(w, "\nerror %s: %s\n", r.Failure.Stage, r.Failure.Message)
 	}
