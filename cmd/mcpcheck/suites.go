@@ -133,8 +133,12 @@ func runSuites(ctx context.Context, f *flags, suites []*config.Suite, baselines 
 					err = baselines[i].judge(rep, f.updateBaseline)
 				}
 				res := suiteRun{rep: rep, err: err}
-				if stream != nil && err == nil {
-					res.streamed, res.err = true, stream.Finish(rep)
+				if stream != nil && rep != nil {
+					// Finished whatever happened, so the status line stops.
+					res.streamed = true
+					if ferr := stream.Finish(rep); res.err == nil {
+						res.err = ferr
+					}
 				}
 				runs[i] <- res
 			}()
@@ -148,14 +152,12 @@ func runSuites(ctx context.Context, f *flags, suites []*config.Suite, baselines 
 		if i > 0 && !res.streamed {
 			fmt.Fprintln(human)
 		}
-		switch {
-		case res.err != nil && (res.rep == nil || !res.streamed):
+		if res.err != nil {
+			// The run could not begin, its baseline could not be
+			// rewritten, or its report not written.
 			fmt.Fprintf(stderr, "mcpcheck: %v\n", res.err)
 			code = exitBadArgs
 			continue
-		case res.err != nil:
-			fmt.Fprintf(stderr, "mcpcheck: writing the report: %v\n", res.err)
-			return exitBadArgs
 		}
 		reps = append(reps, res.rep)
 		if !res.rep.Passed || res.rep.Failure != nil {

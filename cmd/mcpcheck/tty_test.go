@@ -375,3 +375,45 @@ func TestTTYInterrupt(t *testing.T) {
 	}
 	waitNoDemoChildren(t)
 }
+
+// TestTTYSeveralSuites streams suites one after another on a terminal:
+// each one's lines as it goes, then the total; nothing of the status line
+// is left, and the lines are the ones a file gets.
+func TestTTYSeveralSuites(t *testing.T) {
+	terminalEnv(t)
+	args := []string{"--config", "../../examples/demo.yaml", "--config", "testdata/failing.yaml", "--no-color"}
+	r := runCmd(t, args...)
+	p := openPTY(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	code, _, stderr := ttyRun(t, ctx, p, false, args...)
+	shown := screen(p.drain())
+	if code != r.code || code != 1 {
+		t.Errorf("exit %d on a terminal, %d without (stderr %q)", code, r.code, stderr)
+	}
+	if statusLine.MatchString(shown) {
+		t.Errorf("the status line was not erased:\n%s", shown)
+	}
+	count := func(s string) map[string]int {
+		m := map[string]int{}
+		for _, l := range strings.Split(normalize(s), "\n") {
+			m[l]++
+		}
+		return m
+	}
+	want := count(r.stdout)
+	// A streamed suite's name comes first, before its verdict at the end.
+	want["Household revision and idempotency regression"]++
+	want["Failures are reported with paths"]++
+	if diff := cmp.Diff(want, count(shown)); diff != "" {
+		t.Errorf("the transcript's lines are not the report's (-report +transcript):\n%s", diff)
+	}
+	if !strings.HasSuffix(strings.TrimSpace(shown), "FAIL total: 2 suites, 1 passed, 1 failed; steps: 12 passed, 2 failed, 1 skipped in "+lastWord(shown)) {
+		t.Errorf("the total is not last:\n%s", shown)
+	}
+}
+
+func lastWord(s string) string {
+	f := strings.Fields(s)
+	return f[len(f)-1]
+}
