@@ -158,3 +158,38 @@ func TestMergeWithBaseline(t *testing.T) {
 		t.Errorf("merged human report:\n%s", merged.stderr)
 	}
 }
+
+// The CI outputs tell known failures from failures: JUnit skips a listed
+// failure with its reason, the summary and the annotations leave it out of
+// the errors, and a stale entry is a failed check annotated at its line in
+// the baseline file.
+func TestExpectedFailuresInCIOutputs(t *testing.T) {
+	t.Setenv("GITHUB_ACTIONS", "true")
+	known := writeBaseline(t, "- {scenario: "+wrong+", step: initial, reason: demo#1}\n- {scenario: Passing scenario}\n")
+	dir := t.TempDir()
+	junit, summary := filepath.Join(dir, "r.xml"), filepath.Join(dir, "r.md")
+	r := runCmd(t, "--config", "testdata/failing.yaml", "--expected-failures", known, "--junit", junit, "--summary", summary)
+	if r.code != 1 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	x, _ := os.ReadFile(junit)
+	for _, w := range []string{`<skipped message="expected failure (demo#1): `, `name="baseline"`, `name="Passing scenario"`, `<failure message="stale baseline: listed as an expected failure`} {
+		if !strings.Contains(string(x), w) {
+			t.Errorf("JUnit lacks %q:\n%s", w, x)
+		}
+	}
+	md, _ := os.ReadFile(summary)
+	for _, w := range []string{"2 failed (1 expected)", `expected failure (demo\#1): `, "#### Known failures", "| ❌ | Passing scenario | stale baseline"} {
+		if !strings.Contains(string(md), w) {
+			t.Errorf("the summary lacks %q:\n%s", w, md)
+		}
+	}
+	if strings.Contains(r.stdout, "::error file=testdata/failing.yaml,line=8") {
+		t.Errorf("a known failure is annotated as an error:\n%s", r.stdout)
+	}
+	for _, w := range []string{"::error file=testdata/failing.yaml,line=18", "::error file=" + known + ",line=2,col=3,title=mcpcheck%3A baseline / Passing scenario::stale baseline"} {
+		if !strings.Contains(r.stdout, w) {
+			t.Errorf("annotations lack %q:\n%s", w, r.stdout)
+		}
+	}
+}

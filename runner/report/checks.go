@@ -35,6 +35,7 @@ func checkGroups(r *runner.Report) []checkGroup {
 		{"run", runChecks(r)},
 		{"scores", scoreChecks(r)},
 		{"findings", findingChecks(r)},
+		{"baseline", baselineChecks(r)},
 	} {
 		if len(g.Checks) > 0 {
 			gs = append(gs, g)
@@ -113,6 +114,21 @@ func findingChecks(r *runner.Report) []check {
 			c.Message = "flag: " + f.Message
 		}
 		cs = append(cs, c)
+	}
+	return cs
+}
+
+// baselineChecks are the stale entries of the baseline of known failures,
+// each failed at the entry's line: the failure it listed is gone.
+func baselineChecks(r *runner.Report) []check {
+	var cs []check
+	for _, e := range r.StaleBaseline {
+		name := e.Scenario
+		if e.Step != "" {
+			name += " / " + e.Step
+		}
+		cs = append(cs, check{Name: name, Status: runner.StatusFailed, Pos: e.Position,
+			Message: "stale baseline: listed as an expected failure, and now passes; remove the entry (or --update-expected-failures)"})
 	}
 	return cs
 }

@@ -20,6 +20,9 @@ func failureLines(st *runner.StepResult) []string {
 	if st.Pos.File != "" {
 		add("at %s", st.Pos)
 	}
+	if st.Expected != nil {
+		add("%s", expectedText(st.Expected))
+	}
 	if st.Reason != "" {
 		add("%s", st.Reason)
 	}
@@ -86,4 +89,13 @@ func why(st *runner.StepResult) string {
 		return "outcome " + outcomeText(st)
 	}
 	return string(st.Status)
+}
+
+// expectedText marks a failure a baseline of known failures lists:
+// "expected failure (reason)".
+func expectedText(e *runner.Expected) string {
+	if e.Reason == "" {
+		return "expected failure"
+	}
+	return "expected failure (" + e.Reason + ")"
 }

@@ -118,14 +118,17 @@ func junitScenario(r *runner.Report, sc *runner.ScenarioResult, stamp string) ju
 		if p := st.Position; p != nil {
 			c.File, c.Line = p.File, p.Line
 		}
-		switch st.Status {
-		case runner.StatusFailed:
+		switch {
+		case st.Expected != nil:
+			// Known: skipped in a test tab (as pytest writes xfail), with why.
+			c.Skipped = &junitResult{Message: expectedText(st.Expected) + ": " + why(st)}
+		case st.Status == runner.StatusFailed:
 			typ := string(st.Outcome)
 			if typ == "" {
 				typ = "none"
 			}
 			c.Failure = &junitResult{Message: why(st), Type: typ, Body: xmlText(strings.Join(failureLines(st), "\n"))}
-		case runner.StatusSkipped:
+		case st.Status == runner.StatusSkipped:
 			c.Skipped = &junitResult{Message: st.Reason}
 		}
 		s.add(c)

@@ -46,7 +46,11 @@ func markdownSuite(b *strings.Builder, r *runner.Report) {
 	if n := r.NothingTested; n != nil {
 		fmt.Fprintf(b, "No call was made: %s. To test something: %s.\n\n", md(n.Reason), md(n.Fix))
 	}
-	fmt.Fprintf(b, "**%d passed, %d failed, %d skipped** in %s\n", r.Summary.Passed, r.Summary.Failed, r.Summary.Skipped, duration(r.Summary.DurationMs))
+	expected := ""
+	if n := r.Summary.ExpectedFailures; n > 0 {
+		expected = fmt.Sprintf(" (%d expected)", n)
+	}
+	fmt.Fprintf(b, "**%d passed, %d failed%s, %d skipped** in %s\n", r.Summary.Passed, r.Summary.Failed, expected, r.Summary.Skipped, duration(r.Summary.DurationMs))
 
 	var rows []string
 	for _, sc := range r.Scenarios {
@@ -59,7 +63,11 @@ func markdownSuite(b *strings.Builder, r *runner.Report) {
 			if st.Pos.File != "" {
 				at = md(st.Pos.String())
 			}
-			rows = append(rows, fmt.Sprintf("| %s | %s %s | %s | %s |", md(scenarioTitle(&sc)), md(st.ID), md(Subject(st)), md(why(st)), at))
+			reason := why(st)
+			if st.Expected != nil {
+				reason = expectedText(st.Expected) + ": " + reason
+			}
+			rows = append(rows, fmt.Sprintf("| %s | %s %s | %s | %s |", md(scenarioTitle(&sc)), md(st.ID), md(Subject(st)), md(reason), at))
 		}
 	}
 	if len(rows) > 0 {
@@ -87,6 +95,7 @@ var checkGroupTitles = map[string]string{
 	"run":      "Run",
 	"scores":   "Scores",
 	"findings": "Findings",
+	"baseline": "Known failures",
 }
 
 var statusMark = map[runner.Status]string{

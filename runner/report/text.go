@@ -360,13 +360,6 @@ func (t *textWriter) step(st *runner.StepResult, cols columns) {
 	case runner.StatusSkipped:
 		t.printf("       %s\n", st.Reason)
 	case runner.StatusFailed:
-		if e := st.Expected; e != nil {
-			why := ""
-			if e.Reason != "" {
-				why = " (" + e.Reason + ")"
-			}
-			t.printf("       %s%s\n", t.paint(yellow, "expected failure"), why)
-		}
 		t.failure(st)
 	}
 	for _, n := range st.Notes {
