@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/mcpcheck/mcpcheck/cmd/mcpcheck/internal/peertest"
 )
 
 // comparable is a JSON report made comparable between runs: durations
@@ -319,4 +321,48 @@ func cli(t *testing.T, dir string, env []string, args ...string) (int, string) {
 		t.Fatal(err)
 	}
 	return 0, out.String()
+}
+
+// A quick check of the real server-everything split in three by tool (each
+// shard a process with a server of its own) merges to the unsharded run's
+// report.
+func TestShardMergeEverything(t *testing.T) {
+	dir := peertest.Dir(t)
+	quick := []string{"--timeout", "30s", "--env", "GZIP_ALLOWED_DOMAINS=localhost", "--", "node", filepath.Join(dir, peertest.Everything), "stdio"}
+	out := t.TempDir()
+	whole := filepath.Join(out, "whole.json")
+	wholeCode, text := cli(t, "", nil, append([]string{"--json", whole}, quick...)...)
+	var paths []string
+	var wg sync.WaitGroup
+	for k := 1; k <= 3; k++ {
+		p := filepath.Join(out, fmt.Sprintf("shard-%d.json", k))
+		paths = append(paths, p)
+		wg.Go(func() {
+			if code, text := cli(t, "", nil, append([]string{"--shard", fmt.Sprintf("%d/3", k), "--json", p}, quick...)...); code == 2 {
+				t.Errorf("shard %d/3: exit 2\n%s", k, text)
+			}
+		})
+	}
+	wg.Wait()
+	merged := filepath.Join(out, "merged.json")
+	code, mtext := cli(t, "", nil, append(append([]string{"merge"}, paths...), "--json", merged)...)
+	if code != wholeCode {
+		t.Errorf("merge exit %d, the whole run %d\n%s\n%s", code, wholeCode, mtext, text)
+	}
+	a, err := os.ReadFile(whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(merged)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, mtext)
+	}
+	if got, want := comparable(t, string(b)), comparable(t, string(a)); got != want {
+		t.Errorf("the merged report differs from the whole run's:\n%s", lineDiff(got, want))
+	}
+	var m map[string]any
+	json.Unmarshal(a, &m)
+	if n := len(m["scenarios"].([]any)); n < 6 {
+		t.Errorf("only %d scenarios: the quick check did not run", n)
+	}
 }
