@@ -132,8 +132,28 @@ func Merge(parts []Part, allowPartial bool) (*Report, error) {
 		}
 	}
 	mergeGenerated(m, parts)
+	restorePositions(m)
 	m.Tally()
 	return m, nil
+}
+
+// restorePositions gives the steps and expectations of a report read from
+// JSON the positions the human report and the CI writers show ("at
+// FILE:LINE:COL"). The values of failed expectations are never in the
+// JSON, so a merged report shows none.
+func restorePositions(r *Report) {
+	pos := func(p *Position) config.Pos {
+		if p == nil {
+			return config.Pos{}
+		}
+		return config.Pos{File: p.File, Line: p.Line, Col: p.Column}
+	}
+	for i := range r.Scenarios {
+		for j := range r.Scenarios[i].Steps {
+			st := &r.Scenarios[i].Steps[j]
+			st.Pos = pos(st.Position)
+		}
+	}
 }
 
 // sameSuite refuses p unless it reports the same suite, target and plan as
