@@ -76,6 +76,19 @@ const (
 	TransportSSE  = "sse"
 )
 
+// The values of failOn: the least contract drift severity that fails a
+// run, or none.
+const (
+	FailOnBreaking   = "breaking"
+	FailOnRisky      = "risky"
+	FailOnCompatible = "compatible"
+	FailOnNone       = "none"
+	DefaultFailOn    = FailOnBreaking
+)
+
+// FailOns lists failOn's values, strictest last.
+var FailOns = []string{FailOnBreaking, FailOnRisky, FailOnCompatible, FailOnNone}
+
 // Isolation modes: how scenarios share MCP sessions.
 const (
 	// IsolationShared runs every scenario on one session (the default).
@@ -144,6 +157,12 @@ type Suite struct {
 	DiscoveryTimeoutMs int // bounds the whole tools/list walk
 	Concurrency        int // scenarios in flight at once, 1..16
 	Isolation          string
+
+	// Contract is a contract file (mcpcheck snapshot) the live server is
+	// compared with, resolved against the fixture's directory; "" compares
+	// nothing. FailOn is the least drift severity that fails the run, one
+	// of FailOns ("" means DefaultFailOn).
+	Contract, FailOn string
 
 	// Client says what mcpcheck declares and answers when the server asks;
 	// nil declares no capabilities.

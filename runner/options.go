@@ -42,6 +42,12 @@ type Options struct {
 	// returns a report in which every step is listed but skipped: it calls
 	// no tool (--list).
 	ListOnly bool
+	// Snapshot connects, discovers and builds the server's contract into
+	// Report.Contract, calling nothing (mcpcheck snapshot).
+	Snapshot bool
+	// Update rewrites the suite's contract file from the live server
+	// instead of failing on its drift (--update).
+	Update bool
 	// KeepTmp keeps the run's ${tmp} scratch directories instead of
 	// removing them at the end (--keep-tmp); the report lists them.
 	KeepTmp bool

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/config"
+	cfile "github.com/mcpcheck/mcpcheck/runner/internal/contract"
 	"github.com/mcpcheck/mcpcheck/runner/internal/gen"
 	"github.com/mcpcheck/mcpcheck/runner/internal/schema"
 )
@@ -24,6 +25,7 @@ const (
 	reasonInterrupted   = "not run: the run was interrupted"
 	reasonUnreachable   = "not run: server unreachable"
 	reasonListed        = "listed, not run (--list)"
+	reasonSnapshot      = "not run: a snapshot calls nothing"
 )
 
 // stderrLines is how many lines of a dead server's stderr a report keeps.
@@ -66,7 +68,14 @@ func runOne(ctx context.Context, suite *config.Suite, opts Options) (*Report, er
 			return nil, fmt.Errorf("%s%w", at(suite, "command"), err)
 		}
 	}
+	var old *cfile.Contract
+	if suite.Contract != "" && !opts.Snapshot {
+		if old, err = readContract(suite.Contract, opts.Update); err != nil {
+			return nil, err
+		}
+	}
 	r := &runState{
+		old:   old,
 		suite: suite,
 		opts:  &opts,
 		trace: newTracer(opts.Trace),
@@ -146,6 +155,9 @@ type runState struct {
 	tools map[string]tool
 	found *discovered
 	trace *tracer
+	// old is the suite's contract file, read before the run (nil without
+	// one, or when --update will write it).
+	old *cfile.Contract
 	// contracts holds the compiled schemas of every tool a step calls.
 	contracts map[string]*contract
 	// extra bounds, across all scenarios, the calls that fanOut scenarios
@@ -231,6 +243,16 @@ func (r *runState) run(ctx context.Context) *Report {
 	rep.ResourcesDiscovered = names(r, found.resources, func(x resource) string { return uriTarget(x.URI) })
 	rep.ResourceTemplatesDiscovered = names(r, found.templates, func(x resource) string { return x.URITemplate })
 	rep.PromptsDiscovered = names(r, found.prompts, func(x prompt) string { return x.Name })
+	if err := r.checkContract(sess, found); err != nil {
+		r.fail("discovery", err)
+		return rep
+	}
+	if r.opts.Snapshot {
+		for i := range rep.Scenarios {
+			skipFrom(rep.Scenarios[i].Steps, 0, reasonSnapshot)
+		}
+		return rep
+	}
 	if err := r.checkTools(); err != nil {
 		r.fail("allowlist", err)
 		return rep

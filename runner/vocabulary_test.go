@@ -53,6 +53,10 @@ func TestReportVocabularies(t *testing.T) {
 		{"/properties/summary/properties/scores/items/properties/name/enum", stringsOf(config.ScoreNames)},
 		{"/$defs/assertion/properties/kind/enum", kinds},
 		{"/$defs/step/properties/kind/enum", stringsOf(config.StepKinds)},
+		{"/properties/drift/items/properties/severity/enum", stringsOf(Severities)},
+		{"/properties/drift/items/properties/kind/enum", stringsOf(DriftKinds)},
+		{"/properties/drift/items/properties/subject/enum", stringsOf(DriftSubjects)},
+		{"/properties/summary/properties/drift/properties/failOn/enum", config.FailOns},
 	} {
 		if got := enum(c.ptr); !slices.Equal(got, c.want) {
 			t.Errorf("%s = %q, Go %q", c.ptr, got, c.want)

@@ -37,6 +37,10 @@ const usage = `Usage:
   mcpcheck [flags] -- COMMAND ARGS...       quick check: generated checks against a stdio server
   mcpcheck [flags] --url URL [--header K=V] quick check against a Streamable HTTP server
   mcpcheck demo [flags]                     serve the built-in demo MCP server
+  mcpcheck snapshot [--out FILE] --config FILE | -- COMMAND... | --url URL
+                                            write the server's contract (calls nothing)
+  mcpcheck diff OLD.json NEW.json [--json [FILE]] [--fail-on S]
+                                            classify the drift between two contracts
   mcpcheck help                             show this help
 
 Flags for a run:
@@ -61,6 +65,12 @@ Flags for a run:
   --list              print the steps that would run, call nothing
   --keep-tmp          keep the ${tmp} scratch directories (printed) instead
                       of removing them when the run ends
+  --contract FILE     compare the live server with this contract file
+                      (mcpcheck snapshot) and list the drift
+  --fail-on SEVERITY  the least drift that fails: breaking (default),
+                      risky, compatible or none
+  --update            rewrite the contract file from the live server
+                      instead of failing on its drift
   --quiet             list failing steps only
   --no-color          never colour the output (also: NO_COLOR=1)
   --version           print the version and exit
@@ -104,6 +114,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		case "help":
 			fmt.Fprint(stdout, usage)
 			return exitPass
+		case "snapshot":
+			return snapshot(ctx, args[1:], stdout, stderr)
+		case "diff":
+			return diffContracts(args[1:], stdout, stderr)
 		}
 		if w := args[0]; w != "" && w[0] != '-' {
 			return badWord(w, stderr)
@@ -119,7 +133,7 @@ func flagError(err error) string {
 }
 
 // subcommands are the words mcpcheck takes before its flags.
-var subcommands = []string{"demo", "help"}
+var subcommands = []string{"demo", "snapshot", "diff", "help"}
 
 // badWord refuses a word that is not a subcommand: a server to check is
 // given after --, so that a typo or an unknown subcommand is never run as
@@ -141,7 +155,7 @@ type flags struct {
 	config, jsonOut, trace  string
 	protocols               []string
 	quiet, noColor, version bool
-	list, keepTmp           bool
+	list, keepTmp, update   bool
 	// settings are the flags that set a config setting, keyed by the
 	// setting (config.Settings), for config's flag layer.
 	settings map[string]any
@@ -169,6 +183,8 @@ var settingFlags = map[string]string{
 	"generate.bloatThresholdChars": "--bloat-threshold-chars",
 	"generate.priceModel":          "--price-model",
 	"command":                      "-- COMMAND",
+	"contract":                     "--contract",
+	"failOn":                       "--fail-on",
 	"env":                          "--env",
 	"headers":                      "--header",
 }
@@ -202,6 +218,7 @@ func parseFlags(args []string) (*flags, error) {
 	fs.BoolVar(&f.version, "version", false, "")
 	fs.BoolVar(&f.list, "list", false, "")
 	fs.BoolVar(&f.keepTmp, "keep-tmp", false, "")
+	fs.BoolVar(&f.update, "update", false, "")
 	setting := func(name, key string, parse func(string) (any, error)) {
 		fs.Func(name, "", func(v string) error {
 			x, err := parse(v)
@@ -220,6 +237,8 @@ func parseFlags(args []string) (*flags, error) {
 		return n, nil
 	}
 	setting("url", "endpoint", str)
+	setting("contract", "contract", str)
+	setting("fail-on", "failOn", str)
 	setting("jobs", "concurrency", integer)
 	setting("timeout", "timeoutMs", func(v string) (any, error) {
 		if n, err := strconv.Atoi(v); err == nil {
@@ -308,7 +327,7 @@ func parseFlags(args []string) (*flags, error) {
 	if err := fs.Parse(jsonDefault(args)); err != nil {
 		return nil, err
 	}
-	for name, v := range map[string]string{"config": f.config, "json": f.jsonOut, "trace": f.trace} {
+	for name, v := range map[string]string{"config": f.config, "json": f.jsonOut, "trace": f.trace, "contract": str0(f.settings["contract"])} {
 		if len(v) > 1 && v[0] == '-' {
 			return nil, fmt.Errorf("--%s takes a file, got %q (a flag?)", name, v)
 		}
@@ -319,6 +338,12 @@ func parseFlags(args []string) (*flags, error) {
 		return nil, fmt.Errorf("unexpected argument %q; a server to check goes after --: mcpcheck [flags] -- COMMAND ARGS", f.command[0])
 	}
 	return f, nil
+}
+
+// str0 is v as a string, "" when it is not one.
+func str0(v any) string {
+	s, _ := v.(string)
+	return s
 }
 
 // settingError renders config's problems with the flags' names: a setting
@@ -385,31 +410,15 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		opts = *runOptions
 	}
 	opts.Protocols = f.protocols
-	var suite *config.Suite
-	switch {
-	case f.config != "" && len(f.command) > 0:
-		fmt.Fprintf(stderr, "mcpcheck: give --config FILE or -- COMMAND, not both (see mcpcheck --help)\n")
-		return exitBadArgs
-	case f.config != "":
-		setGCPolicy(f.config)
-		if suite, err = loadFixture(f, &opts); err != nil {
-			fmt.Fprintf(stderr, "mcpcheck: %s\n", settingError(err))
-			return exitBadArgs
-		}
-	case len(f.command) > 0 || f.set["url"]:
-		setGCPolicy("")
-		if suite, err = quickSuite(f, &opts); err != nil {
-			fmt.Fprintf(stderr, "mcpcheck: %s\n", settingError(err))
-			return exitBadArgs
-		}
-	default:
-		fmt.Fprintf(stderr, "mcpcheck: give --config FILE, or -- COMMAND ARGS... / --url URL for a quick check (see mcpcheck --help)\n")
+	suite, ok := buildSuite(f, &opts, stderr)
+	if !ok {
 		return exitBadArgs
 	}
 	if f.list {
 		opts.ListOnly = true
 	}
 	opts.KeepTmp = f.keepTmp
+	opts.Update = f.update
 
 	human, machine := stdout, io.Writer(nil)
 	var jsonFile, traceFile *os.File
@@ -493,6 +502,31 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitFail
 	}
 	return exitPass
+}
+
+// buildSuite is the suite of --config FILE, or of a quick check's target;
+// a problem is written to stderr (ok false: exit 2).
+func buildSuite(f *flags, opts *runner.Options, stderr io.Writer) (suite *config.Suite, ok bool) {
+	var err error
+	switch {
+	case f.config != "" && len(f.command) > 0:
+		fmt.Fprintf(stderr, "mcpcheck: give --config FILE or -- COMMAND, not both (see mcpcheck --help)\n")
+		return nil, false
+	case f.config != "":
+		setGCPolicy(f.config)
+		suite, err = loadFixture(f, opts)
+	case len(f.command) > 0 || f.set["url"]:
+		setGCPolicy("")
+		suite, err = quickSuite(f, opts)
+	default:
+		fmt.Fprintf(stderr, "mcpcheck: give --config FILE, or -- COMMAND ARGS... / --url URL for a quick check (see mcpcheck --help)\n")
+		return nil, false
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpcheck: %s\n", settingError(err))
+		return nil, false
+	}
+	return suite, true
 }
 
 // loadFixture loads --config with the command line's settings; flags for

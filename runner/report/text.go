@@ -157,6 +157,7 @@ func Text(w io.Writer, r *runner.Report, opts TextOptions) error {
 	for i := range r.Scenarios {
 		t.scenario(&r.Scenarios[i])
 	}
+	t.drift(r)
 	t.generated(r)
 	t.protocolRuns(r)
 	t.printf("\n")
@@ -241,6 +242,9 @@ func (t *textWriter) summary(r *runner.Report) {
 	if !t.opts.NoDurations {
 		t.printf(" in %s", duration(r.Summary.DurationMs))
 	}
+	if d := r.Summary.Drift; d != nil {
+		t.printf("; drift: %s", driftCounts(d))
+	}
 	t.printf("\n")
 }
 
@@ -251,6 +255,8 @@ func targetLine(r *runner.Report) string {
 		parts = append(parts, "Target: stdio "+r.Target.Program)
 	case "http":
 		parts = append(parts, "Target: "+r.Target.Origin)
+	case "none":
+		parts = append(parts, "Target: none (two contract files compared)")
 	default:
 		parts = append(parts, "Target: "+r.Target.Transport)
 	}
