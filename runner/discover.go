@@ -20,6 +20,7 @@ const (
 // tool is a discovered tool contract, kept as the server sent it.
 type tool struct {
 	Name         string          `json:"name"`
+	Title        string          `json:"title,omitempty"`
 	Description  string          `json:"description,omitempty"`
 	InputSchema  json.RawMessage `json:"inputSchema,omitempty"`
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
@@ -33,14 +34,20 @@ type (
 		URI         string `json:"uri,omitempty"`
 		URITemplate string `json:"uriTemplate,omitempty"`
 		Name        string `json:"name"`
+		Title       string `json:"title,omitempty"`
+		Description string `json:"description,omitempty"`
 		MIMEType    string `json:"mimeType,omitempty"`
 	}
 	prompt struct {
-		Name      string `json:"name"`
-		Arguments []struct {
-			Name     string `json:"name"`
-			Required bool   `json:"required,omitempty"`
-		} `json:"arguments,omitempty"`
+		Name        string           `json:"name"`
+		Title       string           `json:"title,omitempty"`
+		Description string           `json:"description,omitempty"`
+		Arguments   []promptArgument `json:"arguments,omitempty"`
+	}
+	promptArgument struct {
+		Name        string `json:"name"`
+		Description string `json:"description,omitempty"`
+		Required    bool   `json:"required,omitempty"`
 	}
 )
 

@@ -36,6 +36,8 @@ const usage = `Usage:
   mcpcheck --config FILE [flags]            run a fixture against an MCP server
   mcpcheck [flags] -- COMMAND ARGS...       quick check: generated checks against a stdio server
   mcpcheck [flags] --url URL [--header K=V] quick check against a Streamable HTTP server
+  mcpcheck tools [--json] TARGET            list a server's tools, resources and prompts
+                                            (TARGET: --config FILE, -- COMMAND..., --url URL)
   mcpcheck demo [flags]                     serve the built-in demo MCP server
   mcpcheck snapshot [--out FILE] --config FILE | -- COMMAND... | --url URL
                                             write the server's contract (calls nothing)
@@ -111,6 +113,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		switch args[0] {
 		case "demo":
 			return demo.Run(ctx, args[1:], stdin, stdout, stderr)
+		case "tools":
+			return runTools(ctx, args[1:], stdout, stderr)
 		case "help":
 			fmt.Fprint(stdout, usage)
 			return exitPass
@@ -133,7 +137,7 @@ func flagError(err error) string {
 }
 
 // subcommands are the words mcpcheck takes before its flags.
-var subcommands = []string{"demo", "snapshot", "diff", "help"}
+var subcommands = []string{"demo", "tools", "snapshot", "diff", "help"}
 
 // badWord refuses a word that is not a subcommand: a server to check is
 // given after --, so that a typo or an unknown subcommand is never run as
@@ -410,9 +414,9 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		opts = *runOptions
 	}
 	opts.Protocols = f.protocols
-	suite, ok := buildSuite(f, &opts, stderr)
-	if !ok {
-		return exitBadArgs
+	suite, code := buildSuite(f, &opts, stderr)
+	if suite == nil {
+		return code
 	}
 	if f.list {
 		opts.ListOnly = true
@@ -504,29 +508,33 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	return exitPass
 }
 
-// buildSuite is the suite of --config FILE, or of a quick check's target;
-// a problem is written to stderr (ok false: exit 2).
-func buildSuite(f *flags, opts *runner.Options, stderr io.Writer) (suite *config.Suite, ok bool) {
+// buildSuite is the suite a command line names: the fixture of --config
+// with the flags' settings, or quick mode's target. On bad input it writes
+// the error and returns a nil suite and the exit code.
+func buildSuite(f *flags, opts *runner.Options, stderr io.Writer) (*config.Suite, int) {
+	var suite *config.Suite
 	var err error
 	switch {
 	case f.config != "" && len(f.command) > 0:
 		fmt.Fprintf(stderr, "mcpcheck: give --config FILE or -- COMMAND, not both (see mcpcheck --help)\n")
-		return nil, false
+		return nil, exitBadArgs
 	case f.config != "":
 		setGCPolicy(f.config)
-		suite, err = loadFixture(f, opts)
+		if suite, err = loadFixture(f, opts); err != nil {
+			fmt.Fprintf(stderr, "mcpcheck: %s\n", settingError(err))
+			return nil, exitBadArgs
+		}
 	case len(f.command) > 0 || f.set["url"]:
 		setGCPolicy("")
-		suite, err = quickSuite(f, opts)
+		if suite, err = quickSuite(f, opts); err != nil {
+			fmt.Fprintf(stderr, "mcpcheck: %s\n", settingError(err))
+			return nil, exitBadArgs
+		}
 	default:
 		fmt.Fprintf(stderr, "mcpcheck: give --config FILE, or -- COMMAND ARGS... / --url URL for a quick check (see mcpcheck --help)\n")
-		return nil, false
+		return nil, exitBadArgs
 	}
-	if err != nil {
-		fmt.Fprintf(stderr, "mcpcheck: %s\n", settingError(err))
-		return nil, false
-	}
-	return suite, true
+	return suite, exitPass
 }
 
 // loadFixture loads --config with the command line's settings; flags for

@@ -56,9 +56,9 @@ func snapshot(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if runOptions != nil {
 		opts = *runOptions
 	}
-	suite, ok := buildSuite(f, &opts, stderr)
-	if !ok {
-		return exitBadArgs
+	suite, code := buildSuite(f, &opts, stderr)
+	if suite == nil {
+		return code
 	}
 	suite.Contract = ""
 	opts.Snapshot = true
