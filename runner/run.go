@@ -74,14 +74,20 @@ func runOne(ctx context.Context, suite *config.Suite, opts Options) (*Report, er
 			return nil, err
 		}
 	}
+	plan := planSuite(suite)
+	gs, err := openGoldens(suite, plan, &opts, env)
+	if err != nil {
+		return nil, err
+	}
 	r := &runState{
-		old:   old,
-		suite: suite,
-		opts:  &opts,
-		trace: newTracer(opts.Trace),
-		red:   newRedactor(sec.values, suite.Endpoint),
-		d:     d,
-		plan:  planSuite(suite),
+		golden: gs,
+		old:    old,
+		suite:  suite,
+		opts:   &opts,
+		trace:  newTracer(opts.Trace),
+		red:    newRedactor(sec.values, suite.Endpoint),
+		d:      d,
+		plan:   plan,
 	}
 	// A server may ask the client (roots, sampling, elicitation) outside any
 	// call, on the standalone stream, too.
@@ -158,6 +164,8 @@ type runState struct {
 	// old is the suite's contract file, read before the run (nil without
 	// one, or when --update will write it).
 	old *cfile.Contract
+	// golden is the suite's snapshot file (nil when no step asks for one).
+	golden *goldens
 	// contracts holds the compiled schemas of every tool a step calls.
 	contracts map[string]*contract
 	// extra bounds, across all scenarios, the calls that fanOut scenarios
@@ -210,6 +218,7 @@ func (r *runState) run(ctx context.Context) *Report {
 		}
 	}
 	defer func() { rep.KeptScratch = r.scratch.cleanup(r.opts.KeepTmp) }()
+	defer r.saveGoldens()
 	sess, err := r.open(ctx, r.tmp)
 	if err != nil {
 		r.fail("connect", err)

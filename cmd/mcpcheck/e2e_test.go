@@ -173,6 +173,7 @@ func TestEveryExampleRuns(t *testing.T) {
 		"memory.yaml":   true,                             // TestMemoryLifecycle
 		"defects.yaml":  true,                             // TestDefectsReceipts
 		"contract.yaml": true, "demo.contract.json": true, // TestContractInFixture, TestSnapshotDemo
+		"golden.yaml": true, "__snapshots__": true, // TestGoldenDemo
 		"faults.yaml": true, "faults-http.yaml": true} // TestFaultReceipts
 	files, _ := filepath.Glob("../../examples/*")
 	for _, f := range files {
