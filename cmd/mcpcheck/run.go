@@ -43,6 +43,8 @@ const usage = `Usage:
                                             write the server's contract (calls nothing)
   mcpcheck diff OLD.json NEW.json [--json [FILE]] [--fail-on S]
                                             classify the drift between two contracts
+  mcpcheck record --out FIXTURE.yaml -- COMMAND... | --url URL --listen ADDR
+                                            record a real client's session as a fixture
   mcpcheck help                             show this help
 
 Flags for a run:
@@ -122,6 +124,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return snapshot(ctx, args[1:], stdout, stderr)
 		case "diff":
 			return diffContracts(args[1:], stdout, stderr)
+		case "record":
+			return recordSession(ctx, args[1:], stdout, stderr)
 		}
 		if w := args[0]; w != "" && w[0] != '-' {
 			return badWord(w, stderr)
@@ -137,7 +141,7 @@ func flagError(err error) string {
 }
 
 // subcommands are the words mcpcheck takes before its flags.
-var subcommands = []string{"demo", "tools", "snapshot", "diff", "help"}
+var subcommands = []string{"demo", "tools", "snapshot", "diff", "record", "help"}
 
 // badWord refuses a word that is not a subcommand: a server to check is
 // given after --, so that a typo or an unknown subcommand is never run as

@@ -44,9 +44,15 @@ type fileFormat struct {
 	Snapshots     map[string]map[string]any `json:"snapshots"`
 }
 
+// New is an empty snapshot file that Save writes to path whatever it
+// holds now.
+func New(path string) *File {
+	return &File{Path: path, entries: map[string]map[string]any{}}
+}
+
 // Load reads the snapshot file at path; a missing file is an empty one.
 func Load(path string) (*File, error) {
-	f := &File{Path: path, entries: map[string]map[string]any{}}
+	f := New(path)
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return f, nil
@@ -123,7 +129,9 @@ func (f *File) Save() (bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if len(f.entries) == 0 && f.loaded == nil {
-		return false, nil
+		if _, err := os.Stat(f.Path); err != nil {
+			return false, nil
+		}
 	}
 	data, err := f.encode()
 	if err != nil {
