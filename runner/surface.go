@@ -2,6 +2,7 @@ package runner
 
 import (
 	"encoding/json"
+	"slices"
 	"sort"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -102,29 +103,19 @@ func rawSurface(ir *mcp.InitializeResult, protocol string, found *discovered) *S
 			}
 		}
 	}
-	for _, t := range sortedTools(found.tools) {
-		s.Tools = append(s.Tools, SurfaceTool(t))
-	}
-	res := func(list []resource, key func(resource) string) []SurfaceResource {
-		out := make([]SurfaceResource, 0, len(list))
-		for _, x := range list {
-			out = append(out, SurfaceResource(x))
-		}
-		sort.SliceStable(out, func(i, j int) bool { return key(resource(out[i])) < key(resource(out[j])) })
-		if len(out) == 0 {
-			return nil
-		}
-		return out
-	}
-	s.Resources = res(found.resources, func(x resource) string { return x.URI })
-	s.ResourceTemplates = res(found.templates, func(x resource) string { return x.URITemplate })
-	for _, p := range found.prompts {
-		sp := SurfacePrompt{Name: p.Name, Title: p.Title, Description: p.Description}
-		for _, a := range p.Arguments {
-			sp.Arguments = append(sp.Arguments, PromptArgument(a))
-		}
-		s.Prompts = append(s.Prompts, sp)
-	}
-	sort.SliceStable(s.Prompts, func(i, j int) bool { return s.Prompts[i].Name < s.Prompts[j].Name })
+	s.Tools = append(s.Tools, sortedTools(found.tools)...)
+	s.Resources = sortedBy(found.resources, func(x resource) string { return x.URI })
+	s.ResourceTemplates = sortedBy(found.templates, func(x resource) string { return x.URITemplate })
+	s.Prompts = sortedBy(found.prompts, func(x prompt) string { return x.Name })
 	return s
+}
+
+// sortedBy is a sorted copy of list (nil when it is empty).
+func sortedBy[T any](list []T, key func(T) string) []T {
+	if len(list) == 0 {
+		return nil
+	}
+	out := slices.Clone(list)
+	sort.SliceStable(out, func(i, j int) bool { return key(out[i]) < key(out[j]) })
+	return out
 }

@@ -45,6 +45,8 @@ const usage = `Usage:
                                             classify the drift between two contracts
   mcpcheck record --out FIXTURE.yaml -- COMMAND... | --url URL --listen ADDR
                                             record a real client's session as a fixture
+  mcpcheck schema [fixture|report]          print a JSON Schema (for editors)
+  mcpcheck version                          print the version, module and VCS revision
   mcpcheck help                             show this help
 
 Flags for a run:
@@ -66,6 +68,11 @@ Flags for a run:
                       in quick mode)
   --trace FILE        write one JSON line per call, arguments included
                       (secrets redacted)
+  --junit FILE        also write a JUnit XML report (a test suite per
+                      scenario, a test case per step; scores too)
+  --summary FILE      also write a Markdown summary (default, when
+                      GITHUB_STEP_SUMMARY is set: append it there)
+  --html FILE         also write the report as one self-contained HTML page
   --list              print the steps that would run, call nothing
   --keep-tmp          keep the ${tmp} scratch directories (printed) instead
                       of removing them when the run ends
@@ -126,6 +133,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return diffContracts(args[1:], stdout, stderr)
 		case "record":
 			return recordSession(ctx, args[1:], stdout, stderr)
+		case "schema":
+			return runSchema(args[1:], stdout, stderr)
+		case "version":
+			return runVersion(args[1:], stdout, stderr)
 		}
 		if w := args[0]; w != "" && w[0] != '-' {
 			return badWord(w, stderr)
@@ -141,17 +152,14 @@ func flagError(err error) string {
 }
 
 // subcommands are the words mcpcheck takes before its flags.
-var subcommands = []string{"demo", "tools", "snapshot", "diff", "record", "help"}
+var subcommands = []string{"demo", "tools", "snapshot", "diff", "record", "help", "schema", "version"}
 
 // badWord refuses a word that is not a subcommand: a server to check is
 // given after --, so that a typo or an unknown subcommand is never run as
 // one.
 func badWord(w string, stderr io.Writer) int {
 	hint := "a server to check goes after --: mcpcheck [flags] -- " + w + " ..."
-	switch sug := config.Suggest(w, append(slices.Clone(subcommands), "version")); {
-	case sug == "version":
-		hint = "did you mean --version?"
-	case sug != "":
+	if sug := config.Suggest(w, subcommands); sug != "" {
 		hint = "did you mean " + sug + "?"
 	}
 	fmt.Fprintf(stderr, "mcpcheck: unknown command %q; %s (see mcpcheck --help)\n", w, hint)
@@ -161,6 +169,7 @@ func badWord(w string, stderr io.Writer) int {
 // flags are the command line of a run.
 type flags struct {
 	config, jsonOut, trace  string
+	junit, summary, html    string // report files (outputs.go)
 	protocols               []string
 	quiet, noColor, version bool
 	list, keepTmp, update   bool
@@ -221,6 +230,9 @@ func parseFlags(args []string) (*flags, error) {
 	fs.StringVar(&f.config, "config", "", "")
 	fs.StringVar(&f.jsonOut, "json", "", "")
 	fs.StringVar(&f.trace, "trace", "", "")
+	fs.StringVar(&f.junit, "junit", "", "")
+	fs.StringVar(&f.summary, "summary", "", "")
+	fs.StringVar(&f.html, "html", "", "")
 	fs.BoolVar(&f.quiet, "quiet", false, "")
 	fs.BoolVar(&f.noColor, "no-color", false, "")
 	fs.BoolVar(&f.version, "version", false, "")
@@ -335,7 +347,7 @@ func parseFlags(args []string) (*flags, error) {
 	if err := fs.Parse(jsonDefault(args)); err != nil {
 		return nil, err
 	}
-	for name, v := range map[string]string{"config": f.config, "json": f.jsonOut, "trace": f.trace, "contract": str0(f.settings["contract"])} {
+	for name, v := range map[string]string{"config": f.config, "json": f.jsonOut, "trace": f.trace, "junit": f.junit, "summary": f.summary, "html": f.html, "contract": str0(f.settings["contract"])} {
 		if len(v) > 1 && v[0] == '-' {
 			return nil, fmt.Errorf("--%s takes a file, got %q (a flag?)", name, v)
 		}
@@ -413,12 +425,7 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stdout, "mcpcheck %s\n", runner.Version)
 		return exitPass
 	}
-	var opts runner.Options
-	if runOptions != nil {
-		opts = *runOptions
-	}
-	opts.Protocols = f.protocols
-	suite, code := buildSuite(f, &opts, stderr)
+	suite, opts, code := buildSuite(f, stderr)
 	if suite == nil {
 		return code
 	}
@@ -453,6 +460,16 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		opts.Trace = traceFile
 	}
 
+	var outs []*output
+	if !f.list {
+		outs = outputsOf(f)
+		if err := openOutputs(outs); err != nil {
+			fmt.Fprintf(stderr, "mcpcheck: %v\n", err)
+			return exitBadArgs
+		}
+		defer closeOutputs(outs)
+	}
+
 	// On a terminal the human report streams while the run goes, under a
 	// live status line (report.Stream); anywhere else it is written whole
 	// at the end, byte for byte as always.
@@ -466,6 +483,7 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	rep, err := runner.Run(ctx, suite, opts)
 	if err != nil {
+		discardOutputs(outs) // nothing ran: no empty report for CI to pick up
 		fmt.Fprintf(stderr, "mcpcheck: %v\n", err)
 		return exitBadArgs
 	}
@@ -488,6 +506,10 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "mcpcheck: writing the report: %v\n", err)
 		return exitBadArgs
 	}
+	if err := annotateCI(human, rep); err != nil {
+		fmt.Fprintf(stderr, "mcpcheck: writing the annotations: %v\n", err)
+		return exitBadArgs
+	}
 	if machine != nil {
 		if err := report.JSON(machine, rep); err != nil {
 			fmt.Fprintf(stderr, "mcpcheck: writing the JSON report: %v\n", err)
@@ -499,6 +521,10 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 				return exitBadArgs
 			}
 		}
+	}
+	if err := writeOutputs(outs, rep); err != nil {
+		fmt.Fprintf(stderr, "mcpcheck: %v\n", err)
+		return exitBadArgs
 	}
 	if traceFile != nil {
 		if err := traceFile.Close(); err != nil {
@@ -512,10 +538,21 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	return exitPass
 }
 
-// buildSuite is the suite a command line names: the fixture of --config
-// with the flags' settings, or quick mode's target. On bad input it writes
-// the error and returns a nil suite and the exit code.
-func buildSuite(f *flags, opts *runner.Options, stderr io.Writer) (*config.Suite, int) {
+// buildSuite is the suite a command line names, the fixture of --config
+// with the flags' settings or quick mode's target, and the run's options.
+// On bad input it writes the error and returns a nil suite and the exit
+// code.
+func buildSuite(f *flags, stderr io.Writer) (*config.Suite, runner.Options, int) {
+	var opts runner.Options
+	if runOptions != nil {
+		opts = *runOptions
+	}
+	opts.Protocols = f.protocols
+	suite, code := loadSuite(f, &opts, stderr)
+	return suite, opts, code
+}
+
+func loadSuite(f *flags, opts *runner.Options, stderr io.Writer) (*config.Suite, int) {
 	var suite *config.Suite
 	var err error
 	switch {

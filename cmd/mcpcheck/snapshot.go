@@ -52,11 +52,7 @@ func snapshot(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return exitBadArgs
 		}
 	}
-	var opts runner.Options
-	if runOptions != nil {
-		opts = *runOptions
-	}
-	suite, code := buildSuite(f, &opts, stderr)
+	suite, opts, code := buildSuite(f, stderr)
 	if suite == nil {
 		return code
 	}

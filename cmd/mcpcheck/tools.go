@@ -49,12 +49,7 @@ func runTools(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "mcpcheck tools: give --protocol once\n")
 		return exitBadArgs
 	}
-	var opts runner.Options
-	if runOptions != nil {
-		opts = *runOptions
-	}
-	opts.Protocols = f.protocols
-	suite, code := buildSuite(f, &opts, stderr)
+	suite, opts, code := buildSuite(f, stderr)
 	if suite == nil {
 		return code
 	}
