@@ -115,6 +115,20 @@ func TestDriftDemoReleases(t *testing.T) {
 		t.Errorf("summary.drift = %v", s)
 	}
 
+	junit, summary := filepath.Join(dir, "drift.xml"), filepath.Join(dir, "drift.md")
+	if r := runCmd(t, "diff", old, nw, "--junit", junit, "--summary", summary); r.code != 1 {
+		t.Errorf("with report files: exit %d\n%s", r.code, r.stderr)
+	}
+	x, _ := os.ReadFile(junit)
+	md, _ := os.ReadFile(summary)
+	if !strings.Contains(string(x), `<testsuite name="contract drift" tests="4" failures="1"`) ||
+		!strings.Contains(string(x), "annotation changed at /tools/0/annotations/idempotentHint; old: true; new: false") {
+		t.Errorf("JUnit:\n%s", x)
+	}
+	if !strings.Contains(string(md), "Contract drift") || !strings.Contains(string(md), `❌ | breaking tool commit\_task`) {
+		t.Errorf("summary:\n%s", md)
+	}
+
 	for failOn, code := range map[string]int{"none": 0, "breaking": 1, "risky": 1, "compatible": 1} {
 		if r := runCmd(t, "diff", old, nw, "--fail-on", failOn); r.code != code {
 			t.Errorf("--fail-on %s: exit %d, want %d", failOn, r.code, code)

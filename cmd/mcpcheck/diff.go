@@ -14,7 +14,8 @@ import (
 	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
-const diffUsage = `Usage: mcpcheck diff OLD.json NEW.json [--json [FILE]] [--fail-on SEVERITY] [--quiet] [--no-color]
+const diffUsage = `Usage: mcpcheck diff OLD.json NEW.json [--json [FILE]] [--junit FILE] [--summary FILE]
+                     [--html FILE] [--fail-on SEVERITY] [--quiet] [--no-color]
 
 Compares two contract files written by mcpcheck snapshot, calling nothing,
 and lists every change with its severity: breaking (a client that worked
@@ -23,6 +24,10 @@ openWorldHint), compatible, or info (server version, instructions). Input
 schemas and output schemas are judged oppositely: a property added to an
 input breaks clients when it is required, one added to an output never
 does; a removed output property always does.
+
+The report files are a run's: --json (drift: [...], summary.drift),
+--junit (a testcase per change, failing at or above --fail-on), --summary
+(Markdown, also $GITHUB_STEP_SUMMARY) and --html.
 
 Exit status: 0 no change at or above --fail-on (breaking by default;
 risky, compatible, none), 1 there is one, 2 bad command line or a file
@@ -37,6 +42,10 @@ func diffContracts(args []string, stdout, stderr io.Writer) int {
 	failOn := fs.String("fail-on", config.DefaultFailOn, "")
 	quiet := fs.Bool("quiet", false, "")
 	noColor := fs.Bool("no-color", false, "")
+	var files0 flags // the CI report files, as a run takes them
+	fs.StringVar(&files0.junit, "junit", "", "")
+	fs.StringVar(&files0.summary, "summary", "", "")
+	fs.StringVar(&files0.html, "html", "", "")
 	// Flags may come before, between or after the two files.
 	var files []string
 	rest := jsonDefault(args)
@@ -77,6 +86,12 @@ func diffContracts(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mcpcheck diff: %v\n", err)
 		return exitBadArgs
 	}
+	outs := outputsOf(&files0)
+	if err := openOutputs(outs); err != nil {
+		fmt.Fprintf(stderr, "mcpcheck diff: %v\n", err)
+		return exitBadArgs
+	}
+	defer closeOutputs(outs)
 	human, machine := stdout, io.Writer(nil)
 	switch *jsonOut {
 	case "":
@@ -110,6 +125,10 @@ func diffContracts(args []string, stdout, stderr io.Writer) int {
 				return exitBadArgs
 			}
 		}
+	}
+	if err := writeOutputs(outs, rep); err != nil {
+		fmt.Fprintf(stderr, "mcpcheck diff: %v\n", err)
+		return exitBadArgs
 	}
 	if !rep.Passed {
 		return exitFail

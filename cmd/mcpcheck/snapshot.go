@@ -46,7 +46,7 @@ func snapshot(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "mcpcheck snapshot: %s (see mcpcheck snapshot --help)\n", flagError(err))
 		return exitBadArgs
 	}
-	for _, name := range []string{"json", "trace", "list", "contract", "update", "fail-on", "protocol"} {
+	for _, name := range []string{"json", "junit", "summary", "html", "trace", "list", "contract", "update", "fail-on", "protocol"} {
 		if f.set[name] && (name != "protocol" || len(f.protocols) > 1) {
 			fmt.Fprintf(stderr, "mcpcheck snapshot: --%s does not apply to a snapshot\n", name)
 			return exitBadArgs

@@ -70,3 +70,35 @@ func severityColor(sev runner.Severity, failing bool) string {
 func driftCounts(s *runner.DriftSummary) string {
 	return fmt.Sprintf("%d breaking, %d risky, %d compatible, %d info", s.Breaking, s.Risky, s.Compatible, s.Info)
 }
+
+// driftChecks are the contract's verdicts for the CI writers: one per
+// change, failed when it is at or above failOn, or one passed check when
+// the contract was compared and nothing changed.
+func driftChecks(r *runner.Report) []check {
+	if r.Summary.Drift == nil {
+		return nil
+	}
+	if len(r.Drift) == 0 {
+		return []check{{Name: "no drift", Status: runner.StatusPassed, Message: "the live contract matches the contract file"}}
+	}
+	cs := make([]check, 0, len(r.Drift))
+	for _, d := range r.Drift {
+		what := string(d.Subject)
+		if d.Name != "" {
+			what += " " + d.Name
+		}
+		msg := fmt.Sprintf("%s: %s at %s", what, strings.ReplaceAll(string(d.Kind), "_", " "), d.Path)
+		if d.Old != "" {
+			msg += "; old: " + runner.Clean(d.Old, driftValueChars)
+		}
+		if d.New != "" {
+			msg += "; new: " + runner.Clean(d.New, driftValueChars)
+		}
+		c := check{Name: string(d.Severity) + " " + what + " " + d.Path, Status: runner.StatusPassed, Message: msg}
+		if d.Failing {
+			c.Status = runner.StatusFailed
+		}
+		cs = append(cs, c)
+	}
+	return cs
+}
