@@ -154,7 +154,7 @@ func (r *runState) liveContract(sess *session, found *discovered) (*cfile.Contra
 // file, listing the drift in the report; with Options.Update the file is
 // rewritten instead of failing.
 func (r *runState) checkContract(sess *session, found *discovered) error {
-	if !r.opts.Snapshot && r.suite.Contract == "" {
+	if !r.opts.Snapshot && (r.suite.Contract == "" || r.opts.ListOnly) {
 		return nil
 	}
 	live, err := r.liveContract(sess, found)

@@ -214,6 +214,9 @@ func TestContractInFixture(t *testing.T) {
 	if r := runCmd(t, "--config", fixture); r.code != 2 || !strings.Contains(r.stderr, "does not exist") {
 		t.Errorf("missing contract: exit %d\n%s", r.code, r.stderr)
 	}
+	if r := runCmd(t, "--config", fixture, "--list"); r.code != 0 {
+		t.Errorf("--list reads no contract: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
 	if r := runCmd(t, "--config", fixture, "--update"); r.code != 0 {
 		t.Errorf("missing contract with --update: exit %d\n%s", r.code, r.stdout)
 	}

@@ -45,7 +45,7 @@ const usage = `Usage:
                                             classify the drift between two contracts
   mcpcheck record --out FIXTURE.yaml -- COMMAND... | --url URL --listen ADDR
                                             record a real client's session as a fixture
-  mcpcheck schema [fixture|report]          print a JSON Schema (for editors)
+  mcpcheck schema [fixture|report|contract] print a JSON Schema (for editors)
   mcpcheck version                          print the version, module and VCS revision
   mcpcheck help                             show this help
 
