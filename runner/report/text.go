@@ -272,7 +272,11 @@ func targetLine(r *runner.Report) string {
 	if r.Server != nil {
 		parts = append(parts, "Server: "+strings.TrimSpace(r.Server.Name+" "+r.Server.Version))
 	}
-	parts = append(parts, fmt.Sprintf("Tools discovered: %d", len(r.ToolsDiscovered)))
+	if r.NotConnected {
+		parts = append(parts, "not connected (nothing to discover)")
+	} else {
+		parts = append(parts, fmt.Sprintf("Tools discovered: %d", len(r.ToolsDiscovered)))
+	}
 	return strings.Join(parts, " | ")
 }
 
