@@ -178,6 +178,11 @@ func writeRecording(f *recordFlags, sess *record.Session, target record.Target, 
 		fmt.Fprintf(stderr, "mcpcheck record: writing the fixture: %v\n", err)
 		return exitFail
 	}
+	if len(rec.Answers) == 0 {
+		os.Remove(f.out)
+		fmt.Fprintf(stderr, "mcpcheck record: the client made no tools/call, resources/read, prompts/get or completion/complete; nothing written\n")
+		return exitFail
+	}
 	if err := os.WriteFile(f.out, rec.YAML, 0o644); err != nil {
 		fmt.Fprintf(stderr, "mcpcheck record: %v\n", err)
 		return exitFail

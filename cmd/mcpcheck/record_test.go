@@ -29,6 +29,16 @@ func client() *mcp.Client {
 // closed the session and the recording is written.
 func recordStdio(t *testing.T, args []string, drive func(context.Context, *mcp.ClientSession)) string {
 	t.Helper()
+	code, stderr := recordStdioExit(t, args, drive)
+	if code != 0 {
+		t.Fatalf("record: exit %d\n%s", code, stderr)
+	}
+	return stderr
+}
+
+// recordStdioExit is recordStdio, returning the exit code.
+func recordStdioExit(t *testing.T, args []string, drive func(context.Context, *mcp.ClientSession)) (int, string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	toRecord, clientOut := io.Pipe()
@@ -49,10 +59,8 @@ func recordStdio(t *testing.T, args []string, drive func(context.Context, *mcp.C
 	}
 	drive(ctx, cs)
 	cs.Close()
-	if code := <-done; code != 0 {
-		t.Fatalf("record: exit %d\n%s", code, errb.String())
-	}
-	return errb.String()
+	code := <-done
+	return code, errb.String()
 }
 
 // recordHTTP runs mcpcheck record --url endpoint --listen, drives it with
@@ -239,6 +247,18 @@ func TestRecordEverythingHTTP(t *testing.T) {
 	if r := runCmd(t, "--config", out); r.code != 0 || strings.Count(r.stdout, "  ok ") != 2 {
 		data, _ := os.ReadFile(out)
 		t.Errorf("the replay: exit %d\n%s%s\n%s", r.code, r.stdout, r.stderr, data)
+	}
+}
+
+// TestRecordNothing: a session without a call to replay writes nothing.
+func TestRecordNothing(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "empty.yaml")
+	code, stderr := recordStdioExit(t, []string{"--out", out, "--", "mcpcheck", "demo"}, func(context.Context, *mcp.ClientSession) {})
+	if code != 1 || !strings.Contains(stderr, "nothing written") {
+		t.Errorf("exit %d\n%s", code, stderr)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("an empty recording was written")
 	}
 }
 

@@ -78,7 +78,7 @@ func (s *Session) Fixture(t Target, supported []string, redact func(string) stri
 		params, _ := decode(c.params).(map[string]any)
 		key, ok := stepKeys[c.method]
 		if !ok || !c.answered {
-			strings2(params, sent)
+			collectStrings(params, sent)
 			continue
 		}
 		st := &step{key: key, code: c.code}
@@ -110,7 +110,7 @@ func (s *Session) Fixture(t Target, supported []string, redact func(string) stri
 		counts[base]++
 		st.id = fmt.Sprintf("%s-%d", base, counts[base])
 		st.args = refs(st.args, steps, sent)
-		strings2(params, sent)
+		collectStrings(params, sent)
 		steps = append(steps, st)
 		rec.Answers = append(rec.Answers, Answer{Step: st.id, Result: c.result, ErrorCode: c.code})
 		if key == "tool" && !slices.Contains(rec.Tools, st.name) {
@@ -256,18 +256,18 @@ func find(v any, s, path string) (string, bool) {
 	return "", false
 }
 
-// strings2 adds every string of v to into.
-func strings2(v any, into map[string]bool) {
+// collectStrings adds every string of v to into.
+func collectStrings(v any, into map[string]bool) {
 	switch x := v.(type) {
 	case string:
 		into[x] = true
 	case map[string]any:
 		for _, e := range x {
-			strings2(e, into)
+			collectStrings(e, into)
 		}
 	case []any:
 		for _, e := range x {
-			strings2(e, into)
+			collectStrings(e, into)
 		}
 	}
 }
