@@ -244,6 +244,11 @@ func divergenceText(d *runner.Divergence) string {
 
 // summary writes the counts line, the report's last.
 func (t *textWriter) summary(r *runner.Report) {
+	if d := r.Summary.Drift; d != nil && r.Target.Transport == "none" {
+		// mcpcheck diff: two files compared, no step run.
+		t.printf("drift: %s\n", driftCounts(d))
+		return
+	}
 	t.printf("%d passed, %d failed, %d skipped", r.Summary.Passed, r.Summary.Failed, r.Summary.Skipped)
 	if !t.opts.NoDurations {
 		t.printf(" in %s", duration(r.Summary.DurationMs))
