@@ -1,10 +1,14 @@
 package config
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mcpcheck/mcpcheck/schemas"
 )
 
 // TestContractSettings: a fixture's contract is beside the fixture, a
@@ -39,5 +43,22 @@ func TestContractSettings(t *testing.T) {
 	_, err = Load(file, LoadOptions{Environ: []string{}, Flags: map[string]any{"failOn": "always"}})
 	if err == nil || !strings.Contains(err.Error(), "must be one of breaking, risky, compatible, none") {
 		t.Errorf("bad --fail-on: %v", err)
+	}
+}
+
+// TestFailOnVocabulary holds the fixture schema's failOn enum to FailOns.
+func TestFailOnVocabulary(t *testing.T) {
+	var doc struct {
+		Properties struct {
+			FailOn struct {
+				Enum []string `json:"enum"`
+			} `json:"failOn"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(schemas.Fixture, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(doc.Properties.FailOn.Enum, FailOns) {
+		t.Errorf("schema %q, Go %q", doc.Properties.FailOn.Enum, FailOns)
 	}
 }
