@@ -46,8 +46,9 @@ type Options struct {
 	// Snapshot connects, discovers and builds the server's contract into
 	// Report.Contract, calling nothing (mcpcheck snapshot).
 	Snapshot bool
-	// Update rewrites the suite's contract file from the live server
-	// instead of failing on its drift (--update).
+	// Update rewrites the suite's contract file and golden answers from
+	// the live server instead of failing on them, and removes answers no
+	// step asks for (--update).
 	Update bool
 	// ListDiscovers makes a ListOnly run connect and discover even when the
 	// suite generates nothing (mcpcheck tools); without it, listing a

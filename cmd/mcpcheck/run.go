@@ -80,8 +80,9 @@ Flags for a run:
                       (mcpcheck snapshot) and list the drift
   --fail-on SEVERITY  the least drift that fails: breaking (default),
                       risky, compatible or none
-  --update            rewrite the contract file from the live server
-                      instead of failing on its drift
+  --update            rewrite the contract file and the golden answers
+                      (expect.snapshot) from the live server instead of
+                      failing on them; unused answers are removed
   --quiet             list failing steps only
   --no-color          never colour the output (also: NO_COLOR=1)
   --version           print the version and exit
