@@ -74,6 +74,9 @@ type Report struct {
 	// StaleBaseline lists the entries of the baseline of known failures
 	// whose failure is gone: each one fails the run until it is removed.
 	StaleBaseline []StaleEntry `json:"staleBaseline,omitempty"`
+	// Drift lists the changes between the suite's contract file and the
+	// live server's contract, most severe first; Summary.Drift counts them.
+	Drift []Drift `json:"drift,omitempty"`
 	// Warnings are observations that do not fail the suite.
 	Warnings  []string         `json:"warnings,omitempty"`
 	Scenarios []ScenarioResult `json:"scenarios"`
@@ -92,6 +95,8 @@ type Report struct {
 	Surface *Surface `json:"-"`
 	// KeptScratch lists the ${tmp} directories kept (Options.KeepTmp).
 	KeptScratch []string `json:"-"`
+	// Contract is the server's contract file (Options.Snapshot).
+	Contract []byte `json:"-"`
 }
 
 // Target says what was tested without leaking paths or secrets: the
@@ -119,6 +124,9 @@ type Summary struct {
 	ExpectedFailures int `json:"expectedFailures,omitempty"`
 	// Scores of the generated checks.
 	Scores []Score `json:"scores,omitempty"`
+	// Drift counts the contract drift by severity, when a contract was
+	// compared.
+	Drift *DriftSummary `json:"drift,omitempty"`
 }
 
 // SuiteFailure is a failure that is not any one step's.
@@ -299,6 +307,11 @@ func (r *Report) Tally() {
 	}
 	for _, f := range r.Findings {
 		if f.Step == "" && f.Status == StatusFailed && (f.Score == "" || !gated[f.Score]) {
+			failing++
+		}
+	}
+	for _, d := range r.Drift {
+		if d.Failing {
 			failing++
 		}
 	}

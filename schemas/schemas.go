@@ -1,7 +1,10 @@
 // Package schemas embeds the JSON Schemas (2020-12) that define mcpcheck's
-// two file formats: the fixture a user writes and the JSON report the runner
-// writes. They are the single source of truth for both formats; the loader
-// validates every fixture against [Fixture] and the tests validate every
+// file formats: the fixture a user writes, the JSON report the runner
+// writes, the contract file `mcpcheck snapshot` writes and the baseline of
+// known failures (--expected-failures). They are the single source of
+// truth for the formats; the loader validates every fixture against
+// [Fixture] and every baseline against [ExpectedFailures], a contract file
+// is validated against [Contract] when read, and the tests validate every
 // report against [Report].
 package schemas
 
@@ -23,9 +26,17 @@ var Report []byte
 //go:embed expected-failures.schema.json
 var ExpectedFailures []byte
 
-// FixtureURL, ReportURL and ExpectedFailuresURL are the $id of each schema.
+// Contract is schemas/contract.schema.json, the file `mcpcheck snapshot`
+// writes.
+//
+//go:embed contract.schema.json
+var Contract []byte
+
+// FixtureURL, ReportURL, ContractURL and ExpectedFailuresURL are the $id of
+// each schema.
 const (
 	FixtureURL          = "https://mcpcheck.dev/schemas/fixture.schema.json"
 	ReportURL           = "https://mcpcheck.dev/schemas/report.schema.json"
+	ContractURL         = "https://mcpcheck.dev/schemas/contract.schema.json"
 	ExpectedFailuresURL = "https://mcpcheck.dev/schemas/expected-failures.schema.json"
 )

@@ -22,6 +22,7 @@ var publishedSchemas = []publishedSchema{
 	{"fixture", schemas.Fixture},
 	{"report", schemas.Report},
 	{"expected-failures", schemas.ExpectedFailures},
+	{"contract", schemas.Contract},
 }
 
 // runSchema prints one of the embedded JSON Schemas, for editors and

@@ -36,6 +36,7 @@ func checkGroups(r *runner.Report) []checkGroup {
 		{"scores", scoreChecks(r)},
 		{"findings", findingChecks(r)},
 		{"baseline", baselineChecks(r)},
+		{"contract drift", driftChecks(r)},
 	} {
 		if len(g.Checks) > 0 {
 			gs = append(gs, g)

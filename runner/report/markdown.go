@@ -96,6 +96,8 @@ var checkGroupTitles = map[string]string{
 	"scores":   "Scores",
 	"findings": "Findings",
 	"baseline": "Known failures",
+	// Contract drift: one check per change (drift.go).
+	"contract drift": "Contract drift",
 }
 
 var statusMark = map[runner.Status]string{
