@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/mcpcheck/mcpcheck/config"
 )
 
 // Exclusion says why a scenario was left out of a run: it is in the report
@@ -60,8 +62,19 @@ func (sel *Selection) shard() *Shard {
 	return sel.Shard
 }
 
-// exclusion is why sel leaves sc out ("" when it runs).
-func (sel *Selection) exclusion(sc *scenario, tags []string) Exclusion {
+// Excludes says why sel leaves out a fixture's scenario ("" when it runs
+// it); shards aside, which depend on every scenario of the run.
+func (sel *Selection) Excludes(sc *config.Scenario) Exclusion {
+	ids := make([]string, len(sc.Steps))
+	for j := range sc.Steps {
+		ids[j] = sc.Steps[j].ID
+	}
+	return sel.exclusion(sc.Name, ids, sc.Tags)
+}
+
+// exclusion is why sel leaves out the scenario of this name, step ids and
+// tags ("" when it runs).
+func (sel *Selection) exclusion(name string, ids, tags []string) Exclusion {
 	hasAny := func(list []string) bool {
 		return slices.ContainsFunc(list, func(t string) bool { return slices.Contains(tags, t) })
 	}
@@ -70,22 +83,22 @@ func (sel *Selection) exclusion(sc *scenario, tags []string) Exclusion {
 		return ExcludedTag
 	case hasAny(sel.SkipTags):
 		return ExcludedSkipTag
-	case sel.Run != nil && !sel.matches(sc):
+	case sel.Run != nil && !sel.matches(name, ids):
 		return ExcludedRun
 	}
 	return ""
 }
 
-func (sel *Selection) matches(sc *scenario) bool {
-	if sel.Run.MatchString(sc.name) {
+func (sel *Selection) matches(name string, ids []string) bool {
+	if sel.Run.MatchString(name) {
 		return true
 	}
 	var b strings.Builder
-	for j := range sc.steps {
+	for _, id := range ids {
 		b.Reset()
-		b.WriteString(sc.name)
+		b.WriteString(name)
 		b.WriteByte('/')
-		b.WriteString(sc.steps[j].spec.ID)
+		b.WriteString(id)
 		if sel.Run.MatchString(b.String()) {
 			return true
 		}
@@ -108,7 +121,11 @@ func (r *runState) selectScenarios(from int) {
 		if sc.index < len(r.suite.Scenarios) {
 			tags = r.suite.Scenarios[sc.index].Tags
 		}
-		sc.excluded = sel.exclusion(sc, tags)
+		ids := make([]string, len(sc.steps))
+		for j := range sc.steps {
+			ids[j] = sc.steps[j].spec.ID
+		}
+		sc.excluded = sel.exclusion(sc.name, ids, tags)
 	}
 	// A kept scenario keeps what it runs after (always earlier in the plan).
 	for k := len(plan) - 1; k >= 0; k-- {

@@ -507,6 +507,10 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	opts.Update = f.update
 	if f.set["tag"] || f.set["skip-tag"] || f.set["run"] || f.set["shard"] {
 		opts.Select = &f.sel
+		if err := selectsSomething(&f.sel, suites); err != nil {
+			fmt.Fprintf(stderr, "mcpcheck: %v\n", err)
+			return exitBadArgs
+		}
 	}
 	return runSuites(ctx, f, suites, baselines, opts, stdout, stderr)
 }

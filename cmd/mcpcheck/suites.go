@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/mcpcheck/mcpcheck/config"
@@ -306,4 +308,43 @@ func (b baseline) judge(rep *runner.Report, update bool) error {
 	}
 	runner.ApplyBaseline(rep, entries)
 	return nil
+}
+
+// selectsSomething refuses a selection that leaves every scenario of every
+// suite out, before anything runs: a misspelt --tag would otherwise pass a
+// CI job that ran nothing. Generated checks are known only once the server
+// is discovered, so a suite that generates them always may have something.
+func selectsSomething(sel *runner.Selection, suites []*config.Suite) error {
+	var tags []string
+	for _, s := range suites {
+		if s.Generate != nil {
+			return nil
+		}
+		for i := range s.Scenarios {
+			if sel.Excludes(&s.Scenarios[i]) == "" {
+				return nil
+			}
+			for _, t := range s.Scenarios[i].Tags {
+				if !slices.Contains(tags, t) {
+					tags = append(tags, t)
+				}
+			}
+		}
+	}
+	var asked []string
+	for _, t := range sel.Tags {
+		asked = append(asked, "--tag "+t)
+	}
+	for _, t := range sel.SkipTags {
+		asked = append(asked, "--skip-tag "+t)
+	}
+	if sel.Run != nil {
+		asked = append(asked, "--run "+sel.Run.String())
+	}
+	slices.Sort(tags)
+	known := "the fixtures have no tags"
+	if len(tags) > 0 {
+		known = "their tags: " + strings.Join(tags, ", ")
+	}
+	return fmt.Errorf("%s selects no scenario, so nothing would run (%s)", strings.Join(asked, " "), known)
 }
