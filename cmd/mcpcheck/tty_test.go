@@ -376,6 +376,25 @@ func TestTTYInterrupt(t *testing.T) {
 	waitNoDemoChildren(t)
 }
 
+// TestTTYSelection: on a terminal, a scenario left out by the selection is
+// the same one line as in a file.
+func TestTTYSelection(t *testing.T) {
+	terminalEnv(t)
+	args := []string{"--config", "testdata/tagged.yaml", "--tag", "write", "--no-color"}
+	r := runCmd(t, args...)
+	p := openPTY(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	code, _, stderr := ttyRun(t, ctx, p, false, args...)
+	if code != 0 || r.code != 0 {
+		t.Errorf("exit %d on a terminal, %d without (stderr %q)", code, r.code, stderr)
+	}
+	checkStreamed(t, p.drain(), r.stdout)
+	if !strings.Contains(r.stdout, "Read the household\n  skip 1 step, not selected: it has no tag --tag names\n") {
+		t.Errorf("the report:\n%s", r.stdout)
+	}
+}
+
 // TestTTYSeveralSuites streams suites one after another on a terminal:
 // each one's lines as it goes, then the total; nothing of the status line
 // is left, and the lines are the ones a file gets.

@@ -221,7 +221,8 @@ func (s *Stream) flush() {
 func (s *Stream) print() {
 	for ; s.next < len(s.scenarios); s.next++ {
 		sc := s.scenarios[s.next]
-		if s.t.opts.Quiet {
+		if s.t.opts.Quiet || sc.res.NotSelected != "" {
+			// Written whole once final (a scenario left out: one line).
 			if sc.complete {
 				res := sc.res
 				res.Status = statusOf(res)

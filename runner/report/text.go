@@ -303,10 +303,19 @@ func targetLine(r *runner.Report) string {
 // scenario writes a scenario's block: its name, then each step (under
 // Quiet, a passed scenario and passed steps are left out).
 func (t *textWriter) scenario(sc *runner.ScenarioResult) {
-	if t.opts.Quiet && sc.Status == runner.StatusPassed {
+	if t.opts.Quiet && (sc.Status == runner.StatusPassed || sc.NotSelected != "") {
 		return
 	}
 	t.scenarioName(sc)
+	if sc.NotSelected != "" && len(sc.Steps) > 0 {
+		// Left out whole: one line for its steps, all skipped for one reason.
+		n := fmt.Sprintf("%d steps", len(sc.Steps))
+		if len(sc.Steps) == 1 {
+			n = "1 step"
+		}
+		t.printf("  %s %s, %s\n", t.paint(yellow, "skip"), n, sc.Steps[0].Reason)
+		return
+	}
 	cols := columnsOf(sc)
 	for i := range sc.Steps {
 		t.step(&sc.Steps[i], cols)
