@@ -85,6 +85,8 @@ var settings = func() []setting {
 		{key: "transport", env: EnvTransport, check: checkTransport},
 		{key: "generate.includeDestructive", kind: boolSetting},
 		{key: "generate.offeredInputs", kind: boolSetting},
+		{key: "generate.protocol", kind: boolSetting},
+		{key: "generate.fuzzCases", kind: intSetting, check: checkRange(1, 1000)},
 		{key: "generate.seed", kind: int64Setting},
 		{key: "generate.concurrency", kind: intSetting, check: checkGenerateConcurrency},
 		{key: "generate.slowThresholdMs", kind: intSetting, check: checkRange(1, math.MaxInt32)},
@@ -213,6 +215,8 @@ func layerSettings(s *Suite, file map[string]any, opts LoadOptions, errs *errLis
 	if g := s.Generate; g != nil {
 		g.IncludeDestructive = k.Bool("generate.includeDestructive")
 		g.NoOfferedInputs = !k.Bool("generate.offeredInputs")
+		g.Protocol = k.Bool("generate.protocol")
+		g.FuzzCases = k.Int("generate.fuzzCases")
 		g.Seed = k.Int64("generate.seed")
 		g.Concurrency = k.Int("generate.concurrency")
 		g.SlowThresholdMs = k.Int("generate.slowThresholdMs")
@@ -246,6 +250,8 @@ func generateLayer(g *Generate) map[string]any {
 	layer := map[string]any{
 		"generate.includeDestructive":  g.IncludeDestructive,
 		"generate.offeredInputs":       !g.NoOfferedInputs,
+		"generate.protocol":            g.Protocol,
+		"generate.fuzzCases":           g.FuzzCases,
 		"generate.seed":                g.Seed,
 		"generate.concurrency":         g.Concurrency,
 		"generate.slowThresholdMs":     g.SlowThresholdMs,

@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-const usage = `Usage: mcpcheck demo [--faults] [--defects] [--http ADDR [--allow-remote]]
+const usage = `Usage: mcpcheck demo [--faults] [--defects] [--protocol-defects] [--http ADDR [--allow-remote]]
 
 Serves the built-in demo MCP server: a household task list with the tools
 get_household, propose_task, commit_task and tidy_household (progress and log
@@ -33,6 +33,12 @@ Flags:
   --defects        also serve realistic-looking tools (lookup_city,
                    weather_report, create_note, ...), each with one planted
                    defect for mcpcheck's generated checks to find
+  --protocol-defects
+                   serve without the protocol guard and with planted
+                   protocol defects (-32603 on null arguments, the session
+                   ends on malformed JSON, a batch is answered, an answer
+                   after cancellation, an invalid protocol header accepted)
+                   for mcpcheck's protocol probes to find
   --http ADDR      serve Streamable HTTP at http://ADDR/mcp instead of stdio;
                    ADDR is host:port, and port 0 picks a free port
   --allow-remote   allow an ADDR host other than 127.0.0.1, [::1] or localhost
@@ -62,6 +68,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	allowRemote := fs.Bool("allow-remote", false, "")
 	faults := fs.Bool("faults", false, "")
 	defects := fs.Bool("defects", false, "")
+	protocolDefects := fs.Bool("protocol-defects", false, "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usage)
@@ -82,6 +89,8 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		Logger:  slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		Faults:  *faults,
 		Defects: *defects,
+
+		ProtocolDefects: *protocolDefects,
 	}
 	if !httpSet {
 		if err := serveStdio(ctx, opts, stdin, stdout, stderr); err != nil && ctx.Err() == nil {

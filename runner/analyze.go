@@ -47,6 +47,11 @@ type Finding struct {
 	// so the findings list holds every finding in one place; the step
 	// itself carries the verdict.
 	Step string `json:"step,omitempty"`
+	// Expected, Got and Reference are a protocol probe's: what the pinned
+	// protocol version asks, what came back, and where the spec says so.
+	Expected  string `json:"expected,omitempty"`
+	Got       string `json:"got,omitempty"`
+	Reference string `json:"reference,omitempty"`
 }
 
 // Tokens is the context-window cost estimate of calling every generated
@@ -89,6 +94,7 @@ func (r *runState) analyze() {
 	r.schemaEnforcement()
 	r.scores(g, checked, failedTools)
 	r.stepFindings()
+	r.rep.Findings = append(r.rep.Findings, r.probeFindings...)
 	r.nothingTested()
 }
 
@@ -342,7 +348,7 @@ func (r *runState) scores(g *config.Generate, concurrencyChecked, concurrencyFai
 			}
 		}
 	}
-	for _, name := range []config.ScoreName{config.ScoreCrashResilience, config.ScoreResponseFidelity, config.ScoreLifecycle} {
+	for _, name := range []config.ScoreName{config.ScoreCrashResilience, config.ScoreResponseFidelity, config.ScoreLifecycle, config.ScoreProtocol} {
 		if c := t[name]; c != nil {
 			sc := percentScore(name, c.passed, c.total)
 			sc.Inconclusive = c.inconclusive

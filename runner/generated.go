@@ -113,7 +113,7 @@ type generator struct {
 	base  int // report index of the first generated scenario
 }
 
-func compileGenerated(suite *config.Suite, found *discovered, input func(string) *schema.Schema, offered *gen.Offered, base int) generated {
+func compileGenerated(suite *config.Suite, found *discovered, input func(string) *schema.Schema, offered *gen.Offered, probes protocolTarget, base int) generated {
 	tools := found.tools
 	c := &generator{suite: suite, g: suite.Generate, values: gen.NewValues(suite.Generate.Seed).Offer(offered), input: input, base: base}
 	g := c.g
@@ -134,6 +134,11 @@ func compileGenerated(suite *config.Suite, found *discovered, input func(string)
 				readOnly = append(readOnly, t)
 			}
 		}
+	}
+	if g.Protocol {
+		// First, so that its server process starts while the tools'
+		// scenarios run, not after the slowest of them.
+		c.protocol(probes, readOnly)
 	}
 	valid := map[string]map[string]any{} // tool → its valid arguments
 	for _, t := range targets {

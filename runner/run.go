@@ -154,6 +154,8 @@ type runState struct {
 	extra chan struct{}
 	// gen is what generation added, for analysis (nil without generate).
 	gen *generated
+	// probeFindings are the protocol probes' findings, in step order.
+	probeFindings []Finding
 
 	// tokens numbers the calls' progress tokens.
 	tokens atomic.Int64
@@ -245,7 +247,11 @@ func (r *runState) run(ctx context.Context) *Report {
 		if !r.opts.ListOnly && !r.suite.Generate.NoOfferedInputs {
 			offered, called = r.offered(ctx, sess, found, r.suite.AllowsTool)
 		}
-		g := compileGenerated(r.suite, found, func(name string) *schema.Schema { return r.contract(name).input }, offered, len(r.plan))
+		pt := protocolTarget{transport: rep.Target.Transport, version: rep.ProtocolVersion}
+		if sess.init != nil {
+			pt.caps = sess.init.Capabilities
+		}
+		g := compileGenerated(r.suite, found, func(name string) *schema.Schema { return r.contract(name).input }, offered, pt, len(r.plan))
 		r.gen = &g
 		r.plan = append(r.plan, g.scenarios...)
 		r.addScenarios(g.scenarios)
