@@ -17,31 +17,13 @@ const (
 	maxItems = 10000
 )
 
-// tool is a discovered tool contract, kept as the server sent it.
-type tool struct {
-	Name         string          `json:"name"`
-	Description  string          `json:"description,omitempty"`
-	InputSchema  json.RawMessage `json:"inputSchema,omitempty"`
-	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
-	Annotations  json.RawMessage `json:"annotations,omitempty"`
-}
-
-// resource is a listed resource or resource template; prompt a listed
-// prompt, with its arguments.
+// tool, resource (a listed resource or resource template) and prompt are
+// what discovery keeps of each listing, as the server sent it; they are
+// the exported Surface types (mcpcheck tools prints them).
 type (
-	resource struct {
-		URI         string `json:"uri,omitempty"`
-		URITemplate string `json:"uriTemplate,omitempty"`
-		Name        string `json:"name"`
-		MIMEType    string `json:"mimeType,omitempty"`
-	}
-	prompt struct {
-		Name      string `json:"name"`
-		Arguments []struct {
-			Name     string `json:"name"`
-			Required bool   `json:"required,omitempty"`
-		} `json:"arguments,omitempty"`
-	}
+	tool     = SurfaceTool
+	resource = SurfaceResource
+	prompt   = SurfacePrompt
 )
 
 // discovered is what discovery found: the tools always, resources,

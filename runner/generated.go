@@ -121,7 +121,11 @@ func compileGenerated(suite *config.Suite, found *discovered, input func(string)
 	for _, t := range sortedTools(tools) {
 		switch {
 		case !suite.AllowsTool(t.Name):
-			c.skip(t.Name, "not in allowTools, which bounds generated calls", "add it to allowTools (--allow-tools in quick mode)")
+			fix := "add it to the fixture's allowTools"
+			if suite.File == "" {
+				fix = "name it in --allow-tools"
+			}
+			c.skip(t.Name, "not in allowTools, which bounds generated calls", fix)
 		case !isReadOnly(t) && !g.IncludeDestructive:
 			why := "annotated readOnlyHint: false"
 			if _, present := gen.Hint(t.Annotations, "readOnlyHint"); !present {

@@ -18,13 +18,20 @@ import (
 // offerCase labels the calls that gather offered inputs in the trace.
 const offerCase = "offered-inputs"
 
+// offerTimeout bounds each offered-inputs call (and the request timeout,
+// when shorter): a listing answers at once, and a tool whose optional
+// arguments default to real work (server-everything's
+// trigger-long-running-operation takes 10 s with {}) must not delay
+// every run. A call cut off offers nothing; its own checks judge it.
+const offerTimeout = 2 * time.Second
+
 // offered gathers the inputs the server itself offers, before generation
 // (see gen.Offered for what is taken and where it goes): the URIs of the
 // listed resources, the names of the listed prompts, and the answers of
 // every allowed read-only tool that needs no argument, called once with
-// {} on the shared session. Tools not annotated read-only are never
+// {} on the shared session (within offerTimeout). Tools not annotated read-only are never
 // called here, whatever includeDestructive says. The calls run up to the
-// suite's concurrency at once, each within the request timeout; answers
+// suite's concurrency at once; answers
 // are taken in tool-name order, so the offer is the same every run. Each
 // call is traced (case offered-inputs) with what it offered. A call that
 // fails offers nothing and is not a finding: the tool's own generated
@@ -79,7 +86,7 @@ func (r *runState) takesNoArguments(name string) bool {
 // offeredBy calls one argument-free tool and collects its answer.
 func (r *runState) offeredBy(ctx context.Context, sess *session, name string) *gen.Offered {
 	o := gen.NewOffered()
-	callCtx, cancel := context.WithTimeout(ctx, ms2d(r.suite.TimeoutMs))
+	callCtx, cancel := context.WithTimeout(ctx, min(offerTimeout, ms2d(r.suite.TimeoutMs)))
 	defer cancel()
 	began := time.Now()
 	res, err := sess.cs.CallTool(callCtx, &mcp.CallToolParams{Name: name, Arguments: map[string]any{}})
@@ -126,9 +133,12 @@ func numbers(v any) any {
 }
 
 // offeredNote is the report's note on the offer: what was called, what it
-// gave and where it was used, or nothing when there was no offer at all.
+// gave and where it was used, or nothing when nothing was called and no
+// property took an offered value.
 func offeredNote(o *gen.Offered, called []string) string {
-	if o.Empty() && len(called) == 0 {
+	// Nothing called and nothing taken is not worth a line: the
+	// listed resources and prompts alone are in the trace.
+	if len(called) == 0 && len(o.Used()) == 0 {
 		return ""
 	}
 	var b strings.Builder

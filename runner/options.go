@@ -38,10 +38,15 @@ type Options struct {
 	// per version and merges the results into one report with the
 	// divergences between versions; one version overrides the suite's.
 	Protocols []string
-	// ListOnly connects and discovers, compiles the generated checks, and
-	// returns a report in which every step is listed but skipped: it calls
-	// no tool (--list).
+	// ListOnly returns a report in which every step is listed but skipped:
+	// it calls no tool (--list). With generated checks it connects,
+	// discovers and compiles them; a fixture without them is listed
+	// without connecting.
 	ListOnly bool
+	// ListDiscovers makes a ListOnly run connect and discover even when the
+	// suite generates nothing (mcpcheck tools); without it, listing a
+	// fixture's own steps needs no server at all.
+	ListDiscovers bool
 	// KeepTmp keeps the run's ${tmp} scratch directories instead of
 	// removing them at the end (--keep-tmp); the report lists them.
 	KeepTmp bool

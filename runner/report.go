@@ -77,6 +77,9 @@ type Report struct {
 	// ServerStderr holds the last lines the server wrote to stderr when it
 	// died or the suite failed, redacted and stripped of control sequences.
 	ServerStderr []string `json:"-"`
+	// Surface is what discovery found, as the server sent it (mcpcheck
+	// tools); nil when the run failed before discovery.
+	Surface *Surface `json:"-"`
 	// KeptScratch lists the ${tmp} directories kept (Options.KeepTmp).
 	KeptScratch []string `json:"-"`
 }

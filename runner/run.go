@@ -185,6 +185,14 @@ func (r *runState) run(ctx context.Context) *Report {
 		rep.Tally()
 	}()
 
+	// A fixture's own steps are known without the server: listing them
+	// needs no connection (generated checks do: they come from discovery).
+	if r.opts.ListOnly && r.suite.Generate == nil && !r.opts.ListDiscovers {
+		for i := range rep.Scenarios {
+			skipFrom(rep.Scenarios[i].Steps, 0, reasonListed)
+		}
+		return rep
+	}
 	if r.usesScratch() {
 		if r.tmp = r.scratch.dir(); r.tmp == "" {
 			r.fail("connect", scratchError(r.scratch.err))
@@ -222,6 +230,7 @@ func (r *runState) run(ctx context.Context) *Report {
 	for _, w := range found.warnings {
 		rep.Warnings = append(rep.Warnings, r.clean(w, 300))
 	}
+	rep.Surface = surface(r.red, sess.init, rep.ProtocolVersion, found)
 	tools := found.tools
 	r.found = found
 	r.tools = make(map[string]tool, len(tools))

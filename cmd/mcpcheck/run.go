@@ -36,6 +36,8 @@ const usage = `Usage:
   mcpcheck --config FILE [flags]            run a fixture against an MCP server
   mcpcheck [flags] -- COMMAND ARGS...       quick check: generated checks against a stdio server
   mcpcheck [flags] --url URL [--header K=V] quick check against a Streamable HTTP server
+  mcpcheck tools [--json] TARGET            list a server's tools, resources and prompts
+                                            (TARGET: --config FILE, -- COMMAND..., --url URL)
   mcpcheck demo [flags]                     serve the built-in demo MCP server
   mcpcheck help                             show this help
 
@@ -105,6 +107,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		switch args[0] {
 		case "demo":
 			return demo.Run(ctx, args[1:], stdin, stdout, stderr)
+		case "tools":
+			return runTools(ctx, args[1:], stdout, stderr)
 		case "help":
 			fmt.Fprint(stdout, usage)
 			return exitPass
@@ -123,7 +127,7 @@ func flagError(err error) string {
 }
 
 // subcommands are the words mcpcheck takes before its flags.
-var subcommands = []string{"demo", "help"}
+var subcommands = []string{"demo", "tools", "help"}
 
 // badWord refuses a word that is not a subcommand: a server to check is
 // given after --, so that a typo or an unknown subcommand is never run as
@@ -393,31 +397,9 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stdout, "mcpcheck %s\n", runner.Version)
 		return exitPass
 	}
-	var opts runner.Options
-	if runOptions != nil {
-		opts = *runOptions
-	}
-	opts.Protocols = f.protocols
-	var suite *config.Suite
-	switch {
-	case f.config != "" && len(f.command) > 0:
-		fmt.Fprintf(stderr, "mcpcheck: give --config FILE or -- COMMAND, not both (see mcpcheck --help)\n")
-		return exitBadArgs
-	case f.config != "":
-		setGCPolicy(f.config)
-		if suite, err = loadFixture(f, &opts); err != nil {
-			fmt.Fprintf(stderr, "mcpcheck: %s\n", settingError(err))
-			return exitBadArgs
-		}
-	case len(f.command) > 0 || f.set["url"]:
-		setGCPolicy("")
-		if suite, err = quickSuite(f, &opts); err != nil {
-			fmt.Fprintf(stderr, "mcpcheck: %s\n", settingError(err))
-			return exitBadArgs
-		}
-	default:
-		fmt.Fprintf(stderr, "mcpcheck: give --config FILE, or -- COMMAND ARGS... / --url URL for a quick check (see mcpcheck --help)\n")
-		return exitBadArgs
+	suite, opts, code := buildSuite(f, stderr)
+	if suite == nil {
+		return code
 	}
 	if f.list {
 		opts.ListOnly = true
@@ -506,6 +488,46 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitFail
 	}
 	return exitPass
+}
+
+// buildSuite is the suite a command line names, the fixture of --config
+// with the flags' settings or quick mode's target, and the run's options.
+// On bad input it writes the error and returns a nil suite and the exit
+// code.
+func buildSuite(f *flags, stderr io.Writer) (*config.Suite, runner.Options, int) {
+	var opts runner.Options
+	if runOptions != nil {
+		opts = *runOptions
+	}
+	opts.Protocols = f.protocols
+	suite, code := loadSuite(f, &opts, stderr)
+	return suite, opts, code
+}
+
+func loadSuite(f *flags, opts *runner.Options, stderr io.Writer) (*config.Suite, int) {
+	var suite *config.Suite
+	var err error
+	switch {
+	case f.config != "" && len(f.command) > 0:
+		fmt.Fprintf(stderr, "mcpcheck: give --config FILE or -- COMMAND, not both (see mcpcheck --help)\n")
+		return nil, exitBadArgs
+	case f.config != "":
+		setGCPolicy(f.config)
+		if suite, err = loadFixture(f, opts); err != nil {
+			fmt.Fprintf(stderr, "mcpcheck: %s\n", settingError(err))
+			return nil, exitBadArgs
+		}
+	case len(f.command) > 0 || f.set["url"]:
+		setGCPolicy("")
+		if suite, err = quickSuite(f, opts); err != nil {
+			fmt.Fprintf(stderr, "mcpcheck: %s\n", settingError(err))
+			return nil, exitBadArgs
+		}
+	default:
+		fmt.Fprintf(stderr, "mcpcheck: give --config FILE, or -- COMMAND ARGS... / --url URL for a quick check (see mcpcheck --help)\n")
+		return nil, exitBadArgs
+	}
+	return suite, exitPass
 }
 
 // loadFixture loads --config with the command line's settings; flags for

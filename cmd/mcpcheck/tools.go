@@ -1,0 +1,87 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/mcpcheck/mcpcheck/runner"
+	"github.com/mcpcheck/mcpcheck/runner/report"
+)
+
+const toolsUsage = `Usage:
+  mcpcheck tools [--json] -- COMMAND ARGS...   a stdio server
+  mcpcheck tools [--json] --url URL            a Streamable HTTP server
+  mcpcheck tools [--json] --config FILE        the server a fixture names
+
+Connects, lists what the server offers and calls nothing: each tool with
+its arguments (name, type, required, allowed values, the first line of its
+description), its annotations and whether it declares an output schema;
+then its resources, resource templates and prompts. --json prints the
+same as JSON, schemas as the server sent them (secrets redacted).
+
+The target's flags are a run's: --env, --header, --protocol, --timeout,
+--allow-tools (see mcpcheck --help).
+`
+
+// runTools is mcpcheck tools: a server's surface, discovered by a run
+// that calls nothing (the runner's list mode).
+func runTools(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	f, err := parseFlags(args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, toolsUsage)
+			return exitPass
+		}
+		fmt.Fprintf(stderr, "mcpcheck tools: %s (see mcpcheck tools --help)\n", flagError(err))
+		return exitBadArgs
+	}
+	for _, name := range []string{"trace", "list", "keep-tmp", "quiet", "version"} {
+		if f.set[name] {
+			fmt.Fprintf(stderr, "mcpcheck tools: --%s is for a run, not for tools (see mcpcheck tools --help)\n", name)
+			return exitBadArgs
+		}
+	}
+	if len(f.protocols) > 1 {
+		fmt.Fprintf(stderr, "mcpcheck tools: give --protocol once\n")
+		return exitBadArgs
+	}
+	suite, opts, code := buildSuite(f, stderr)
+	if suite == nil {
+		return code
+	}
+	opts.ListOnly, opts.ListDiscovers = true, true
+	rep, err := runner.Run(ctx, suite, opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpcheck tools: %v\n", err)
+		return exitBadArgs
+	}
+	out, write := stdout, report.Tools
+	if f.jsonOut != "" {
+		write = report.ToolsJSON
+		if f.jsonOut != "-" {
+			file, err := os.Create(f.jsonOut)
+			if err != nil {
+				fmt.Fprintf(stderr, "mcpcheck tools: --json: %v\n", err)
+				return exitBadArgs
+			}
+			defer file.Close()
+			out = file
+		}
+	}
+	if err := write(out, rep); err != nil {
+		fmt.Fprintf(stderr, "mcpcheck tools: %v\n", err)
+		return exitBadArgs
+	}
+	if rep.Surface == nil {
+		// Connecting or discovery failed: nothing to list.
+		if f.jsonOut != "" && rep.Failure != nil {
+			fmt.Fprintf(stderr, "mcpcheck tools: %s: %s\n", rep.Failure.Stage, rep.Failure.Message)
+		}
+		return exitFail
+	}
+	return exitPass
+}
