@@ -1,6 +1,9 @@
 package runner
 
 import (
+	"bytes"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
@@ -139,5 +142,48 @@ func TestProtocolProbesPlantedDefects(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestProtocolProbesHTTPServerGone: an HTTP server that goes away after a
+// probe ends the run early, naming that probe; the probes after it are
+// skipped as unreachable, not failed one by one.
+func TestProtocolProbesHTTPServerGone(t *testing.T) {
+	h := demo.Handler(demo.Options{})
+	var srv *httptest.Server
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if bytes.Contains(body, []byte("mcpcheck-probe-malformed-json")) {
+			srv.Listener.Close()
+			if c, _, err := w.(http.Hijacker).Hijack(); err == nil {
+				c.Close()
+			}
+			go srv.CloseClientConnections()
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	rep := mustRun(t, protocolSuite(t, "", srv.URL+"/mcp"), stdioOptions())
+	te := rep.TerminatedEarly
+	if rep.Passed || te == nil || te.Scenario != "protocol: http" || te.Step != "malformed-json" {
+		t.Fatalf("passed %v, terminatedEarly %+v: %s", rep.Passed, te, statuses(rep))
+	}
+	steps := rep.Scenarios[0].Steps
+	after := false
+	for _, st := range steps {
+		if after && (st.Status != StatusSkipped || st.Reason != reasonUnreachable) {
+			t.Errorf("step %s after the server went: %s %q", st.ID, st.Status, st.Reason)
+		}
+		if st.ID == "malformed-json.alive" {
+			after = true
+			if st.Status != StatusFailed || st.Outcome != config.OutcomeTransportClosed {
+				t.Errorf("observer: %s %s", st.Status, st.Outcome)
+			}
+		}
+	}
+	if !after {
+		t.Fatal("no observer after malformed-json")
 	}
 }

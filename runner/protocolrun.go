@@ -35,6 +35,9 @@ func (r *runState) runProbes(ctx context.Context, sc *scenario) {
 		}
 	}()
 	restart := false
+	// lost names the probe after which the server was gone, for the
+	// report's terminatedEarly when it cannot be reached again.
+	lost := &link{}
 	tmp := r.scenarioScratch()
 	if tmp == "" {
 		tmp = r.tmp
@@ -52,7 +55,7 @@ func (r *runState) runProbes(ctx context.Context, sc *scenario) {
 					skipFrom(steps, j, reasonInterrupted)
 					return
 				}
-				r.unreachableUpTo(ctx, &link{}, sc, j, len(steps), err)
+				r.unreachableUpTo(ctx, lost, sc, j, len(steps), err)
 				return
 			}
 		}
@@ -62,6 +65,9 @@ func (r *runState) runProbes(ctx context.Context, sc *scenario) {
 		if replace {
 			conn.close()
 			conn, restart = nil, died
+		}
+		if died {
+			lost.lostScenario, lost.lostStep = sc.name, steps[j].ID
 		}
 	}
 }
@@ -174,6 +180,7 @@ func (r *runState) runProbe(ctx context.Context, sc *scenario, j int, conn rawCo
 		}
 	}
 	steps[j] = out
+	r.traceStep(sc, p, &out, nil, began)
 
 	// The observer, on the connection the rest of the probes use.
 	obsBegan := time.Now()
@@ -208,6 +215,7 @@ func (r *runState) runProbe(ctx context.Context, sc *scenario, j int, conn rawCo
 		died = true
 	}
 	steps[j+1] = obs
+	r.traceStep(sc, &sc.steps[j+1], &obs, nil, obsBegan)
 	return usedUp || died, died
 }
 
