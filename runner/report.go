@@ -77,6 +77,9 @@ type Report struct {
 	// ServerStderr holds the last lines the server wrote to stderr when it
 	// died or the suite failed, redacted and stripped of control sequences.
 	ServerStderr []string `json:"-"`
+	// NotConnected marks a --list of a fixture's own steps, which needs
+	// no server: nothing was discovered.
+	NotConnected bool `json:"-"`
 	// Surface is what discovery found, as the server sent it (mcpcheck
 	// tools); nil when the run failed before discovery.
 	Surface *Surface `json:"-"`

@@ -188,6 +188,7 @@ func (r *runState) run(ctx context.Context) *Report {
 	// A fixture's own steps are known without the server: listing them
 	// needs no connection (generated checks do: they come from discovery).
 	if r.opts.ListOnly && r.suite.Generate == nil && !r.opts.ListDiscovers {
+		rep.NotConnected = true
 		for i := range rep.Scenarios {
 			skipFrom(rep.Scenarios[i].Steps, 0, reasonListed)
 		}

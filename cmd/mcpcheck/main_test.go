@@ -25,6 +25,10 @@ func TestMain(m *testing.M) {
 		os.Exit(demo.Run(context.Background(), os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	runOptions = &runner.Options{SelfCommand: []string{os.Args[0]}, TerminateGrace: time.Second}
+	// Under GitHub Actions the command would annotate and summarise every
+	// test's run; the tests that want it set these themselves.
+	os.Unsetenv("GITHUB_ACTIONS")
+	os.Unsetenv("GITHUB_STEP_SUMMARY")
 	os.Exit(m.Run())
 }
 
@@ -103,7 +107,7 @@ func TestBadCommandLine(t *testing.T) {
 		{[]string{"--config"}, "flag needs an argument"},
 		{[]string{"--config", "x.yaml", "extra"}, `unexpected argument "extra"; a server to check goes after --`},
 		{[]string{"--config", "x.yaml", "--", "node"}, "not both"},
-		{[]string{"version"}, `unknown command "version"; did you mean --version?`},
+		{[]string{"verison"}, `unknown command "verison"; did you mean version?`},
 		{[]string{"dmeo"}, `unknown command "dmeo"; did you mean demo?`},
 		{[]string{"node", "server.js"}, "a server to check goes after --: mcpcheck [flags] -- node ..."},
 		{[]string{"--timeout", "soon", "--", "x"}, "or a number of milliseconds"},

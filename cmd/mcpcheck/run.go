@@ -39,6 +39,8 @@ const usage = `Usage:
   mcpcheck tools [--json] TARGET            list a server's tools, resources and prompts
                                             (TARGET: --config FILE, -- COMMAND..., --url URL)
   mcpcheck demo [flags]                     serve the built-in demo MCP server
+  mcpcheck schema [fixture|report]          print a JSON Schema (for editors)
+  mcpcheck version                          print the version, module and VCS revision
   mcpcheck help                             show this help
 
 Flags for a run:
@@ -60,6 +62,11 @@ Flags for a run:
                       in quick mode)
   --trace FILE        write one JSON line per call, arguments included
                       (secrets redacted)
+  --junit FILE        also write a JUnit XML report (a test suite per
+                      scenario, a test case per step; scores too)
+  --summary FILE      also write a Markdown summary (default, when
+                      GITHUB_STEP_SUMMARY is set: append it there)
+  --html FILE         also write the report as one self-contained HTML page
   --list              print the steps that would run, call nothing
   --keep-tmp          keep the ${tmp} scratch directories (printed) instead
                       of removing them when the run ends
@@ -112,6 +119,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		case "help":
 			fmt.Fprint(stdout, usage)
 			return exitPass
+		case "schema":
+			return runSchema(args[1:], stdout, stderr)
+		case "version":
+			return runVersion(args[1:], stdout, stderr)
 		}
 		if w := args[0]; w != "" && w[0] != '-' {
 			return badWord(w, stderr)
@@ -127,17 +138,14 @@ func flagError(err error) string {
 }
 
 // subcommands are the words mcpcheck takes before its flags.
-var subcommands = []string{"demo", "tools", "help"}
+var subcommands = []string{"demo", "tools", "help", "schema", "version"}
 
 // badWord refuses a word that is not a subcommand: a server to check is
 // given after --, so that a typo or an unknown subcommand is never run as
 // one.
 func badWord(w string, stderr io.Writer) int {
 	hint := "a server to check goes after --: mcpcheck [flags] -- " + w + " ..."
-	switch sug := config.Suggest(w, append(slices.Clone(subcommands), "version")); {
-	case sug == "version":
-		hint = "did you mean --version?"
-	case sug != "":
+	if sug := config.Suggest(w, subcommands); sug != "" {
 		hint = "did you mean " + sug + "?"
 	}
 	fmt.Fprintf(stderr, "mcpcheck: unknown command %q; %s (see mcpcheck --help)\n", w, hint)
@@ -147,6 +155,7 @@ func badWord(w string, stderr io.Writer) int {
 // flags are the command line of a run.
 type flags struct {
 	config, jsonOut, trace  string
+	junit, summary, html    string // report files (outputs.go)
 	protocols               []string
 	quiet, noColor, version bool
 	list, keepTmp           bool
@@ -208,6 +217,9 @@ func parseFlags(args []string) (*flags, error) {
 	fs.StringVar(&f.config, "config", "", "")
 	fs.StringVar(&f.jsonOut, "json", "", "")
 	fs.StringVar(&f.trace, "trace", "", "")
+	fs.StringVar(&f.junit, "junit", "", "")
+	fs.StringVar(&f.summary, "summary", "", "")
+	fs.StringVar(&f.html, "html", "", "")
 	fs.BoolVar(&f.quiet, "quiet", false, "")
 	fs.BoolVar(&f.noColor, "no-color", false, "")
 	fs.BoolVar(&f.version, "version", false, "")
@@ -325,7 +337,7 @@ func parseFlags(args []string) (*flags, error) {
 	if err := fs.Parse(jsonDefault(args)); err != nil {
 		return nil, err
 	}
-	for name, v := range map[string]string{"config": f.config, "json": f.jsonOut, "trace": f.trace} {
+	for name, v := range map[string]string{"config": f.config, "json": f.jsonOut, "trace": f.trace, "junit": f.junit, "summary": f.summary, "html": f.html} {
 		if len(v) > 1 && v[0] == '-' {
 			return nil, fmt.Errorf("--%s takes a file, got %q (a flag?)", name, v)
 		}
@@ -431,6 +443,16 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		opts.Trace = traceFile
 	}
 
+	var outs []*output
+	if !f.list {
+		outs = outputsOf(f)
+		if err := openOutputs(outs); err != nil {
+			fmt.Fprintf(stderr, "mcpcheck: %v\n", err)
+			return exitBadArgs
+		}
+		defer closeOutputs(outs)
+	}
+
 	// On a terminal the human report streams while the run goes, under a
 	// live status line (report.Stream); anywhere else it is written whole
 	// at the end, byte for byte as always.
@@ -444,6 +466,7 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	rep, err := runner.Run(ctx, suite, opts)
 	if err != nil {
+		discardOutputs(outs) // nothing ran: no empty report for CI to pick up
 		fmt.Fprintf(stderr, "mcpcheck: %v\n", err)
 		return exitBadArgs
 	}
@@ -466,6 +489,10 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "mcpcheck: writing the report: %v\n", err)
 		return exitBadArgs
 	}
+	if err := annotateCI(human, rep); err != nil {
+		fmt.Fprintf(stderr, "mcpcheck: writing the annotations: %v\n", err)
+		return exitBadArgs
+	}
 	if machine != nil {
 		if err := report.JSON(machine, rep); err != nil {
 			fmt.Fprintf(stderr, "mcpcheck: writing the JSON report: %v\n", err)
@@ -477,6 +504,10 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 				return exitBadArgs
 			}
 		}
+	}
+	if err := writeOutputs(outs, rep); err != nil {
+		fmt.Fprintf(stderr, "mcpcheck: %v\n", err)
+		return exitBadArgs
 	}
 	if traceFile != nil {
 		if err := traceFile.Close(); err != nil {

@@ -10,6 +10,14 @@
 // the failing path and the server's own message, already redacted and
 // stripped of terminal control sequences by the runner.
 //
+// For CI pages the same Report is also written as JUnit XML ([JUnit]), a
+// Markdown job summary ([Markdown]), one self-contained HTML page ([HTML])
+// and GitHub Actions annotations ([GitHubAnnotations]). They show what the
+// text report shows of a failure (its lines come from one place), escaped
+// for their format. Beside the steps, the run's failure, its scores and its
+// findings are checks in named groups, each a test suite of its own in
+// JUnit.
+//
 // # Example
 //
 //	report.Text(os.Stdout, rep, report.TextOptions{Color: report.UseColor(os.Stdout)})

@@ -13,12 +13,7 @@ import (
 // origin, tool, case and property — then the tools generation skipped and
 // its notes. It is --list's output: nothing in it was called.
 func List(w io.Writer, r *runner.Report) error {
-	line := targetLine(r)
-	if r.Connections == 0 && r.Failure == nil {
-		// A fixture's own steps are listed without the server.
-		line = strings.TrimSuffix(line, fmt.Sprintf(" | Tools discovered: %d", len(r.ToolsDiscovered))) + " | not connected (nothing to discover)"
-	}
-	fmt.Fprintf(w, "%s\n%s\n", r.Suite, line)
+	fmt.Fprintf(w, "%s\n%s\n", r.Suite, targetLine(r))
 	if r.Failure != nil {
 		fmt.Fprintf(w, "\nerror %s: %s\n", r.Failure.Stage, r.Failure.Message)
 	}

@@ -224,16 +224,22 @@ func (t *textWriter) protocolRuns(r *runner.Report) {
 		t.printf("No divergences between protocol versions.\n")
 	}
 	for _, d := range r.Divergences {
-		var parts []string
-		for _, o := range d.Results {
-			s := o.ProtocolVersion + ": " + string(o.Status)
-			if o.Outcome != "" {
-				s += " (" + string(o.Outcome) + ")"
-			}
-			parts = append(parts, s)
-		}
-		t.printf("%s %s / %s: %s\n", t.paint(yellow, "diverges"), d.Scenario, d.Step, strings.Join(parts, ", "))
+		t.printf("%s %s\n", t.paint(yellow, "diverges"), divergenceText(&d))
 	}
+}
+
+// divergenceText is a divergence in words: "scenario / step: 2025-11-25:
+// passed, 2026-07-28: failed (tool_error)".
+func divergenceText(d *runner.Divergence) string {
+	var parts []string
+	for _, o := range d.Results {
+		s := o.ProtocolVersion + ": " + string(o.Status)
+		if o.Outcome != "" {
+			s += " (" + string(o.Outcome) + ")"
+		}
+		parts = append(parts, s)
+	}
+	return d.Scenario + " / " + d.Step + ": " + strings.Join(parts, ", ")
 }
 
 // summary writes the counts line, the report's last.
@@ -261,7 +267,11 @@ func targetLine(r *runner.Report) string {
 	if r.Server != nil {
 		parts = append(parts, "Server: "+strings.TrimSpace(r.Server.Name+" "+r.Server.Version))
 	}
-	parts = append(parts, fmt.Sprintf("Tools discovered: %d", len(r.ToolsDiscovered)))
+	if r.NotConnected {
+		parts = append(parts, "not connected (nothing to discover)")
+	} else {
+		parts = append(parts, fmt.Sprintf("Tools discovered: %d", len(r.ToolsDiscovered)))
+	}
 	return strings.Join(parts, " | ")
 }
 
@@ -358,48 +368,8 @@ func outcomeText(st *runner.StepResult) string {
 }
 
 func (t *textWriter) failure(st *runner.StepResult) {
-	const ind = "       "
-	if st.Pos.File != "" {
-		t.printf("%sat %s\n", ind, st.Pos)
-	}
-	if st.Reason != "" {
-		t.printf("%s%s\n", ind, st.Reason)
-	}
-	for _, a := range st.Assertions {
-		where := a.Kind
-		if a.Path != "" {
-			where += " " + a.Path
-		}
-		t.printf("%s%s: %s\n", ind, where, a.Message)
-		if a.HasExpected {
-			t.printf("%s  expected: %s\n", ind, show(a.Expected))
-		}
-		if a.HasActual {
-			t.printf("%s  actual:   %s\n", ind, show(a.Actual))
-		}
-	}
-	if st.ExitStatus != "" {
-		t.printf("%sthe server exited (%s)\n", ind, st.ExitStatus)
-	}
-	if len(st.Stderr) > 0 {
-		t.printf("%slast lines of its stderr:\n", ind)
-		for _, l := range st.Stderr {
-			t.printf("%s  | %s\n", ind, l)
-		}
-	}
-	if st.Detail != "" {
-		lines := strings.Split(st.Detail, "\n")
-		if len(lines) > 8 {
-			lines = append(lines[:8], "…")
-		}
-		said := "server said"
-		if st.Outcome == config.OutcomeInputRejected {
-			said = "rejected before sending" // the validator's words: nothing reached the server
-		}
-		t.printf("%s%s: %s\n", ind, said, lines[0])
-		for _, l := range lines[1:] {
-			t.printf("%s  %s\n", ind, l)
-		}
+	for _, l := range failureLines(st) {
+		t.printf("       %s\n", l)
 	}
 }
 

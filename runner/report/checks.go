@@ -1,0 +1,118 @@
+package report
+
+import (
+	"fmt"
+
+	"github.com/mcpcheck/mcpcheck/runner"
+)
+
+// check is a verdict a report holds beside its steps: the run's own failure,
+// a score against its threshold, a generated finding. JUnit writes each as a
+// test case of its group's test suite, so a failed threshold shows in a CI
+// test tab; the Markdown summary, the HTML page and the annotations read the
+// same list.
+type check struct {
+	Name    string
+	Status  runner.Status
+	Message string
+	// Pos is where the check's subject is written, if anywhere (the line to
+	// annotate).
+	Pos *runner.Position
+}
+
+// checkGroup is a named list of checks: "run", "scores", "findings".
+type checkGroup struct {
+	Name   string
+	Checks []check
+}
+
+// checkGroups are r's checks by group, in a fixed order; groups without a
+// check are left out. A new kind of verdict (contract drift) is one more
+// group here, and every writer shows it.
+func checkGroups(r *runner.Report) []checkGroup {
+	var gs []checkGroup
+	for _, g := range []checkGroup{
+		{"run", runChecks(r)},
+		{"scores", scoreChecks(r)},
+		{"findings", findingChecks(r)},
+	} {
+		if len(g.Checks) > 0 {
+			gs = append(gs, g)
+		}
+	}
+	return gs
+}
+
+// runChecks are the verdicts on the run as a whole: the suite's failure, a
+// run that tested nothing, an early termination.
+func runChecks(r *runner.Report) []check {
+	var cs []check
+	if f := r.Failure; f != nil {
+		cs = append(cs, check{Name: f.Stage, Status: runner.StatusFailed, Message: f.Message})
+	}
+	if n := r.NothingTested; n != nil {
+		// Not a failure, but never a pass either: a skipped test in CI's tab.
+		cs = append(cs, check{Name: "nothing tested", Status: runner.StatusSkipped,
+			Message: "no call was made: " + n.Reason + "; to test something: " + n.Fix})
+	}
+	if te := r.TerminatedEarly; te != nil {
+		cs = append(cs, check{Name: "terminated early", Status: runner.StatusFailed,
+			Message: fmt.Sprintf("the run terminated early after step %s of %q: %s", te.Step, te.Scenario, te.Reason)})
+	}
+	return cs
+}
+
+// scoreChecks are the scores: failed when a threshold is not met, skipped
+// when there was no case to judge and no threshold asked for one.
+func scoreChecks(r *runner.Report) []check {
+	var cs []check
+	for _, sc := range r.Summary.Scores {
+		c := check{Name: scoreTitles[sc.Name], Status: runner.StatusPassed, Message: scoreText(&sc)}
+		switch {
+		case sc.Met != nil && !*sc.Met:
+			c.Status = runner.StatusFailed
+		case sc.Percent == nil:
+			c.Status = runner.StatusSkipped
+		}
+		cs = append(cs, c)
+	}
+	return cs
+}
+
+// scoreText is a score in words: "86.67% B (13/15); fail-under 90: NOT MET".
+func scoreText(sc *runner.Score) string {
+	s := "n/a (no case to judge)"
+	if sc.Percent != nil {
+		s = fmt.Sprintf("%.2f%% %s (%d/%d)", *sc.Percent, sc.Grade, sc.Passed, sc.Total)
+	}
+	if sc.Inconclusive > 0 {
+		s += fmt.Sprintf("; %d inconclusive", sc.Inconclusive)
+	}
+	if sc.FailUnder != nil {
+		met := "met"
+		if sc.Met != nil && !*sc.Met {
+			met = "NOT MET"
+		}
+		s += fmt.Sprintf("; fail-under %.4g: %s", *sc.FailUnder, met)
+	}
+	return s
+}
+
+// findingChecks are the findings no step carries (the others repeat a
+// step's verdict): failed, or passed with a flag worth a look.
+func findingChecks(r *runner.Report) []check {
+	var cs []check
+	for _, f := range r.Findings {
+		if f.Step != "" {
+			continue
+		}
+		c := check{Name: f.Tool + " " + string(f.Origin) + " " + f.Kind, Status: runner.StatusPassed, Message: f.Message}
+		if f.Status == runner.StatusFailed {
+			c.Status = runner.StatusFailed
+		} else if f.Flagged {
+			c.Message = "flag: " + f.Message
+		}
+		cs = append(cs, c)
+	}
+	return cs
+}

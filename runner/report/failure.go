@@ -1,0 +1,89 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/runner"
+)
+
+// failureLines are what every report says about a failed step, one line
+// each: where it is written, why it failed, each failed expectation with its
+// expected and actual values, how the server ended and what it said. The
+// human report indents them under the step; JUnit puts them in the failure's
+// body, HTML in the step's expanded block. The values are the runner's,
+// already redacted; callers escape them for their format.
+func failureLines(st *runner.StepResult) []string {
+	var out []string
+	add := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
+	if st.Pos.File != "" {
+		add("at %s", st.Pos)
+	}
+	if st.Reason != "" {
+		add("%s", st.Reason)
+	}
+	for _, a := range st.Assertions {
+		add("%s: %s", assertionWhere(&a), a.Message)
+		if a.HasExpected {
+			add("  expected: %s", show(a.Expected))
+		}
+		if a.HasActual {
+			add("  actual:   %s", show(a.Actual))
+		}
+	}
+	if st.ExitStatus != "" {
+		add("the server exited (%s)", st.ExitStatus)
+	}
+	if len(st.Stderr) > 0 {
+		add("last lines of its stderr:")
+		for _, l := range st.Stderr {
+			add("  | %s", l)
+		}
+	}
+	if st.Detail != "" {
+		lines := strings.Split(st.Detail, "\n")
+		if len(lines) > 8 {
+			lines = append(lines[:8], "…")
+		}
+		said := "server said"
+		if st.Outcome == config.OutcomeInputRejected {
+			said = "rejected before sending" // the validator's words: nothing reached the server
+		}
+		add("%s: %s", said, lines[0])
+		for _, l := range lines[1:] {
+			add("  %s", l)
+		}
+	}
+	return out
+}
+
+// assertionWhere is a failed expectation's kind and path: "structuredEquals
+// /owner".
+func assertionWhere(a *runner.AssertionResult) string {
+	if a.Path != "" {
+		return a.Kind + " " + a.Path
+	}
+	return a.Kind
+}
+
+// why is a failed step's reason on one line, for the places that have room
+// for one (a JUnit failure's message, a summary's table, an annotation's
+// title): the runner's reason, else the first failed expectation, else the
+// outcome.
+func why(st *runner.StepResult) string {
+	switch {
+	case st.Reason != "":
+		return st.Reason
+	case len(st.Assertions) > 0:
+		a := &st.Assertions[0]
+		s := assertionWhere(a) + ": " + a.Message
+		if n := len(st.Assertions) - 1; n > 0 {
+			s += fmt.Sprintf(" (and %d more)", n)
+		}
+		return s
+	case st.Outcome != "":
+		return "outcome " + outcomeText(st)
+	}
+	return string(st.Status)
+}
