@@ -33,6 +33,7 @@ func (r *runState) runProbes(ctx context.Context, sc *scenario) {
 		if conn != nil {
 			conn.close()
 		}
+		r.probeClosers.Wait()
 	}()
 	restart := false
 	// lost names the probe after which the server was gone, for the
@@ -122,7 +123,11 @@ func (r *runState) runProbe(ctx context.Context, sc *scenario, j int, conn rawCo
 			steps[j], steps[j+1] = out, obs
 			return false, false
 		}
-		defer fresh.close()
+		// Shut down in the background (a server may take its grace period
+		// to exit); runProbes waits for it before it returns.
+		defer func() {
+			r.probeClosers.Go(fresh.close)
+		}()
 		on = fresh
 		ex = fresh.send(ctx, pr.message, pr.id, wait)
 	case pr.fresh:
@@ -199,6 +204,10 @@ func (r *runState) runProbe(ctx context.Context, sc *scenario, j int, conn rawCo
 		alive, gone, exit = conn.alive(ctx, wait)
 	}
 	obs.DurationMs = ms(time.Since(obsBegan))
+	if s, ok := conn.(*rawStdio); ok && s.observer != "ping" {
+		// The server does not know ping: the observer listed its tools.
+		obs.Kind = config.KindList
+	}
 	switch {
 	case alive:
 		obs.Status, obs.Outcome = StatusPassed, config.OutcomeOK

@@ -122,6 +122,11 @@ func initializeMessage(id, version string) []byte {
 
 const initializedMessage = `{"jsonrpc":"2.0","method":"notifications/initialized"}`
 
+// observerGrace is how long a probe's answer is still waited for once the
+// observer sent after it has been answered: a server that handles messages
+// in order has answered the probe by then, or ignores it.
+const observerGrace = 150 * time.Millisecond
+
 // rawStdio is a raw connection to a stdio server process of its own.
 type rawStdio struct {
 	proc  *process
@@ -247,7 +252,7 @@ func (c *rawStdio) send(ctx context.Context, msg []byte, id string, wait time.Du
 				}
 			case m.isResponse(obs) && !observed:
 				observed = true
-				grace = time.After(250 * time.Millisecond)
+				grace = time.After(observerGrace)
 			}
 		}
 	}

@@ -154,8 +154,10 @@ type runState struct {
 	extra chan struct{}
 	// gen is what generation added, for analysis (nil without generate).
 	gen *generated
-	// probeFindings are the protocol probes' findings, in step order.
+	// probeFindings are the protocol probes' findings, in step order;
+	// probeClosers the fresh connections of probes still shutting down.
 	probeFindings []Finding
+	probeClosers  sync.WaitGroup
 
 	// tokens numbers the calls' progress tokens.
 	tokens atomic.Int64
