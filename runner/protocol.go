@@ -121,6 +121,12 @@ func (c *generator) protocol(t protocolTarget, readOnly []tool) {
 	c.add(sc)
 }
 
+// onlyProtocol reports whether the protocol probes are all g generates:
+// they need no offered inputs.
+func onlyProtocol(g *config.Generate) bool {
+	return g.Protocol && !g.Fuzz && !g.Fidelity && !g.Probes && !g.Lifecycle && len(g.LifecycleGroups) == 0 && g.Concurrency < 2
+}
+
 // probeTool is the read-only tool the tools/call probes use: the first
 // (by name) with no required property, else the first. "" when none.
 func (c *generator) probeTool(readOnly []tool) string {
@@ -212,11 +218,11 @@ func catalogue(t protocolTarget, caps *mcp.ServerCapabilities, tool string) []pr
 	if batchRemoved(t.version) {
 		add(probe{name: "batch", message: append(append([]byte("["), batch...), ']'), id: bid, reference: "basic (batching removed in 2025-06-18)", judge: batchRefused})
 	}
-	add(req("second-initialize", "initialize", `{"protocolVersion":`+strconv.Quote(t.version)+`,"capabilities":{},"clientInfo":{"name":"mcpcheck","version":"0"}}`, "basic/lifecycle", secondInitialize))
+	add(req("second-initialize", "initialize", `{"protocolVersion":`+strconv.Quote(t.version)+`,"capabilities":{},"clientInfo":{"name":"mcpcheck","version":"0"}}`, "basic/lifecycle", refusedOrIgnored("an error, or no answer (the session is initialized already)")))
 	init, iid := request("unsupported-version", "initialize", `{"protocolVersion":"1999-01-01","capabilities":{},"clientInfo":{"name":"mcpcheck","version":"0"}}`)
 	add(probe{name: "unsupported-version", fresh: true, message: init, id: iid, reference: "basic/lifecycle (version negotiation)", judge: negotiates})
 	early, eid := request("before-initialize", "tools/list", "")
-	add(probe{name: "before-initialize", only: "stdio", fresh: true, message: early, id: eid, reference: "basic/lifecycle", judge: beforeInitialize})
+	add(probe{name: "before-initialize", only: "stdio", fresh: true, message: early, id: eid, reference: "basic/lifecycle", judge: refusedOrIgnored("an error (or no answer): the session is not initialized")})
 	if t.transport == "http" && t.version >= "2025-06-18" {
 		ping := func(name string) ([]byte, string) { return request(name, "ping", "") }
 		m, id := ping("missing-protocol-version")
@@ -236,6 +242,11 @@ func catalogue(t protocolTarget, caps *mcp.ServerCapabilities, tool string) []pr
 			judge: status("HTTP 404", levelFail, func(s int) bool { return s == http.StatusNotFound })})
 	}
 	return out
+}
+
+// judged is a verdict on e at level l.
+func judged(l level, want string, e *exchange) verdict {
+	return verdict{level: l, expected: want, got: got(e)}
 }
 
 // got describes an exchange in the runner's words.
@@ -294,11 +305,11 @@ func toolArgs(e *exchange) verdict {
 	r := e.reply()
 	switch {
 	case r == nil:
-		return verdict{level: levelFail, expected: want, got: got(e)}
+		return judged(levelFail, want, e)
 	case r.err == nil || r.err.Code == -32602:
-		return verdict{level: levelPass, expected: want, got: got(e)}
+		return judged(levelPass, want, e)
 	}
-	return verdict{level: levelFail, expected: want, got: got(e)}
+	return judged(levelFail, want, e)
 }
 
 // unknownTool: -32602 or an isError result, never -32601 or -32603.
@@ -310,13 +321,13 @@ func unknownTool(e *exchange) verdict {
 	r := e.reply()
 	switch {
 	case r == nil:
-		return verdict{level: levelFail, expected: want, got: got(e)}
+		return judged(levelFail, want, e)
 	case r.err != nil && r.err.Code == -32602, r.err == nil && isErrorResult(r.result):
-		return verdict{level: levelPass, expected: want, got: got(e)}
+		return judged(levelPass, want, e)
 	case r.err != nil && r.err.Code != -32601 && r.err.Code != -32603:
-		return verdict{level: levelNote, expected: want, got: got(e)}
+		return judged(levelNote, want, e)
 	}
-	return verdict{level: levelFail, expected: want, got: got(e)}
+	return judged(levelFail, want, e)
 }
 
 // codes judges a request that must be refused with one of want: a result
@@ -331,15 +342,15 @@ func codes(words string, resultLevel, otherLevel level, want []int64) func(*exch
 		switch {
 		case r == nil && e.status >= 400:
 			// Refused, but at the HTTP level rather than in JSON-RPC.
-			return verdict{level: levelNote, expected: words, got: got(e)}
+			return judged(levelNote, words, e)
 		case r == nil:
-			return verdict{level: levelFail, expected: words, got: got(e)}
+			return judged(levelFail, words, e)
 		case r.err == nil:
-			return verdict{level: resultLevel, expected: words, got: got(e)}
+			return judged(resultLevel, words, e)
 		case slices.Contains(want, r.err.Code):
-			return verdict{level: levelPass, expected: words, got: got(e)}
+			return judged(levelPass, words, e)
 		}
-		return verdict{level: otherLevel, expected: words, got: got(e)}
+		return judged(otherLevel, words, e)
 	}
 }
 
@@ -354,13 +365,13 @@ func malformed(code int64, words string) func(*exchange) verdict {
 		r := e.reply()
 		switch {
 		case r != nil && r.err != nil && r.err.Code == code:
-			return verdict{level: levelPass, expected: words, got: got(e)}
+			return judged(levelPass, words, e)
 		case r == nil && code == -32700:
-			return verdict{level: levelPass, expected: words, got: got(e)}
+			return judged(levelPass, words, e)
 		case e.status >= 400 && e.status < 500:
-			return verdict{level: levelPass, expected: words, got: got(e)}
+			return judged(levelPass, words, e)
 		}
-		return verdict{level: levelNote, expected: words, got: got(e)}
+		return judged(levelNote, words, e)
 	}
 }
 
@@ -374,28 +385,30 @@ func batchRefused(e *exchange) verdict {
 	r := e.reply()
 	switch {
 	case r == nil, r.err != nil, e.status >= 400:
-		return verdict{level: levelPass, expected: want, got: got(e)}
+		return judged(levelPass, want, e)
 	case r.batch != nil:
 		for _, m := range r.batch {
 			if m.result != nil {
-				return verdict{level: levelNote, expected: want, got: got(e)}
+				return judged(levelNote, want, e)
 			}
 		}
-		return verdict{level: levelPass, expected: want, got: got(e)}
+		return judged(levelPass, want, e)
 	}
-	return verdict{level: levelNote, expected: want, got: got(e)}
+	return judged(levelNote, want, e)
 }
 
-// secondInitialize: an error or no answer; the server lives.
-func secondInitialize(e *exchange) verdict {
-	const want = "an error, or no answer (the session is initialized already)"
-	if v, ok := died(e, want); ok {
-		return v
+// refusedOrIgnored judges a request the server is not ready for: an
+// error, or no answer; a result is a note; the server lives.
+func refusedOrIgnored(want string) func(*exchange) verdict {
+	return func(e *exchange) verdict {
+		if v, ok := died(e, want); ok {
+			return v
+		}
+		if r := e.reply(); r != nil && r.err == nil {
+			return judged(levelNote, want, e)
+		}
+		return judged(levelPass, want, e)
 	}
-	if r := e.reply(); r != nil && r.err == nil {
-		return verdict{level: levelNote, expected: want, got: got(e)}
-	}
-	return verdict{level: levelPass, expected: want, got: got(e)}
 }
 
 // negotiates: initialize with a version the server cannot support gets a
@@ -407,7 +420,7 @@ func negotiates(e *exchange) verdict {
 	}
 	r := e.reply()
 	if r == nil || r.err != nil || r.result == nil {
-		return verdict{level: levelFail, expected: want, got: got(e)}
+		return judged(levelFail, want, e)
 	}
 	var res struct {
 		ProtocolVersion string `json:"protocolVersion"`
@@ -418,19 +431,6 @@ func negotiates(e *exchange) verdict {
 	return verdict{level: levelPass, expected: want, got: "a result with protocolVersion " + strconv.Quote(res.ProtocolVersion)}
 }
 
-// beforeInitialize: a request before initialize gets an error (or none);
-// the server lives.
-func beforeInitialize(e *exchange) verdict {
-	const want = "an error (or no answer): the session is not initialized"
-	if v, ok := died(e, want); ok {
-		return v
-	}
-	if r := e.reply(); r != nil && r.err == nil {
-		return verdict{level: levelNote, expected: want, got: got(e)}
-	}
-	return verdict{level: levelPass, expected: want, got: got(e)}
-}
-
 // status judges an HTTP probe by its status; a miss is miss.
 func status(words string, miss level, ok func(int) bool) func(*exchange) verdict {
 	return func(e *exchange) verdict {
@@ -438,9 +438,9 @@ func status(words string, miss level, ok func(int) bool) func(*exchange) verdict
 			return v
 		}
 		if ok(e.status) {
-			return verdict{level: levelPass, expected: words, got: got(e)}
+			return judged(levelPass, words, e)
 		}
-		return verdict{level: miss, expected: words, got: got(e)}
+		return judged(miss, words, e)
 	}
 }
 

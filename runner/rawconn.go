@@ -269,10 +269,22 @@ func (c *rawStdio) alive(ctx context.Context, wait time.Duration) (bool, bool, s
 	return ex.reply() != nil, ex.gone, ex.exitStatus
 }
 
-// sendOnly is send without the observer.
+// sendOnly is send without the observer: it stops at the first response
+// to id.
 func (c *rawStdio) sendOnly(ctx context.Context, msg []byte, id string, wait time.Duration) exchange {
 	c.drain()
 	c.write(msg)
+	return c.read(ctx, id, wait, true)
+}
+
+// watch reads for up to d and returns the responses to id that arrived.
+func (c *rawStdio) watch(ctx context.Context, id string, d time.Duration) []rawMessage {
+	return c.read(ctx, id, d, false).replies
+}
+
+// read collects the responses to id for up to wait (until the first, with
+// first), noting a server whose output ended.
+func (c *rawStdio) read(ctx context.Context, id string, wait time.Duration, first bool) exchange {
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	var ex exchange
@@ -291,29 +303,9 @@ func (c *rawStdio) sendOnly(ctx context.Context, msg []byte, id string, wait tim
 			}
 			if m := parseRawMessage(line); m.isResponse(id) {
 				ex.replies = append(ex.replies, m)
-				return ex
-			}
-		}
-	}
-}
-
-// watch reads for up to d and returns the responses to id that arrived.
-func (c *rawStdio) watch(ctx context.Context, id string, d time.Duration) []rawMessage {
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	var out []rawMessage
-	for {
-		select {
-		case <-ctx.Done():
-			return out
-		case <-timer.C:
-			return out
-		case line, ok := <-c.lines:
-			if !ok {
-				return out
-			}
-			if m := parseRawMessage(line); m.isResponse(id) {
-				out = append(out, m)
+				if first {
+					return ex
+				}
 			}
 		}
 	}

@@ -256,7 +256,7 @@ func (r *runState) run(ctx context.Context) *Report {
 		// argument-free read-only tools: not when asked to call nothing.
 		var offered *gen.Offered
 		var called []string
-		if !r.opts.ListOnly && !r.suite.Generate.NoOfferedInputs {
+		if g := r.suite.Generate; !r.opts.ListOnly && !g.NoOfferedInputs && !onlyProtocol(g) {
 			offered, called = r.offered(ctx, sess, found, r.suite.AllowsTool)
 		}
 		pt := protocolTarget{transport: rep.Target.Transport, version: rep.ProtocolVersion}

@@ -482,3 +482,34 @@ func TestQuickFilesystem(t *testing.T) {
 		t.Errorf("the served directory holds %d entries after the run, want the one it had", len(entries))
 	}
 }
+
+// TestProtocolExample runs examples/protocol.yaml: the demo passes every
+// protocol probe over stdio (the threshold of 100 met); over HTTP against
+// the demo with planted protocol defects the threshold is not met, and the
+// failed probes are the planted ones.
+func TestProtocolExample(t *testing.T) {
+	r := runCmd(t, "--json", "-", "--config", "../../examples/protocol.yaml")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	q := decodeQuick(t, r.stdout)
+	if pct, total := q.score("protocolRobustness"); pct != 100 || total < 15 {
+		t.Errorf("protocol robustness %.2f%% of %d", pct, total)
+	}
+	if f, n := q.protocolKinds(t); len(f) > 0 || len(n) > 0 {
+		t.Errorf("clean demo: failed %v, notes %v", f, n)
+	}
+	srv := httptest.NewServer(demo.Handler(demo.Options{ProtocolDefects: true}))
+	defer srv.Close()
+	r = runCmd(t, "--json", "-", "--config", "../../examples/protocol.yaml", "--url", srv.URL+"/mcp")
+	if r.code != 1 {
+		t.Fatalf("exit %d with planted defects\n%s", r.code, r.stderr)
+	}
+	q = decodeQuick(t, r.stdout)
+	if f, _ := q.protocolKinds(t); !slices.Equal(f, []string{"invalid-protocol-version", "null-arguments"}) {
+		t.Errorf("failed probes %v", f)
+	}
+	if pct, _ := q.score("protocolRobustness"); pct >= 100 {
+		t.Errorf("protocol robustness %.2f%%", pct)
+	}
+}
