@@ -207,12 +207,18 @@ func mustJSON(v any) string {
 	return string(b)
 }
 
+// maxListBytes bounds the encoded size of a generated list: copies of a
+// big element (a schema of nested minItems) would make one call huge.
+const maxListBytes = 1 << 20
+
 // hugeList is n copies of the first element of the valid value (an
-// array), or of "x".
+// array), or of "x" when there is none or the copies would be too big.
 func hugeList(valid any, n int) []any {
 	var item any = "x"
 	if arr, ok := valid.([]any); ok && len(arr) > 0 {
-		item = arr[0]
+		if b, err := json.Marshal(arr[0]); err == nil && len(b)*n <= maxListBytes {
+			item = arr[0]
+		}
 	}
 	out := make([]any, n)
 	for i := range out {
