@@ -100,6 +100,7 @@ func decodeSuite(file string, root *node) (*Suite, map[string]any) {
 		Cwd:            strValue(root.value("cwd")),
 		HeadersFromEnv: strMap(root.value("headersFromEnv")),
 		AllowTools:     strList(root.value("allowTools")),
+		Snapshots:      snapshotRules(root),
 		Pos:            root.pos.in(file),
 		FieldPos:       map[string]Pos{},
 	}
@@ -177,6 +178,7 @@ func (d *decoder) scenario(n *node) Scenario {
 		sc.Parallel = v.b
 	}
 	sc.Isolation = strValue(n.value("isolation"))
+	sc.Snapshots = snapshotRules(n)
 	// Sized once: a fixture may have thousands of steps, and growing the
 	// slice step by step would allocate it twice over.
 	if steps := n.value("steps").itemsOrNil(); len(steps) > 0 {
@@ -234,8 +236,15 @@ func (d *decoder) step(n *node, index int) Step {
 	if v := n.value("advisory"); v != nil {
 		st.Advisory = v.b
 	}
+	st.Snapshots = snapshotRules(n)
 	st.Expect = d.expect(n.value("expect"), st.Pos)
 	return st
+}
+
+// snapshotRules reads the snapshotIgnore and snapshotSanitize of a suite,
+// scenario or step.
+func snapshotRules(n *node) SnapshotRules {
+	return SnapshotRules{Ignore: strList(n.value("snapshotIgnore")), Sanitize: strList(n.value("snapshotSanitize"))}
 }
 
 // stepKind is the kind a step's keys name: the first kind key written (a
@@ -286,6 +295,9 @@ func (d *decoder) expect(n *node, stepPos Pos) Expect {
 	if v := n.value("isError"); v != nil {
 		b := v.b
 		e.IsError = &b
+	}
+	if v := n.value("snapshot"); v != nil {
+		e.Snapshot = v.b
 	}
 	e.StructuredEquals = d.expectedValue(n.value("structuredEquals"))
 	e.StructuredIncludes = d.expectedValue(n.value("structuredIncludes"))

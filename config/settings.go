@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -24,6 +25,7 @@ const (
 	EnvConcurrency        = "MCPCHECK_CONCURRENCY"
 	EnvIsolation          = "MCPCHECK_ISOLATION"
 	EnvTransport          = "MCPCHECK_TRANSPORT"
+	EnvFailOn             = "MCPCHECK_FAIL_ON"
 )
 
 // MaxTimeoutMs is the largest time limit a fixture, variable or flag may set
@@ -83,6 +85,8 @@ var settings = func() []setting {
 		{key: "concurrency", env: EnvConcurrency, kind: intSetting, isInt: true, check: checkRange(1, MaxConcurrency)},
 		{key: "isolation", env: EnvIsolation, check: checkIsolation},
 		{key: "transport", env: EnvTransport, check: checkTransport},
+		{key: "contract"},
+		{key: "failOn", env: EnvFailOn, check: checkFailOn},
 		{key: "generate.includeDestructive", kind: boolSetting},
 		{key: "generate.offeredInputs", kind: boolSetting},
 		{key: "generate.protocol", kind: boolSetting},
@@ -136,6 +140,13 @@ func checkIsolation(v any) string {
 		return ""
 	}
 	return fmt.Sprintf("must be %s or %s; got %s", IsolationShared, IsolationScenario, quote(v.(string)))
+}
+
+func checkFailOn(v any) string {
+	if slices.Contains(FailOns, v.(string)) {
+		return ""
+	}
+	return fmt.Sprintf("must be one of %s; got %s", strings.Join(FailOns, ", "), quote(v.(string)))
 }
 
 func checkTransport(v any) string {
@@ -212,6 +223,13 @@ func layerSettings(s *Suite, file map[string]any, opts LoadOptions, errs *errLis
 	s.Concurrency = k.Int("concurrency")
 	s.Isolation = k.String("isolation")
 	s.Transport = k.String("transport")
+	s.FailOn = k.String("failOn")
+	s.Contract = k.String("contract")
+	// A contract named in the file is beside the fixture; one given on the
+	// command line is relative to where mcpcheck runs.
+	if _, fromFlag := flagLayer["contract"]; !fromFlag && s.Contract != "" && s.File != "" && !filepath.IsAbs(s.Contract) {
+		s.Contract = filepath.Join(filepath.Dir(s.File), s.Contract)
+	}
 	if g := s.Generate; g != nil {
 		g.IncludeDestructive = k.Bool("generate.includeDestructive")
 		g.NoOfferedInputs = !k.Bool("generate.offeredInputs")

@@ -77,6 +77,19 @@ const (
 	TransportSSE  = "sse"
 )
 
+// The values of failOn: the least contract drift severity that fails a
+// run, or none.
+const (
+	FailOnBreaking   = "breaking"
+	FailOnRisky      = "risky"
+	FailOnCompatible = "compatible"
+	FailOnNone       = "none"
+	DefaultFailOn    = FailOnBreaking
+)
+
+// FailOns lists failOn's values, strictest last.
+var FailOns = []string{FailOnBreaking, FailOnRisky, FailOnCompatible, FailOnNone}
+
 // Isolation modes: how scenarios share MCP sessions.
 const (
 	// IsolationShared runs every scenario on one session (the default).
@@ -146,6 +159,16 @@ type Suite struct {
 	Concurrency        int // scenarios in flight at once, 1..16
 	Isolation          string
 
+	// Contract is a contract file (mcpcheck snapshot) the live server is
+	// compared with, resolved against the fixture's directory; "" compares
+	// nothing. FailOn is the least drift severity that fails the run, one
+	// of FailOns ("" means DefaultFailOn).
+	Contract, FailOn string
+
+	// Snapshots say what every golden answer (expect.snapshot) of the suite
+	// leaves out and sanitizes; scenarios and steps add their own.
+	Snapshots SnapshotRules
+
 	// Client says what mcpcheck declares and answers when the server asks;
 	// nil declares no capabilities.
 	Client *Client
@@ -183,8 +206,29 @@ type Scenario struct {
 	// IsolationShared, IsolationScenario, or IsolationStep (every step on a
 	// session of its own: over stdio, a server process each).
 	Isolation string
+	// Snapshots add to the suite's golden-answer rules for this scenario.
+	Snapshots SnapshotRules
 	Pos       Pos
 }
+
+// SnapshotRules are the snapshotIgnore and snapshotSanitize of a suite,
+// scenario or step.
+type SnapshotRules struct {
+	// Ignore are JSON Pointers (a * segment matches any one key or index)
+	// left out of the golden answer.
+	Ignore []string
+	// Sanitize are the built-in sanitizers applied (SanitizerNames).
+	Sanitize []string
+}
+
+// Merge is r with more's entries added.
+func (r SnapshotRules) Merge(more SnapshotRules) SnapshotRules {
+	return SnapshotRules{Ignore: append(slices.Clip(r.Ignore), more.Ignore...), Sanitize: append(slices.Clip(r.Sanitize), more.Sanitize...)}
+}
+
+// SanitizerNames are the built-in snapshotSanitize sanitizers, in the
+// fixture schema's order.
+var SanitizerNames = []string{"uuid", "timestamp", "date", "time", "epoch", "hex"}
 
 // IsolationStep gives each step of a scenario its own session.
 const IsolationStep = "step"
@@ -250,7 +294,9 @@ type Step struct {
 	// Advisory turns the step's failed expectations into notes: the step
 	// is flagged for a look instead of failing the run.
 	Advisory bool
-	Pos      Pos
+	// Snapshots add to the scenario's golden-answer rules for this step.
+	Snapshots SnapshotRules
+	Pos       Pos
 }
 
 // ScoreName names a score of the generated checks, as failUnder keys and
@@ -322,6 +368,8 @@ type Expect struct {
 	Absent *Value
 	// ErrorCode demands this JSON-RPC error code (with outcome protocol_error).
 	ErrorCode *int64
+	// Snapshot compares the step's result with its stored golden answer.
+	Snapshot bool
 	// MaxDurationMs fails the step when the call took longer.
 	MaxDurationMs int
 	// Pos of the expect block (of the step when it has none).

@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-const usage = `Usage: mcpcheck demo [--faults] [--defects] [--protocol-defects] [--http ADDR [--allow-remote]]
+const usage = `Usage: mcpcheck demo [--faults] [--defects] [--protocol-defects] [--next-release] [--http ADDR [--allow-remote]]
 
 Serves the built-in demo MCP server: a household task list with the tools
 get_household, propose_task, commit_task and tidy_household (progress and log
@@ -39,6 +39,9 @@ Flags:
                    ends on malformed JSON, a batch is answered, an answer
                    after cancellation, an invalid protocol header accepted)
                    for mcpcheck's protocol probes to find
+  --next-release   serve the household's next release, whose contract differs
+                   in one change of each drift severity (for mcpcheck
+                   snapshot and mcpcheck diff)
   --http ADDR      serve Streamable HTTP at http://ADDR/mcp instead of stdio;
                    ADDR is host:port, and port 0 picks a free port
   --allow-remote   allow an ADDR host other than 127.0.0.1, [::1] or localhost
@@ -69,6 +72,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	faults := fs.Bool("faults", false, "")
 	defects := fs.Bool("defects", false, "")
 	protocolDefects := fs.Bool("protocol-defects", false, "")
+	next := fs.Bool("next-release", false, "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usage)
@@ -91,6 +95,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		Defects: *defects,
 
 		ProtocolDefects: *protocolDefects,
+		NextRelease:     *next,
 	}
 	if !httpSet {
 		if err := serveStdio(ctx, opts, stdin, stdout, stderr); err != nil && ctx.Err() == nil {

@@ -47,6 +47,11 @@ type Options struct {
 	// over HTTP an invalid MCP-Protocol-Version accepted.
 	ProtocolDefects bool
 
+	// NextRelease serves the household's next release: the same tools,
+	// whose contract differs from this one's in one change of each drift
+	// severity (see release), for mcpcheck snapshot and diff.
+	NextRelease bool
+
 	// RemoteRefURL is the URL that the remote_ref fault tool's inputSchema
 	// refers to with $ref, for tests that check that a client never fetches
 	// it. Empty means http://127.0.0.1:9/schema.json.
@@ -86,7 +91,7 @@ func newServer(opts Options) (*mcp.Server, *registry) {
 func buildServer(opts Options, kind transportKind) (*mcp.Server, *registry, *faults) {
 	reg := &registry{households: make(map[*mcp.ServerSession]*household)}
 	s := mcp.NewServer(
-		&mcp.Implementation{Name: serverName, Version: serverVersion},
+		&mcp.Implementation{Name: serverName, Version: releaseVersion(opts.NextRelease)},
 		&mcp.ServerOptions{
 			Instructions: instructions,
 			Logger:       opts.Logger,
@@ -111,7 +116,7 @@ func buildServer(opts Options, kind transportKind) (*mcp.Server, *registry, *fau
 	} else {
 		s.AddReceivingMiddleware(guardLevels)
 	}
-	addTools(s, reg)
+	addTools(s, reg, opts.NextRelease)
 	addTidy(s, reg)
 	addResources(s, reg)
 	addPrompts(s, reg)
@@ -271,10 +276,10 @@ var (
 	}`)
 )
 
-func addTools(s *mcp.Server, reg *registry) {
+func addTools(s *mcp.Server, reg *registry, next bool) {
 	no := false
 
-	mcp.AddTool(s, &mcp.Tool{
+	mcp.AddTool(s, release(next, &mcp.Tool{
 		Name:         "get_household",
 		Title:        "Get household",
 		Description:  "Returns the current revision and the committed tasks of this session's household.",
@@ -285,12 +290,12 @@ func addTools(s *mcp.Server, reg *registry) {
 			ReadOnlyHint:  true,
 			OpenWorldHint: &no,
 		},
-	}, func(_ context.Context, req *mcp.CallToolRequest, _ getHouseholdIn) (*mcp.CallToolResult, getHouseholdOut, error) {
+	}), func(_ context.Context, req *mcp.CallToolRequest, _ getHouseholdIn) (*mcp.CallToolResult, getHouseholdOut, error) {
 		rev, tasks := reg.household(req.Session).snapshot()
 		return nil, getHouseholdOut{Revision: rev, Tasks: tasks}, nil
 	})
 
-	mcp.AddTool(s, &mcp.Tool{
+	mcp.AddTool(s, release(next, &mcp.Tool{
 		Name:  "propose_task",
 		Title: "Propose task",
 		Description: "Proposes a task at the current revision without changing the household. " +
@@ -303,7 +308,7 @@ func addTools(s *mcp.Server, reg *registry) {
 			ReadOnlyHint:  true,
 			OpenWorldHint: &no,
 		},
-	}, func(_ context.Context, req *mcp.CallToolRequest, in proposeTaskIn) (*mcp.CallToolResult, proposeTaskOut, error) {
+	}), func(_ context.Context, req *mcp.CallToolRequest, in proposeTaskIn) (*mcp.CallToolResult, proposeTaskOut, error) {
 		id, rev, err := reg.household(req.Session).propose(in.Text)
 		if err != nil {
 			return nil, proposeTaskOut{}, err
@@ -311,7 +316,7 @@ func addTools(s *mcp.Server, reg *registry) {
 		return nil, proposeTaskOut{ProposalID: id, Revision: rev}, nil
 	})
 
-	mcp.AddTool(s, &mcp.Tool{
+	mcp.AddTool(s, release(next, &mcp.Tool{
 		Name:  "commit_task",
 		Title: "Commit task",
 		Description: "Appends a proposed task and advances the revision by 1, if the proposal and " +
@@ -325,7 +330,7 @@ func addTools(s *mcp.Server, reg *registry) {
 			IdempotentHint:  true,
 			OpenWorldHint:   &no,
 		},
-	}, func(ctx context.Context, req *mcp.CallToolRequest, in commitTaskIn) (*mcp.CallToolResult, commitTaskOut, error) {
+	}), func(ctx context.Context, req *mcp.CallToolRequest, in commitTaskIn) (*mcp.CallToolResult, commitTaskOut, error) {
 		rev, replayed, err := reg.household(req.Session).commit(in.ProposalID, in.ExpectedRevision, in.IdempotencyKey)
 		if err != nil {
 			return nil, commitTaskOut{}, err

@@ -34,11 +34,14 @@ type discovered struct {
 	templates []resource
 	prompts   []prompt
 	warnings  []string
+	// raw keeps every kept entry of each list as the server sent it, for
+	// the contract.
+	raw map[string][]json.RawMessage
 }
 
 // discover lists what the server offers, each list within timeout.
 func discover(ctx context.Context, sess *session, timeout time.Duration) (*discovered, error) {
-	d := &discovered{}
+	d := &discovered{raw: map[string][]json.RawMessage{}}
 	var caps *mcp.ServerCapabilities
 	if sess.init != nil {
 		caps = sess.init.Capabilities
@@ -98,6 +101,7 @@ func discover(ctx context.Context, sess *session, timeout time.Duration) (*disco
 				continue
 			}
 			seen[name] = true
+			d.raw[l.what] = append(d.raw[l.what], raw)
 		}
 	}
 	return d, nil

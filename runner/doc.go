@@ -25,11 +25,17 @@
 //     failed assertions, [Finding] and [Score] what generated checks add.
 //   - [GuardedCall] and [LatencyGate] apply the same classification and
 //     fidelity rules to an agent's own calls on its own session.
+//   - [Drift] is a change between a contract file and the live server
+//     (a suite's contract) or another file ([DiffContracts]), graded by
+//     [Severity]; [Options.Snapshot] builds the contract file itself.
+//   - Golden answers (expect.snapshot) live beside the fixture;
+//     [RecordAnswers] writes them from a recorded session.
 //
 // The rules a run follows are stated where they are enforced: the child's
 // environment in env.go, shutdown in stdio.go, outcome classes in
 // classify.go, scheduling in schedule.go and scenario.go, generated checks
-// in generated.go and analyze.go, the verdict in [Report.Tally].
+// in generated.go and analyze.go, contracts and drift in drift.go, golden
+// answers in golden.go, the verdict in [Report.Tally].
 //
 // # Example
 //

@@ -43,6 +43,13 @@ type Options struct {
 	// discovers and compiles them; a fixture without them is listed
 	// without connecting.
 	ListOnly bool
+	// Snapshot connects, discovers and builds the server's contract into
+	// Report.Contract, calling nothing (mcpcheck snapshot).
+	Snapshot bool
+	// Update rewrites the suite's contract file and golden answers from
+	// the live server instead of failing on them, and removes answers no
+	// step asks for (--update).
+	Update bool
 	// ListDiscovers makes a ListOnly run connect and discover even when the
 	// suite generates nothing (mcpcheck tools); without it, listing a
 	// fixture's own steps needs no server at all.

@@ -102,6 +102,9 @@ type step struct {
 	scratch bool
 	// probe is a protocol probe's raw message and judgement (rawProbes).
 	probe *probe
+	// golden, when set, compares the answer with the stored one
+	// (expect.snapshot).
+	golden *goldenStep
 	// mimeType is the type a resource's listing declares, which a
 	// fidelity check holds its contents to.
 	mimeType string
@@ -175,6 +178,9 @@ func planSuite(suite *config.Suite) []*scenario {
 		p.steps = make([]step, len(sc.Steps))
 		for j := range sc.Steps {
 			p.steps[j] = newStep(&sc.Steps[j], suite.TimeoutMs)
+			if sc.Steps[j].Expect.Snapshot {
+				p.steps[j].golden = &goldenStep{scenario: sc.Name, rules: suite.Snapshots.Merge(sc.Snapshots).Merge(sc.Steps[j].Snapshots)}
+			}
 		}
 		finish(p)
 		out[i] = p
@@ -275,7 +281,7 @@ func finish(sc *scenario) {
 		st.keep = referenced[st.spec.ID] || st.capture != ""
 		st.text = e.Fidelity || e.Absent != nil || st.capture != "" || e.Text != nil || e.TextJSON != nil
 		st.rawPaths = len(e.StructuredPaths) > 0
-		st.whole = e.Result != nil
+		st.whole = e.Result != nil || e.Snapshot
 	}
 }
 

@@ -91,6 +91,10 @@ func runProtocols(ctx context.Context, suite *config.Suite, opts Options, versio
 			}
 		}
 		merged.ServerStderr = append(merged.ServerStderr, rep.ServerStderr...)
+		// The contract is compared under the first version asked for.
+		if merged.Summary.Drift == nil && rep.Summary.Drift != nil {
+			merged.Drift, merged.Summary.Drift = rep.Drift, rep.Summary.Drift
+		}
 		for _, sc := range rep.Scenarios {
 			sc.ProtocolVersion = rep.ProtocolVersion
 			merged.Scenarios = append(merged.Scenarios, sc)

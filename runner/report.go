@@ -67,6 +67,9 @@ type Report struct {
 	SkippedTools []SkippedTool `json:"skippedTools,omitempty"`
 	Tokens       *Tokens       `json:"tokens,omitempty"`
 	Notes        []string      `json:"notes,omitempty"`
+	// Drift lists the changes between the suite's contract file and the
+	// live server's contract, most severe first; Summary.Drift counts them.
+	Drift []Drift `json:"drift,omitempty"`
 	// Warnings are observations that do not fail the suite.
 	Warnings  []string         `json:"warnings,omitempty"`
 	Scenarios []ScenarioResult `json:"scenarios"`
@@ -85,6 +88,8 @@ type Report struct {
 	Surface *Surface `json:"-"`
 	// KeptScratch lists the ${tmp} directories kept (Options.KeepTmp).
 	KeptScratch []string `json:"-"`
+	// Contract is the server's contract file (Options.Snapshot).
+	Contract []byte `json:"-"`
 }
 
 // Target says what was tested without leaking paths or secrets: the
@@ -109,6 +114,9 @@ type Summary struct {
 	DurationMs float64 `json:"durationMs"`
 	// Scores of the generated checks.
 	Scores []Score `json:"scores,omitempty"`
+	// Drift counts the contract drift by severity, when a contract was
+	// compared.
+	Drift *DriftSummary `json:"drift,omitempty"`
 }
 
 // SuiteFailure is a failure that is not any one step's.
@@ -280,6 +288,11 @@ func (r *Report) Tally() {
 	}
 	for _, f := range r.Findings {
 		if f.Step == "" && f.Status == StatusFailed && (f.Score == "" || !gated[f.Score]) {
+			failing++
+		}
+	}
+	for _, d := range r.Drift {
+		if d.Failing {
 			failing++
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/config"
+	cfile "github.com/mcpcheck/mcpcheck/runner/internal/contract"
 	"github.com/mcpcheck/mcpcheck/runner/internal/gen"
 	"github.com/mcpcheck/mcpcheck/runner/internal/schema"
 )
@@ -24,6 +25,7 @@ const (
 	reasonInterrupted   = "not run: the run was interrupted"
 	reasonUnreachable   = "not run: server unreachable"
 	reasonListed        = "listed, not run (--list)"
+	reasonSnapshot      = "not run: a snapshot calls nothing"
 )
 
 // stderrLines is how many lines of a dead server's stderr a report keeps.
@@ -66,13 +68,30 @@ func runOne(ctx context.Context, suite *config.Suite, opts Options) (*Report, er
 			return nil, fmt.Errorf("%s%w", at(suite, "command"), err)
 		}
 	}
+	var old *cfile.Contract
+	// A listing and a snapshot compare nothing and keep no answers.
+	calls := !opts.Snapshot && !opts.ListOnly
+	if suite.Contract != "" && calls {
+		if old, err = readContract(suite.Contract, opts.Update); err != nil {
+			return nil, err
+		}
+	}
+	plan := planSuite(suite)
+	var gs *goldens
+	if calls {
+		if gs, err = openGoldens(suite, plan, &opts, env); err != nil {
+			return nil, err
+		}
+	}
 	r := &runState{
-		suite: suite,
-		opts:  &opts,
-		trace: newTracer(opts.Trace),
-		red:   newRedactor(sec.values, suite.Endpoint),
-		d:     d,
-		plan:  planSuite(suite),
+		golden: gs,
+		old:    old,
+		suite:  suite,
+		opts:   &opts,
+		trace:  newTracer(opts.Trace),
+		red:    newRedactor(sec.values, suite.Endpoint),
+		d:      d,
+		plan:   plan,
 	}
 	// A server may ask the client (roots, sampling, elicitation) outside any
 	// call, on the standalone stream, too.
@@ -146,6 +165,11 @@ type runState struct {
 	tools map[string]tool
 	found *discovered
 	trace *tracer
+	// old is the suite's contract file, read before the run (nil without
+	// one, or when --update will write it).
+	old *cfile.Contract
+	// golden is the suite's snapshot file (nil when no step asks for one).
+	golden *goldens
 	// contracts holds the compiled schemas of every tool a step calls.
 	contracts map[string]*contract
 	// extra bounds, across all scenarios, the calls that fanOut scenarios
@@ -203,6 +227,7 @@ func (r *runState) run(ctx context.Context) *Report {
 		}
 	}
 	defer func() { rep.KeptScratch = r.scratch.cleanup(r.opts.KeepTmp) }()
+	defer r.saveGoldens()
 	sess, err := r.open(ctx, r.tmp)
 	if err != nil {
 		r.fail("connect", err)
@@ -245,6 +270,16 @@ func (r *runState) run(ctx context.Context) *Report {
 	rep.ResourcesDiscovered = names(r, found.resources, func(x resource) string { return uriTarget(x.URI) })
 	rep.ResourceTemplatesDiscovered = names(r, found.templates, func(x resource) string { return x.URITemplate })
 	rep.PromptsDiscovered = names(r, found.prompts, func(x prompt) string { return x.Name })
+	if err := r.checkContract(sess, found); err != nil {
+		r.fail("discovery", err)
+		return rep
+	}
+	if r.opts.Snapshot {
+		for i := range rep.Scenarios {
+			skipFrom(rep.Scenarios[i].Steps, 0, reasonSnapshot)
+		}
+		return rep
+	}
 	if err := r.checkTools(); err != nil {
 		r.fail("allowlist", err)
 		return rep

@@ -383,6 +383,22 @@ func (r *runState) check(p *step, out *StepResult, ar *assert.Result, decoded ma
 	if out.Flagged && p.flagNote != "" {
 		out.Notes = []string{p.flagNote}
 	}
+	// The golden answer is compared (and recorded) only when everything
+	// else holds: a failing step's answer is no answer to keep.
+	if p.golden != nil && !failed && out.Reason == "" {
+		fails, note := r.checkGolden(p, ar)
+		for _, f := range fails {
+			failed = true
+			out.Assertions = append(out.Assertions, AssertionResult{
+				Kind: f.Kind, Path: f.Path, Message: f.Message, Position: positionOf(assert.Position(&st.Expect, f.Kind)),
+				Expected: f.Expected, HasExpected: f.HasExpected,
+				Actual: f.Actual, HasActual: f.HasActual,
+			})
+		}
+		if note != "" {
+			out.Notes = append(out.Notes, r.clean(note, 600))
+		}
+	}
 	if failed || out.Reason != "" && ar.Outcome == "" {
 		return
 	}

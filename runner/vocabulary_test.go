@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/assert"
 	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/runner/internal/golden"
 	"github.com/mcpcheck/mcpcheck/schemas"
 )
 
@@ -53,6 +54,10 @@ func TestReportVocabularies(t *testing.T) {
 		{"/properties/summary/properties/scores/items/properties/name/enum", stringsOf(config.ScoreNames)},
 		{"/$defs/assertion/properties/kind/enum", kinds},
 		{"/$defs/step/properties/kind/enum", append(stringsOf(config.StepKinds), string(kindRaw))},
+		{"/properties/drift/items/properties/severity/enum", stringsOf(Severities)},
+		{"/properties/drift/items/properties/kind/enum", stringsOf(DriftKinds)},
+		{"/properties/drift/items/properties/subject/enum", stringsOf(DriftSubjects)},
+		{"/properties/summary/properties/drift/properties/failOn/enum", config.FailOns},
 	} {
 		if got := enum(c.ptr); !slices.Equal(got, c.want) {
 			t.Errorf("%s = %q, Go %q", c.ptr, got, c.want)
@@ -66,4 +71,25 @@ func stringsOf[T ~string](list []T) []string {
 		out[i] = string(v)
 	}
 	return out
+}
+
+// TestSanitizerNames keeps the fixture schema's snapshotSanitize enum,
+// config's names and the sanitizers themselves in step.
+func TestSanitizerNames(t *testing.T) {
+	var doc any
+	if err := json.Unmarshal(schemas.Fixture, &doc); err != nil {
+		t.Fatal(err)
+	}
+	p, _ := jsonpointer.New("/$defs/snapshotSanitize/items/enum")
+	v, _, err := p.Get(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var enum []string
+	for _, e := range v.([]any) {
+		enum = append(enum, e.(string))
+	}
+	if !slices.Equal(enum, config.SanitizerNames) || !slices.Equal(enum, golden.Names()) {
+		t.Errorf("schema %q, config %q, golden %q", enum, config.SanitizerNames, golden.Names())
+	}
 }

@@ -39,7 +39,13 @@ const usage = `Usage:
   mcpcheck tools [--json] TARGET            list a server's tools, resources and prompts
                                             (TARGET: --config FILE, -- COMMAND..., --url URL)
   mcpcheck demo [flags]                     serve the built-in demo MCP server
-  mcpcheck schema [fixture|report]          print a JSON Schema (for editors)
+  mcpcheck snapshot [--out FILE] --config FILE | -- COMMAND... | --url URL
+                                            write the server's contract (calls nothing)
+  mcpcheck diff OLD.json NEW.json [--json [FILE]] [--fail-on S]
+                                            classify the drift between two contracts
+  mcpcheck record --out FIXTURE.yaml -- COMMAND... | --url URL --listen ADDR
+                                            record a real client's session as a fixture
+  mcpcheck schema [fixture|report|contract] print a JSON Schema (for editors)
   mcpcheck version                          print the version, module and VCS revision
   mcpcheck help                             show this help
 
@@ -70,6 +76,13 @@ Flags for a run:
   --list              print the steps that would run, call nothing
   --keep-tmp          keep the ${tmp} scratch directories (printed) instead
                       of removing them when the run ends
+  --contract FILE     compare the live server with this contract file
+                      (mcpcheck snapshot) and list the drift
+  --fail-on SEVERITY  the least drift that fails: breaking (default),
+                      risky, compatible or none
+  --update            rewrite the contract file and the golden answers
+                      (expect.snapshot) from the live server instead of
+                      failing on them; unused answers are removed
   --quiet             list failing steps only
   --no-color          never colour the output (also: NO_COLOR=1)
   --version           print the version and exit
@@ -119,6 +132,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		case "help":
 			fmt.Fprint(stdout, usage)
 			return exitPass
+		case "snapshot":
+			return snapshot(ctx, args[1:], stdout, stderr)
+		case "diff":
+			return diffContracts(args[1:], stdout, stderr)
+		case "record":
+			return recordSession(ctx, args[1:], stdout, stderr)
 		case "schema":
 			return runSchema(args[1:], stdout, stderr)
 		case "version":
@@ -138,7 +157,7 @@ func flagError(err error) string {
 }
 
 // subcommands are the words mcpcheck takes before its flags.
-var subcommands = []string{"demo", "tools", "help", "schema", "version"}
+var subcommands = []string{"demo", "tools", "snapshot", "diff", "record", "help", "schema", "version"}
 
 // badWord refuses a word that is not a subcommand: a server to check is
 // given after --, so that a typo or an unknown subcommand is never run as
@@ -158,7 +177,7 @@ type flags struct {
 	junit, summary, html    string // report files (outputs.go)
 	protocols               []string
 	quiet, noColor, version bool
-	list, keepTmp           bool
+	list, keepTmp, update   bool
 	// settings are the flags that set a config setting, keyed by the
 	// setting (config.Settings), for config's flag layer.
 	settings map[string]any
@@ -188,6 +207,8 @@ var settingFlags = map[string]string{
 	"generate.bloatThresholdChars": "--bloat-threshold-chars",
 	"generate.priceModel":          "--price-model",
 	"command":                      "-- COMMAND",
+	"contract":                     "--contract",
+	"failOn":                       "--fail-on",
 	"env":                          "--env",
 	"headers":                      "--header",
 }
@@ -225,6 +246,7 @@ func parseFlags(args []string) (*flags, error) {
 	fs.BoolVar(&f.version, "version", false, "")
 	fs.BoolVar(&f.list, "list", false, "")
 	fs.BoolVar(&f.keepTmp, "keep-tmp", false, "")
+	fs.BoolVar(&f.update, "update", false, "")
 	setting := func(name, key string, parse func(string) (any, error)) {
 		fs.Func(name, "", func(v string) error {
 			x, err := parse(v)
@@ -243,6 +265,8 @@ func parseFlags(args []string) (*flags, error) {
 		return n, nil
 	}
 	setting("url", "endpoint", str)
+	setting("contract", "contract", str)
+	setting("fail-on", "failOn", str)
 	setting("jobs", "concurrency", integer)
 	setting("timeout", "timeoutMs", func(v string) (any, error) {
 		if n, err := strconv.Atoi(v); err == nil {
@@ -337,7 +361,7 @@ func parseFlags(args []string) (*flags, error) {
 	if err := fs.Parse(jsonDefault(args)); err != nil {
 		return nil, err
 	}
-	for name, v := range map[string]string{"config": f.config, "json": f.jsonOut, "trace": f.trace, "junit": f.junit, "summary": f.summary, "html": f.html} {
+	for name, v := range map[string]string{"config": f.config, "json": f.jsonOut, "trace": f.trace, "junit": f.junit, "summary": f.summary, "html": f.html, "contract": str0(f.settings["contract"])} {
 		if len(v) > 1 && v[0] == '-' {
 			return nil, fmt.Errorf("--%s takes a file, got %q (a flag?)", name, v)
 		}
@@ -348,6 +372,12 @@ func parseFlags(args []string) (*flags, error) {
 		return nil, fmt.Errorf("unexpected argument %q; a server to check goes after --: mcpcheck [flags] -- COMMAND ARGS", f.command[0])
 	}
 	return f, nil
+}
+
+// str0 is v as a string, "" when it is not one.
+func str0(v any) string {
+	s, _ := v.(string)
+	return s
 }
 
 // settingError renders config's problems with the flags' names: a setting
@@ -417,6 +447,7 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		opts.ListOnly = true
 	}
 	opts.KeepTmp = f.keepTmp
+	opts.Update = f.update
 
 	human, machine := stdout, io.Writer(nil)
 	var jsonFile, traceFile *os.File

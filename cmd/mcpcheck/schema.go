@@ -21,6 +21,7 @@ type publishedSchema struct {
 var publishedSchemas = []publishedSchema{
 	{"fixture", schemas.Fixture},
 	{"report", schemas.Report},
+	{"contract", schemas.Contract},
 }
 
 // runSchema prints one of the embedded JSON Schemas, for editors and

@@ -21,6 +21,7 @@ func TestSchemaCommand(t *testing.T) {
 		{[]string{"schema"}, schemas.Fixture, schemas.FixtureURL},
 		{[]string{"schema", "fixture"}, schemas.Fixture, schemas.FixtureURL},
 		{[]string{"schema", "report"}, schemas.Report, schemas.ReportURL},
+		{[]string{"schema", "contract"}, schemas.Contract, schemas.ContractURL},
 	} {
 		r := runCmd(t, tc.args...)
 		if r.code != 0 || r.stdout != string(tc.want) {

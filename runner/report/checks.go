@@ -35,6 +35,7 @@ func checkGroups(r *runner.Report) []checkGroup {
 		{"run", runChecks(r)},
 		{"scores", scoreChecks(r)},
 		{"findings", findingChecks(r)},
+		{"contract drift", driftChecks(r)},
 	} {
 		if len(g.Checks) > 0 {
 			gs = append(gs, g)

@@ -87,6 +87,8 @@ var checkGroupTitles = map[string]string{
 	"run":      "Run",
 	"scores":   "Scores",
 	"findings": "Findings",
+	// Contract drift: one check per change (drift.go).
+	"contract drift": "Contract drift",
 }
 
 var statusMark = map[runner.Status]string{

@@ -253,6 +253,7 @@ func (s *Stream) end(r *runner.Report) {
 		s.t.printf("\n")
 	}
 	s.t.b.Write(p.b.Bytes())
+	s.t.drift(r)
 	s.t.generated(r)
 	s.t.protocolRuns(r)
 	s.t.printf("\n")

@@ -158,6 +158,7 @@ func Text(w io.Writer, r *runner.Report, opts TextOptions) error {
 	for i := range r.Scenarios {
 		t.scenario(&r.Scenarios[i])
 	}
+	t.drift(r)
 	t.generated(r)
 	t.protocolRuns(r)
 	t.printf("\n")
@@ -244,9 +245,17 @@ func divergenceText(d *runner.Divergence) string {
 
 // summary writes the counts line, the report's last.
 func (t *textWriter) summary(r *runner.Report) {
+	if d := r.Summary.Drift; d != nil && r.Target.Transport == "none" {
+		// mcpcheck diff: two files compared, no step run.
+		t.printf("drift: %s\n", driftCounts(d))
+		return
+	}
 	t.printf("%d passed, %d failed, %d skipped", r.Summary.Passed, r.Summary.Failed, r.Summary.Skipped)
 	if !t.opts.NoDurations {
 		t.printf(" in %s", duration(r.Summary.DurationMs))
+	}
+	if d := r.Summary.Drift; d != nil {
+		t.printf("; drift: %s", driftCounts(d))
 	}
 	t.printf("\n")
 }
@@ -258,6 +267,8 @@ func targetLine(r *runner.Report) string {
 		parts = append(parts, "Target: stdio "+r.Target.Program)
 	case "http":
 		parts = append(parts, "Target: "+r.Target.Origin)
+	case "none":
+		parts = append(parts, "Target: none (two contract files compared)")
 	default:
 		parts = append(parts, "Target: "+r.Target.Transport)
 	}

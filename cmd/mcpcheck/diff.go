@@ -1,0 +1,137 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/runner"
+	"github.com/mcpcheck/mcpcheck/runner/report"
+)
+
+const diffUsage = `Usage: mcpcheck diff OLD.json NEW.json [--json [FILE]] [--junit FILE] [--summary FILE]
+                     [--html FILE] [--fail-on SEVERITY] [--quiet] [--no-color]
+
+Compares two contract files written by mcpcheck snapshot, calling nothing,
+and lists every change with its severity: breaking (a client that worked
+may now fail), risky (what an agent reads changed: descriptions, titles,
+openWorldHint), compatible, or info (server version, instructions). Input
+schemas and output schemas are judged oppositely: a property added to an
+input breaks clients when it is required, one added to an output never
+does; a removed output property always does.
+
+The report files are a run's: --json (drift: [...], summary.drift),
+--junit (a testcase per change, failing at or above --fail-on), --summary
+(Markdown, also $GITHUB_STEP_SUMMARY) and --html.
+
+Exit status: 0 no change at or above --fail-on (breaking by default;
+risky, compatible, none), 1 there is one, 2 bad command line or a file
+that is not a contract.
+`
+
+// diffContracts is "mcpcheck diff OLD NEW".
+func diffContracts(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("mcpcheck diff", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	jsonOut := fs.String("json", "", "")
+	failOn := fs.String("fail-on", config.DefaultFailOn, "")
+	quiet := fs.Bool("quiet", false, "")
+	noColor := fs.Bool("no-color", false, "")
+	var files0 flags // the CI report files, as a run takes them
+	fs.StringVar(&files0.junit, "junit", "", "")
+	fs.StringVar(&files0.summary, "summary", "", "")
+	fs.StringVar(&files0.html, "html", "", "")
+	// Flags may come before, between or after the two files.
+	var files []string
+	rest := jsonDefault(args)
+	for {
+		if err := fs.Parse(rest); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fmt.Fprint(stdout, diffUsage)
+				return exitPass
+			}
+			fmt.Fprintf(stderr, "mcpcheck diff: %s (see mcpcheck diff --help)\n", flagError(err))
+			return exitBadArgs
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		files = append(files, fs.Arg(0))
+		rest = fs.Args()[1:]
+	}
+	if len(files) != 2 {
+		fmt.Fprintf(stderr, "mcpcheck diff: give two contract files, OLD and NEW (got %d; see mcpcheck diff --help)\n", len(files))
+		return exitBadArgs
+	}
+	if !slices.Contains(config.FailOns, *failOn) {
+		fmt.Fprintf(stderr, "mcpcheck diff: --fail-on must be one of %s, got %q\n", strings.Join(config.FailOns, ", "), *failOn)
+		return exitBadArgs
+	}
+	var data [2][]byte
+	for i, name := range files {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			fmt.Fprintf(stderr, "mcpcheck diff: %v\n", err)
+			return exitBadArgs
+		}
+		data[i] = b
+	}
+	rep, err := runner.DiffContracts(files[0], data[0], files[1], data[1], *failOn)
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpcheck diff: %v\n", err)
+		return exitBadArgs
+	}
+	outs := outputsOf(&files0)
+	if err := openOutputs(outs); err != nil {
+		fmt.Fprintf(stderr, "mcpcheck diff: %v\n", err)
+		return exitBadArgs
+	}
+	defer closeOutputs(outs)
+	human, machine := stdout, io.Writer(nil)
+	switch *jsonOut {
+	case "":
+	case "-":
+		human, machine = stderr, stdout
+	default:
+		jf, err := os.Create(*jsonOut)
+		if err != nil {
+			fmt.Fprintf(stderr, "mcpcheck diff: --json: %v\n", err)
+			return exitBadArgs
+		}
+		defer jf.Close()
+		machine = jf
+	}
+	color := false
+	if fh, ok := human.(*os.File); ok {
+		color = !*noColor && report.UseColor(fh)
+	}
+	if err := report.Text(human, rep, report.TextOptions{Color: color, Quiet: *quiet, NoDurations: true}); err != nil {
+		fmt.Fprintf(stderr, "mcpcheck diff: writing the report: %v\n", err)
+		return exitBadArgs
+	}
+	if machine != nil {
+		if err := report.JSON(machine, rep); err != nil {
+			fmt.Fprintf(stderr, "mcpcheck diff: writing the JSON report: %v\n", err)
+			return exitBadArgs
+		}
+		if c, ok := machine.(io.Closer); ok && machine != stdout {
+			if err := c.Close(); err != nil {
+				fmt.Fprintf(stderr, "mcpcheck diff: writing %s: %v\n", *jsonOut, err)
+				return exitBadArgs
+			}
+		}
+	}
+	if err := writeOutputs(outs, rep); err != nil {
+		fmt.Fprintf(stderr, "mcpcheck diff: %v\n", err)
+		return exitBadArgs
+	}
+	if !rep.Passed {
+		return exitFail
+	}
+	return exitPass
+}

@@ -1,0 +1,309 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/mcpcheck/mcpcheck/cmd/mcpcheck/internal/record"
+	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/runner"
+)
+
+const recordUsage = `Usage:
+  mcpcheck record --out FIXTURE.yaml [--env K=V] [--secret NAME] -- COMMAND ARGS...
+  mcpcheck record --out FIXTURE.yaml --url URL --listen 127.0.0.1:PORT [--header K=V] [--secret NAME]
+
+Records a real client's session into a fixture. Point the client (an
+editor, the MCP inspector, an agent) at mcpcheck record instead of the
+server: it starts COMMAND (or proxies Streamable HTTP from --listen to
+--url), forwards every message both ways unchanged, and when the session
+ends (the client closes stdin; for HTTP, Ctrl-C) writes FIXTURE.yaml: one
+scenario with a step per tools/call, resources/read, prompts/get and
+completion/complete the client made, in order, allowTools set to the tools
+called, every step expecting the answer it got (written to
+__snapshots__/ beside the fixture), and ids that a later call reused from
+an earlier answer written as $ref. Replay it with mcpcheck --config FILE.
+
+  --env K=V      a variable for the server (repeatable): passed on, never
+                 written
+  --header K=V   a header for the --url server (repeatable): passed on,
+                 never written
+  --secret NAME  write this --env variable as envFromEnv {NAME: NAME}, or
+                 this --header as headersFromEnv {NAME: MCP_NAME}, so the
+                 replay reads it from the environment; its value is
+                 redacted from both files
+`
+
+// recordFlags are record's command line.
+type recordFlags struct {
+	out, url, listen string
+	env, headers     map[string]string
+	secrets          []string
+	command          []string
+}
+
+func parseRecordFlags(args []string) (*recordFlags, error) {
+	f := &recordFlags{}
+	fs := flag.NewFlagSet("mcpcheck record", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&f.out, "out", "", "")
+	fs.StringVar(&f.url, "url", "", "")
+	fs.StringVar(&f.listen, "listen", "", "")
+	keyValue := func(into *map[string]string, what string) func(string) error {
+		return func(v string) error {
+			k, val, ok := strings.Cut(v, "=")
+			if !ok || k == "" {
+				return fmt.Errorf("want %s=VALUE, got %q", what, v)
+			}
+			if *into == nil {
+				*into = map[string]string{}
+			}
+			(*into)[k] = val
+			return nil
+		}
+	}
+	fs.Func("env", "", keyValue(&f.env, "KEY"))
+	fs.Func("header", "", keyValue(&f.headers, "NAME"))
+	fs.Func("secret", "", func(v string) error {
+		f.secrets = append(f.secrets, v)
+		return nil
+	})
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	f.command = fs.Args()
+	switch {
+	case f.out == "":
+		return nil, errors.New("--out FIXTURE.yaml is required")
+	case len(f.command) > 0 && !slices.Contains(args, "--"):
+		return nil, fmt.Errorf("unexpected argument %q; the server to record goes after --", f.command[0])
+	case len(f.command) > 0 && f.url != "":
+		return nil, errors.New("give -- COMMAND or --url, not both")
+	case len(f.command) == 0 && f.url == "":
+		return nil, errors.New("give the server: -- COMMAND ARGS... or --url URL --listen 127.0.0.1:PORT")
+	case f.url != "" && f.listen == "":
+		return nil, errors.New("--url needs --listen 127.0.0.1:PORT, where the client connects")
+	case f.url == "" && (f.listen != "" || len(f.headers) > 0):
+		return nil, errors.New("--listen and --header are for --url")
+	case f.url != "" && len(f.env) > 0:
+		return nil, errors.New("--env is for a server started with -- COMMAND")
+	}
+	for _, name := range f.secrets {
+		if _, ok := f.env[name]; !ok {
+			if _, ok := f.headers[name]; !ok {
+				return nil, fmt.Errorf("--secret %s names no --env or --header", name)
+			}
+		}
+	}
+	if f.url != "" {
+		if err := config.CheckEndpoint(f.url); err != nil {
+			return nil, fmt.Errorf("--url: %v", err)
+		}
+		host, _, err := net.SplitHostPort(f.listen)
+		if err != nil || (host != "127.0.0.1" && host != "localhost" && host != "::1") {
+			return nil, fmt.Errorf("--listen %q: want 127.0.0.1:PORT (the recorder listens on loopback only)", f.listen)
+		}
+	}
+	return f, nil
+}
+
+// record is "mcpcheck record".
+func recordSession(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	f, err := parseRecordFlags(args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, recordUsage)
+			return exitPass
+		}
+		fmt.Fprintf(stderr, "mcpcheck record: %s (see mcpcheck record --help)\n", flagError(err))
+		return exitBadArgs
+	}
+	// Fail on a bad path before the client starts talking.
+	if err := os.WriteFile(f.out, nil, 0o644); err != nil {
+		fmt.Fprintf(stderr, "mcpcheck record: --out: %v\n", err)
+		return exitBadArgs
+	}
+	sess := record.New()
+	target := record.Target{EnvFromEnv: map[string]string{}, HeadersFromEnv: map[string]string{}}
+	var secretValues []string
+	for _, name := range f.secrets {
+		if v, ok := f.env[name]; ok {
+			target.EnvFromEnv[name] = name
+			secretValues = append(secretValues, v)
+		} else {
+			target.HeadersFromEnv[name] = headerVariable(name)
+			secretValues = append(secretValues, f.headers[name])
+		}
+	}
+	if f.url != "" {
+		target.Endpoint = f.url
+		err = proxyHTTP(ctx, f, sess, stderr)
+	} else {
+		target.Command = f.command
+		err = proxyStdio(ctx, f, sess, stdin, stdout, stderr)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpcheck record: %v\n", err)
+		os.Remove(f.out)
+		return exitFail
+	}
+	return writeRecording(f, sess, target, secretValues, stderr)
+}
+
+// headerVariable is the variable a recorded header is read from on
+// replay: Authorization → MCP_AUTHORIZATION.
+func headerVariable(header string) string {
+	return "MCP_" + strings.ToUpper(strings.NewReplacer("-", "_", " ", "_").Replace(header))
+}
+
+func writeRecording(f *recordFlags, sess *record.Session, target record.Target, secretValues []string, stderr io.Writer) int {
+	red := runner.Redactor(secretValues)
+	target.Name = "Recorded session with " + filepath.Base(f.out)
+	rec, err := sess.Fixture(target, config.SupportedProtocolVersions, red)
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpcheck record: writing the fixture: %v\n", err)
+		return exitFail
+	}
+	if len(rec.Answers) == 0 {
+		os.Remove(f.out)
+		fmt.Fprintf(stderr, "mcpcheck record: the client made no tools/call, resources/read, prompts/get or completion/complete; nothing written\n")
+		return exitFail
+	}
+	if err := os.WriteFile(f.out, rec.YAML, 0o644); err != nil {
+		fmt.Fprintf(stderr, "mcpcheck record: %v\n", err)
+		return exitFail
+	}
+	answers := make([]runner.RecordedAnswer, len(rec.Answers))
+	for i, a := range rec.Answers {
+		answers[i] = runner.RecordedAnswer{Step: a.Step, Result: a.Result, ErrorCode: a.ErrorCode}
+	}
+	path, err := runner.RecordAnswers(f.out, rec.Scenario, answers, secretValues)
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpcheck record: writing the answers: %v\n", err)
+		return exitFail
+	}
+	fmt.Fprintf(stderr, "mcpcheck record: wrote %s (%d steps) and %s\n", f.out, len(rec.Answers), path)
+	var unwritten []string
+	for k := range f.env {
+		if _, ok := target.EnvFromEnv[k]; !ok {
+			unwritten = append(unwritten, "--env "+k)
+		}
+	}
+	for k := range f.headers {
+		if _, ok := target.HeadersFromEnv[k]; !ok {
+			unwritten = append(unwritten, "--header "+k)
+		}
+	}
+	sort.Strings(unwritten)
+	if len(unwritten) > 0 {
+		fmt.Fprintf(stderr, "mcpcheck record: not written to the fixture: %s (add them as env or headersFromEnv, or record with --secret)\n", strings.Join(unwritten, ", "))
+	}
+	for h, v := range target.HeadersFromEnv {
+		fmt.Fprintf(stderr, "mcpcheck record: the replay reads header %s from the variable %s\n", h, v)
+	}
+	return exitPass
+}
+
+// proxyStdio starts the server and copies lines between it and the client
+// until the client closes its side (or the server exits), watching both.
+func proxyStdio(ctx context.Context, f *recordFlags, sess *record.Session, in io.Reader, out, stderr io.Writer) error {
+	argv := f.command
+	if argv[0] == "mcpcheck" {
+		self := []string(nil)
+		if runOptions != nil {
+			self = runOptions.SelfCommand
+		}
+		if self == nil {
+			exe, err := os.Executable()
+			if err != nil {
+				return err
+			}
+			self = []string{exe}
+		}
+		argv = append(slices.Clone(self), argv[1:]...)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = runner.ChildEnv(nil, f.env)
+	cmd.Stderr = stderr
+	toServer, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	fromServer, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("starting %s: %w", f.command[0], err)
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		copyLines(fromServer, out, sess.Server)
+	}()
+	clientDone := make(chan struct{})
+	go func() {
+		copyLines(in, toServer, sess.Client)
+		toServer.Close()
+		close(clientDone)
+	}()
+	exited := make(chan error, 1)
+	go func() {
+		wg.Wait() // the server closed its stdout
+		exited <- cmd.Wait()
+	}()
+	select {
+	case <-clientDone:
+	case <-ctx.Done():
+		toServer.Close()
+	case <-exited:
+		return nil
+	}
+	// The client is gone: the server gets a moment to exit, then signals.
+	for _, sig := range []os.Signal{nil, syscall.SIGTERM, os.Kill} {
+		if sig != nil {
+			cmd.Process.Signal(sig)
+		}
+		select {
+		case <-exited:
+			return nil
+		case <-time.After(2 * time.Second):
+		}
+	}
+	<-exited
+	return nil
+}
+
+// copyLines copies newline-delimited messages from r to w unchanged,
+// showing each to watch first (a request is known before its answer can
+// arrive).
+func copyLines(r io.Reader, w io.Writer, watch func([]byte)) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 {
+			watch(line)
+			if _, werr := w.Write(line); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}

@@ -1,0 +1,217 @@
+package runner
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"github.com/mcpcheck/mcpcheck/config"
+	cfile "github.com/mcpcheck/mcpcheck/runner/internal/contract"
+)
+
+// Severity grades a contract change by what it breaks for a client.
+type Severity = cfile.Severity
+
+// The severities, most severe first.
+const (
+	SeverityBreaking   = cfile.Breaking
+	SeverityRisky      = cfile.Risky
+	SeverityCompatible = cfile.Compatible
+	SeverityInfo       = cfile.Info
+)
+
+// Severities lists every severity, most severe first (the report schema's
+// order).
+var Severities = cfile.Severities
+
+// DriftKind names a contract change (property_added, renamed, ...).
+type DriftKind = cfile.Kind
+
+// DriftKinds lists every kind of contract change, in the report schema's
+// order.
+var DriftKinds = cfile.Kinds
+
+// DriftSubject is what a contract change concerns (tool, prompt, ...).
+type DriftSubject = cfile.Subject
+
+// DriftSubjects lists every subject, in the report schema's order.
+var DriftSubjects = cfile.Subjects
+
+// Drift is one change between a contract file and the live server's
+// contract (or between two files, mcpcheck diff).
+type Drift struct {
+	Severity Severity     `json:"severity"`
+	Kind     DriftKind    `json:"kind"`
+	Subject  DriftSubject `json:"subject"`
+	// Name is the tool, prompt, resource URI, template or capability.
+	Name string `json:"name,omitempty"`
+	// Path is the JSON Pointer of the change in the contract file (in the
+	// new contract for an addition, the old one otherwise).
+	Path string `json:"path"`
+	// Failing is set when the severity is at or above the run's failOn.
+	Failing bool `json:"failing,omitempty"`
+	// Old and New are the values before and after as compact JSON (human
+	// report only).
+	Old string `json:"-"`
+	New string `json:"-"`
+}
+
+// DriftSummary counts a run's drift by severity.
+type DriftSummary struct {
+	Breaking   int `json:"breaking"`
+	Risky      int `json:"risky"`
+	Compatible int `json:"compatible"`
+	Info       int `json:"info"`
+	// FailOn is the least severity that fails the run ("none": nothing).
+	FailOn string `json:"failOn"`
+	// Updated is set when the contract file was rewritten (--update)
+	// instead of failing.
+	Updated bool `json:"updated,omitempty"`
+}
+
+// failsAt reports whether severity s fails a run with failOn.
+func failsAt(s Severity, failOn string) bool {
+	if failOn == config.FailOnNone {
+		return false
+	}
+	if failOn == "" {
+		failOn = config.DefaultFailOn
+	}
+	return s.Rank() >= Severity(failOn).Rank()
+}
+
+// drift converts the contract package's findings, redacted and bounded.
+func drift(fs []cfile.Finding, failOn string, clean func(string, int) string) ([]Drift, *DriftSummary) {
+	if failOn == "" {
+		failOn = config.DefaultFailOn
+	}
+	sum := &DriftSummary{FailOn: failOn}
+	out := make([]Drift, 0, len(fs))
+	for _, f := range fs {
+		out = append(out, Drift{
+			Severity: f.Severity, Kind: f.Kind, Subject: f.Subject,
+			Name: clean(f.Name, 300), Path: clean(f.Path, 1000),
+			Failing: failsAt(f.Severity, failOn),
+			Old:     clean(f.Old, 2000), New: clean(f.New, 2000),
+		})
+		switch f.Severity {
+		case SeverityBreaking:
+			sum.Breaking++
+		case SeverityRisky:
+			sum.Risky++
+		case SeverityCompatible:
+			sum.Compatible++
+		default:
+			sum.Info++
+		}
+	}
+	return out, sum
+}
+
+// readContract reads the suite's contract file before anything starts: a
+// file that is missing (without --update) or not a contract is the
+// caller's input error.
+func readContract(path string, update bool) (*cfile.Contract, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) && update {
+		return nil, nil
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("contract %s does not exist; write it with mcpcheck snapshot, or run with --update", path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("contract: %w", err)
+	}
+	c, err := cfile.Read(data)
+	if err != nil {
+		return nil, fmt.Errorf("contract %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// liveContract is the contract of the session and what it listed,
+// redacted.
+func (r *runState) liveContract(sess *session, found *discovered) (*cfile.Contract, error) {
+	in := cfile.Input{
+		ProtocolVersion:   r.rep.ProtocolVersion,
+		Tools:             found.raw["tools"],
+		Resources:         found.raw["resources"],
+		ResourceTemplates: found.raw["resourceTemplates"],
+		Prompts:           found.raw["prompts"],
+	}
+	if ir := sess.init; ir != nil {
+		in.Instructions = ir.Instructions
+		in.ServerInfo, _ = json.Marshal(ir.ServerInfo)
+		in.Capabilities, _ = json.Marshal(ir.Capabilities)
+	}
+	return cfile.Build(in, r.red.String)
+}
+
+// checkContract builds the live contract when the run needs it: for a
+// snapshot (Options.Snapshot), and to compare with the suite's contract
+// file, listing the drift in the report; with Options.Update the file is
+// rewritten instead of failing.
+func (r *runState) checkContract(sess *session, found *discovered) error {
+	if !r.opts.Snapshot && (r.suite.Contract == "" || r.opts.ListOnly) {
+		return nil
+	}
+	live, err := r.liveContract(sess, found)
+	if err != nil {
+		return fmt.Errorf("building the contract: %w", err)
+	}
+	data, err := live.Encode()
+	if err != nil {
+		return fmt.Errorf("building the contract: %w", err)
+	}
+	if r.opts.Snapshot {
+		r.rep.Contract = data
+		return nil
+	}
+	var findings []cfile.Finding
+	if r.old != nil {
+		findings = cfile.Diff(r.old, live)
+	}
+	r.rep.Drift, r.rep.Summary.Drift = drift(findings, r.suite.FailOn, r.clean)
+	if r.opts.Update && (r.old == nil || len(findings) > 0) {
+		if err := os.WriteFile(r.suite.Contract, data, 0o644); err != nil {
+			return fmt.Errorf("updating the contract: %w", err)
+		}
+		r.rep.Summary.Drift.Updated = true
+		for i := range r.rep.Drift {
+			r.rep.Drift[i].Failing = false
+		}
+		r.rep.Notes = append(r.rep.Notes, fmt.Sprintf("contract %s written from the live server (--update)", r.suite.Contract))
+	}
+	return nil
+}
+
+// DiffContracts compares two contract files (calling nothing) and returns
+// a report whose only content is their drift, failing as a run with
+// failOn would. Files that are not contracts are an error (exit 2).
+func DiffContracts(oldName string, oldData []byte, newName string, newData []byte, failOn string) (*Report, error) {
+	old, err := cfile.Read(oldData)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", oldName, err)
+	}
+	nw, err := cfile.Read(newData)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", newName, err)
+	}
+	rep := &Report{
+		SchemaVersion:   SchemaVersion,
+		Suite:           fmt.Sprintf("contract drift from %s to %s", oldName, newName),
+		Target:          Target{Transport: "none"},
+		ProtocolVersion: nw.ProtocolVersion,
+		Server:          &ServerInfo{Name: nw.Server.Name, Version: nw.Server.Version},
+		ToolsDiscovered: []string{},
+		Scenarios:       []ScenarioResult{},
+	}
+	for _, t := range nw.Tools {
+		rep.ToolsDiscovered = append(rep.ToolsDiscovered, Clean(t.Name, 200))
+	}
+	rep.Drift, rep.Summary.Drift = drift(cfile.Diff(old, nw), failOn, Clean)
+	rep.Tally()
+	return rep, nil
+}

@@ -1,0 +1,115 @@
+package runner
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/mcpcheck/mcpcheck/assert"
+	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/runner/internal/golden"
+)
+
+// goldenStep is what a step with expect.snapshot needs: its key in the
+// snapshot file and the rules of its suite, scenario and step together.
+type goldenStep struct {
+	scenario string
+	rules    config.SnapshotRules
+}
+
+// goldens is a run's snapshot file and what the run does with it.
+type goldens struct {
+	file *golden.File
+	// update rewrites changed answers and prunes unused ones (--update);
+	// ci refuses to record a missing answer (the CI variable is set).
+	update, ci bool
+	// used are the scenario and step ids with expect.snapshot in the
+	// suite, whether or not they ran: only the others are pruned.
+	used map[string]map[string]bool
+}
+
+// openGoldens loads the suite's snapshot file when a step asks for one.
+func openGoldens(suite *config.Suite, plan []*scenario, opts *Options, env environ) (*goldens, error) {
+	used := map[string]map[string]bool{}
+	for _, sc := range plan {
+		for j := range sc.steps {
+			if g := sc.steps[j].golden; g != nil {
+				if used[g.scenario] == nil {
+					used[g.scenario] = map[string]bool{}
+				}
+				used[g.scenario][sc.steps[j].spec.ID] = true
+			}
+		}
+	}
+	if len(used) == 0 {
+		return nil, nil
+	}
+	if suite.File == "" {
+		return nil, fmt.Errorf("expect.snapshot needs a fixture file to keep its answers beside")
+	}
+	f, err := golden.Load(golden.PathFor(suite.File))
+	if err != nil {
+		return nil, err
+	}
+	ci := env["CI"]
+	return &goldens{file: f, update: opts.Update, used: used,
+		ci: ci != "" && ci != "false" && ci != "0"}, nil
+}
+
+// checkGolden compares a step's answer with its golden one: the result
+// when one arrived, else its outcome and error code. The answer is
+// redacted before it is reduced, stored or compared.
+func (r *runState) checkGolden(p *step, ar *assert.Result) (fails []assert.Failure, note string) {
+	g := r.golden
+	var answer any = ar.Whole
+	if answer == nil {
+		o := map[string]any{"outcome": string(ar.Outcome)}
+		if ar.ErrorCode != nil {
+			o["errorCode"] = *ar.ErrorCode
+		}
+		answer = o
+	}
+	answer = golden.Reduce(r.red.Value(answer), p.golden.rules.Ignore, p.golden.rules.Sanitize)
+	// A round trip through JSON makes the answer compare like a stored one.
+	answer = roundTrip(answer)
+	stored, ok := g.file.Get(p.golden.scenario, p.spec.ID)
+	switch {
+	case !ok && g.ci && !g.update:
+		return []assert.Failure{{Kind: "snapshot", Message: "no stored answer, and CI is set: run with --update and commit " + g.file.Path}}, ""
+	case !ok:
+		g.file.Put(p.golden.scenario, p.spec.ID, answer)
+		return nil, "snapshot: no stored answer; this one was written to " + g.file.Path
+	}
+	fails = assert.Snapshot(stored, answer)
+	if len(fails) > 0 && g.update {
+		g.file.Put(p.golden.scenario, p.spec.ID, answer)
+		return nil, "snapshot: the stored answer was updated (--update)"
+	}
+	return fails, ""
+}
+
+// roundTrip is v encoded and decoded again (numbers as json.Number).
+func roundTrip(v any) any {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return v
+	}
+	return decodeValue(data)
+}
+
+// saveGoldens writes the snapshot file when the run changed it (and, with
+// --update, pruned answers no step asks for any more).
+func (r *runState) saveGoldens() {
+	g := r.golden
+	if g == nil {
+		return
+	}
+	if g.update {
+		if n := g.file.Prune(g.used); n > 0 {
+			r.rep.Notes = append(r.rep.Notes, fmt.Sprintf("snapshot: removed %d unused answer(s) from %s (--update)", n, g.file.Path))
+		}
+	}
+	if _, err := g.file.Save(); err != nil {
+		r.rep.Warnings = append(r.rep.Warnings, r.clean("snapshot: "+strings.TrimSpace(err.Error()), 500))
+	}
+}
