@@ -13,18 +13,21 @@ import (
 const (
 	defaultSlowThresholdMs     = 5000
 	defaultBloatThresholdChars = 20000
+	// DefaultFuzzCases bounds the bad-input cases per tool.
+	DefaultFuzzCases = 30
 )
 
 // generateSwitches choose which kinds of check run. generate: {} turns on
 // the cheap, safe ones (fuzz, fidelity, probes); a block that writes any
 // switch says exactly what it wants, so the switches it leaves out are off.
-var generateSwitches = []string{"fuzz", "fidelity", "probes", "lifecycle"}
+var generateSwitches = []string{"fuzz", "fidelity", "probes", "lifecycle", "protocol"}
 
 // generate decodes a schema-valid generate block, with its defaults.
 func (d *decoder) generate(n *node) *Generate {
 	g := &Generate{
 		SlowThresholdMs:     defaultSlowThresholdMs,
 		BloatThresholdChars: defaultBloatThresholdChars,
+		FuzzCases:           DefaultFuzzCases,
 		PriceModel:          strValue(n.value("priceModel")),
 		Pos:                 d.pos(n),
 	}
@@ -48,6 +51,14 @@ func (d *decoder) generate(n *node) *Generate {
 				g.LifecycleGroups[i] = d.lifecycleGroup(it)
 			}
 		}
+	}
+	// The protocol probes are off in an empty block (fixtures written
+	// before them keep their meaning); quick mode turns them on.
+	if v := n.value("protocol"); v != nil {
+		g.Protocol = v.b
+	}
+	if v, ok := intValue(n.value("fuzzCases")); ok {
+		g.FuzzCases = int(v)
 	}
 	if v := n.value("includeDestructive"); v != nil {
 		g.IncludeDestructive = v.b
@@ -112,9 +123,9 @@ func checkGenerate(s *Suite, root *node, errs *errList) {
 	}
 	if len(s.Scenarios) == 0 {
 		switch {
-		case len(s.AllowTools) == 0:
+		case len(s.AllowTools) == 0 && !g.Protocol:
 			errs.at(gf.keyPos, "generate has no tool to call: allowTools is empty, and there are no scenarios")
-		case !g.Fuzz && !g.Fidelity && !g.Probes && !g.Lifecycle && len(g.LifecycleGroups) == 0 && g.Concurrency == 0:
+		case !g.Fuzz && !g.Fidelity && !g.Probes && !g.Lifecycle && len(g.LifecycleGroups) == 0 && g.Concurrency == 0 && !g.Protocol:
 			errs.at(gf.keyPos, "generate turns every check off, and there are no scenarios: nothing would run")
 		}
 	}

@@ -47,6 +47,7 @@ func TestLoadGenerateYAML(t *testing.T) {
 		NoOfferedInputs:     true,
 		Seed:                -42,
 		SlowThresholdMs:     250,
+		FuzzCases:           DefaultFuzzCases,
 		BloatThresholdChars: 1000,
 		PriceModel:          "claude-sonnet-4-5",
 		FailUnder: map[ScoreName]float64{
@@ -145,6 +146,7 @@ func TestLoadGenerateJSON(t *testing.T) {
 			Pos:       p(7, 7),
 		}},
 		SlowThresholdMs:     defaultSlowThresholdMs,
+		FuzzCases:           DefaultFuzzCases,
 		BloatThresholdChars: defaultBloatThresholdChars,
 		FailUnder:           map[ScoreName]float64{ScoreLifecycle: 100},
 		Pos:                 p(5, 15),

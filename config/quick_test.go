@@ -45,13 +45,20 @@ func TestQuickGenerateFlags(t *testing.T) {
 	s, err := Quick(Target{Command: []string{"srv"}}, LoadOptions{Environ: []string{}, Flags: map[string]any{
 		"generate.includeDestructive": true, "generate.seed": int64(-3), "generate.concurrency": 3,
 		"generate.priceModel": "claude-haiku-4-5", "generate.failUnder.latency": 90.0,
+		"generate.fuzzCases": 7, "generate.failUnder.protocolRobustness": 95.0,
 	}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	g := s.Generate
-	if !g.IncludeDestructive || !g.Lifecycle || g.Seed != -3 || g.Concurrency != 3 || g.PriceModel != "claude-haiku-4-5" || g.FailUnder[ScoreLatency] != 90 {
+	if !g.IncludeDestructive || !g.Lifecycle || g.Seed != -3 || g.Concurrency != 3 || g.PriceModel != "claude-haiku-4-5" || g.FailUnder[ScoreLatency] != 90 ||
+		g.FuzzCases != 7 || g.FailUnder[ScoreProtocol] != 95 || !g.Protocol {
 		t.Errorf("generate = %+v", g)
+	}
+	// Quick mode sends the protocol probes unless told not to.
+	s, err = Quick(Target{Command: []string{"srv"}}, LoadOptions{Environ: []string{}, Flags: map[string]any{"generate.protocol": false}})
+	if err != nil || s.Generate.Protocol || s.Generate.FuzzCases != DefaultFuzzCases {
+		t.Errorf("generate.protocol false: %v, %+v", err, s.Generate)
 	}
 }
 

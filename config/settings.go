@@ -89,6 +89,8 @@ var settings = func() []setting {
 		{key: "failOn", env: EnvFailOn, check: checkFailOn},
 		{key: "generate.includeDestructive", kind: boolSetting},
 		{key: "generate.offeredInputs", kind: boolSetting},
+		{key: "generate.protocol", kind: boolSetting},
+		{key: "generate.fuzzCases", kind: intSetting, check: checkRange(1, 1000)},
 		{key: "generate.seed", kind: int64Setting},
 		{key: "generate.concurrency", kind: intSetting, check: checkGenerateConcurrency},
 		{key: "generate.slowThresholdMs", kind: intSetting, check: checkRange(1, math.MaxInt32)},
@@ -231,6 +233,8 @@ func layerSettings(s *Suite, file map[string]any, opts LoadOptions, errs *errLis
 	if g := s.Generate; g != nil {
 		g.IncludeDestructive = k.Bool("generate.includeDestructive")
 		g.NoOfferedInputs = !k.Bool("generate.offeredInputs")
+		g.Protocol = k.Bool("generate.protocol")
+		g.FuzzCases = k.Int("generate.fuzzCases")
 		g.Seed = k.Int64("generate.seed")
 		g.Concurrency = k.Int("generate.concurrency")
 		g.SlowThresholdMs = k.Int("generate.slowThresholdMs")
@@ -264,6 +268,8 @@ func generateLayer(g *Generate) map[string]any {
 	layer := map[string]any{
 		"generate.includeDestructive":  g.IncludeDestructive,
 		"generate.offeredInputs":       !g.NoOfferedInputs,
+		"generate.protocol":            g.Protocol,
+		"generate.fuzzCases":           g.FuzzCases,
 		"generate.seed":                g.Seed,
 		"generate.concurrency":         g.Concurrency,
 		"generate.slowThresholdMs":     g.SlowThresholdMs,

@@ -41,10 +41,11 @@ const (
 	OriginLifecycle   Origin = "lifecycle"
 	OriginProbe       Origin = "probe"
 	OriginConcurrency Origin = "concurrency"
+	OriginProtocol    Origin = "protocol"
 )
 
 // Origins lists every origin, in the order of the report schema.
-var Origins = []Origin{OriginFixture, OriginFuzz, OriginFidelity, OriginLifecycle, OriginProbe, OriginConcurrency}
+var Origins = []Origin{OriginFixture, OriginFuzz, OriginFidelity, OriginLifecycle, OriginProbe, OriginConcurrency, OriginProtocol}
 
 // Outcome is the class of what became of one call, the vocabulary of
 // DESIGN.md shared by expectations, steps and reports.
@@ -317,12 +318,13 @@ const (
 	ScoreResponseSize      ScoreName = "responseSize"
 	ScoreConcurrency       ScoreName = "concurrency"
 	ScoreLifecycle         ScoreName = "lifecycle"
+	ScoreProtocol          ScoreName = "protocolRobustness"
 )
 
 // ScoreNames lists every score, in the order of the fixture schema.
 var ScoreNames = []ScoreName{
 	ScoreCrashResilience, ScoreSchemaEnforcement, ScoreResponseFidelity, ScoreLatency,
-	ScoreResponseSize, ScoreConcurrency, ScoreLifecycle,
+	ScoreResponseSize, ScoreConcurrency, ScoreLifecycle, ScoreProtocol,
 }
 
 // Expect is what must hold of a step's answer. Zero value: the call returns a
@@ -475,6 +477,13 @@ type Generate struct {
 	Fidelity  bool // disguised refusals, empty success, output validity, echo
 	Probes    bool // latency, response size and token estimate of the valid calls
 	Lifecycle bool // create → read → delete → stale read, on groups found by name
+	// Protocol sends the server's MCP layer raw JSON-RPC it must survive
+	// (null arguments, unknown methods, malformed JSON, batches, bad
+	// headers, ...), each followed by an observer call.
+	Protocol bool
+	// FuzzCases bounds the bad-input cases per tool (default 30), chosen
+	// by Seed when a schema yields more.
+	FuzzCases int
 	// LifecycleGroups are explicit groups for servers whose tool names do
 	// not follow create_X/get_X/delete_X.
 	LifecycleGroups []LifecycleGroup

@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-const usage = `Usage: mcpcheck demo [--faults] [--defects] [--next-release] [--http ADDR [--allow-remote]]
+const usage = `Usage: mcpcheck demo [--faults] [--defects] [--protocol-defects] [--next-release] [--http ADDR [--allow-remote]]
 
 Serves the built-in demo MCP server: a household task list with the tools
 get_household, propose_task, commit_task and tidy_household (progress and log
@@ -33,6 +33,12 @@ Flags:
   --defects        also serve realistic-looking tools (lookup_city,
                    weather_report, create_note, ...), each with one planted
                    defect for mcpcheck's generated checks to find
+  --protocol-defects
+                   serve without the protocol guard and with planted
+                   protocol defects (-32603 on null arguments, the session
+                   ends on malformed JSON, a batch is answered, an answer
+                   after cancellation, an invalid protocol header accepted)
+                   for mcpcheck's protocol probes to find
   --next-release   serve the household's next release, whose contract differs
                    in one change of each drift severity (for mcpcheck
                    snapshot and mcpcheck diff)
@@ -65,6 +71,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	allowRemote := fs.Bool("allow-remote", false, "")
 	faults := fs.Bool("faults", false, "")
 	defects := fs.Bool("defects", false, "")
+	protocolDefects := fs.Bool("protocol-defects", false, "")
 	next := fs.Bool("next-release", false, "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -87,7 +94,8 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		Faults:  *faults,
 		Defects: *defects,
 
-		NextRelease: *next,
+		ProtocolDefects: *protocolDefects,
+		NextRelease:     *next,
 	}
 	if !httpSet {
 		if err := serveStdio(ctx, opts, stdin, stdout, stderr); err != nil && ctx.Err() == nil {

@@ -22,9 +22,12 @@ const sessionIdleTimeout = 30 * time.Minute
 // requests from in and writing responses to out; nothing else is written to
 // out. Every request read before in ends is answered (within a few seconds)
 // before ServeStdio returns, so piping a fixed set of requests into the
-// server works. It returns nil when the client closes in (EOF), ctx.Err()
-// when ctx ends first, and otherwise the error that ended the session, such
-// as input that is not JSON-RPC. It closes neither in nor out.
+// server works. A line that is not one JSON-RPC 2.0 message is answered
+// with an error and the session goes on (the protocol guard, protocol.go;
+// with opts.ProtocolDefects such input ends the session, as the SDK has
+// it). It returns nil when the client closes in (EOF), ctx.Err() when ctx
+// ends first, and otherwise the error that ended the session. It closes
+// neither in nor out.
 //
 // With opts.Faults it serves the stdio fault profile. Its disconnect tool
 // makes ServeStdio return nil at once, and its crash tool ends the whole
@@ -47,6 +50,10 @@ func serveStdio(ctx context.Context, opts Options, in io.Reader, out io.Writer, 
 	s, _, f := buildServer(opts, stdioTransport)
 	if f != nil {
 		f.stderr = stderr
+	}
+	if !opts.ProtocolDefects {
+		lw := &lockedWriter{w: out}
+		in, out = guardStdio(in, lw), lw
 	}
 	return runStdio(ctx, s, f, in, out)
 }
@@ -262,6 +269,11 @@ func handlerFor(s *mcp.Server, f *faults, opts Options) *httpHandler {
 	if f != nil {
 		fh = newFaultHandler(h, f.acts)
 		h = fh
+	}
+	if opts.ProtocolDefects {
+		h = ignoreVersionHeader{h}
+	} else {
+		h = guardHTTP{h}
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)

@@ -38,6 +38,15 @@ type Options struct {
 	// exactly what the other options give.
 	Defects bool
 
+	// ProtocolDefects serves the household without the protocol guard
+	// (protocol.go) and with protocol defects planted for mcpcheck's
+	// protocol probes: over stdio the SDK's own handling of what is not
+	// JSON-RPC (the session ends on malformed JSON or a bad "jsonrpc", a
+	// batch is answered), tools/call with null arguments answered -32603,
+	// slow_status (read-only) answering after its call was cancelled, and
+	// over HTTP an invalid MCP-Protocol-Version accepted.
+	ProtocolDefects bool
+
 	// NextRelease serves the household's next release: the same tools,
 	// whose contract differs from this one's in one change of each drift
 	// severity (see release), for mcpcheck snapshot and diff.
@@ -101,6 +110,12 @@ func buildServer(opts Options, kind transportKind) (*mcp.Server, *registry, *fau
 		},
 	)
 	s.AddSendingMiddleware(reg.onlyChangedHouseholds)
+	if opts.ProtocolDefects {
+		s.AddReceivingMiddleware(nullArgumentsDefect)
+		addSlowStatus(s)
+	} else {
+		s.AddReceivingMiddleware(guardLevels)
+	}
 	addTools(s, reg, opts.NextRelease)
 	addTidy(s, reg)
 	addResources(s, reg)

@@ -150,9 +150,23 @@ func TestServeStdioReturns(t *testing.T) {
 		}
 	})
 	t.Run("garbage", func(t *testing.T) {
-		err := ServeStdio(testContext(t), Options{}, strings.NewReader("not json\n"), io.Discard)
+		// The protocol guard answers what is not JSON-RPC and goes on.
+		var out bytes.Buffer
+		err := ServeStdio(testContext(t), Options{}, strings.NewReader("not json\n[]\n{\"jsonrpc\":\"1.0\",\"id\":7,\"method\":\"ping\"}\n"), &out)
+		if err != nil {
+			t.Errorf("ServeStdio = %v on input that is not JSON-RPC, want nil at EOF", err)
+		}
+		want := `{"error":{"code":-32700,"message":"parse error"},"id":null,"jsonrpc":"2.0"}` + "\n" +
+			`{"error":{"code":-32600,"message":"invalid request: JSON-RPC batches are not supported (removed in 2025-06-18)"},"id":null,"jsonrpc":"2.0"}` + "\n" +
+			`{"error":{"code":-32600,"message":"invalid request: \"jsonrpc\" must be \"2.0\""},"id":7,"jsonrpc":"2.0"}` + "\n"
+		if out.String() != want {
+			t.Errorf("answers:\n%s\nwant:\n%s", out.String(), want)
+		}
+	})
+	t.Run("garbage without the guard", func(t *testing.T) {
+		err := ServeStdio(testContext(t), Options{ProtocolDefects: true}, strings.NewReader("not json\n"), io.Discard)
 		if err == nil {
-			t.Error("ServeStdio = nil on input that is not JSON-RPC, want an error")
+			t.Error("ServeStdio = nil on input that is not JSON-RPC with ProtocolDefects, want the SDK's error")
 		}
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/mcpcheck/mcpcheck/assert"
@@ -47,6 +48,11 @@ type Finding struct {
 	// so the findings list holds every finding in one place; the step
 	// itself carries the verdict.
 	Step string `json:"step,omitempty"`
+	// Expected, Got and Reference are a protocol probe's: what the pinned
+	// protocol version asks, what came back, and where the spec says so.
+	Expected  string `json:"expected,omitempty"`
+	Got       string `json:"got,omitempty"`
+	Reference string `json:"reference,omitempty"`
 }
 
 // Tokens is the context-window cost estimate of calling every generated
@@ -89,6 +95,11 @@ func (r *runState) analyze() {
 	r.schemaEnforcement()
 	r.scores(g, checked, failedTools)
 	r.stepFindings()
+	if r.rep.Shard == nil {
+		// A shard sees some of the tools only: merge judges this over all.
+		sdkFindings(r.rep)
+	}
+	r.rep.Findings = append(r.rep.Findings, r.probeFindings...)
 	r.nothingTested()
 }
 
@@ -103,6 +114,11 @@ func (r *runState) schemaEnforcement() {
 		return
 	}
 	enforced, accepted := 0, 0
+	// One finding per tool and property, naming the cases it accepted.
+	type key struct{ tool, property string }
+	var order []key
+	cases := map[key][]string{}
+	outcomes := map[key][]string{}
 	for _, ref := range r.gen.badInput {
 		st := &r.rep.Scenarios[ref.scenario].Steps[ref.step]
 		switch st.Outcome {
@@ -110,13 +126,23 @@ func (r *runState) schemaEnforcement() {
 			enforced++
 		case config.OutcomeOK, config.OutcomeOutputInvalid:
 			accepted++
-			kind := st.Case
-			if st.Property != "" {
-				kind += " " + st.Property
+			k := key{st.Tool, st.Property}
+			if _, seen := cases[k]; !seen {
+				order = append(order, k)
 			}
-			r.rep.Findings = append(r.rep.Findings, Finding{Tool: st.Tool, Origin: config.OriginFuzz, Kind: kind, Status: StatusFailed,
-				Score: config.ScoreSchemaEnforcement, Message: "answered " + string(st.Outcome) + " to arguments its own inputSchema forbids (" + kind + "): the server does not enforce its schema"})
+			cases[k] = append(cases[k], st.Case)
+			if !slices.Contains(outcomes[k], string(st.Outcome)) {
+				outcomes[k] = append(outcomes[k], string(st.Outcome))
+			}
 		}
+	}
+	for _, k := range order {
+		kind := strings.Join(cases[k], ",")
+		if k.property != "" {
+			kind += " " + k.property
+		}
+		r.rep.Findings = append(r.rep.Findings, Finding{Tool: k.tool, Origin: config.OriginFuzz, Kind: kind, Status: StatusFailed,
+			Score: config.ScoreSchemaEnforcement, Message: "answered " + strings.Join(outcomes[k], ", ") + " to arguments its own inputSchema forbids (" + kind + "): the server does not enforce its schema"})
 	}
 	r.rep.Summary.Scores = append(r.rep.Summary.Scores, percentScore(config.ScoreSchemaEnforcement, enforced, enforced+accepted))
 }
@@ -151,6 +177,74 @@ func (r *runState) stepFindings() {
 			r.rep.Findings = append(r.rep.Findings, f)
 		}
 	}
+}
+
+// sdkFindings reports once, at server level, a fuzz case that every tool
+// given it failed the same way (the same outcome and error code, two tools
+// at least): that comes from the server's SDK, not from its tools. The
+// steps keep their verdicts; the per-tool findings are replaced by one
+// whose tool is empty.
+func sdkFindings(rep *Report) {
+	type key struct {
+		kase, outcome string
+		code          int64
+	}
+	tried := map[string]map[string]bool{} // case → the tools it was tried on
+	failed := map[key][]string{}          // → the findings' step references
+	tools := map[key]map[string]bool{}
+	var order []key
+	for i := range rep.Scenarios {
+		res := &rep.Scenarios[i]
+		for j := range res.Steps {
+			st := &res.Steps[j]
+			if st.Origin != config.OriginFuzz || st.Status == StatusSkipped || st.Case == caseValid {
+				continue
+			}
+			if tried[st.Case] == nil {
+				tried[st.Case] = map[string]bool{}
+			}
+			tried[st.Case][st.Tool] = true
+			if st.Status != StatusFailed || st.Score != config.ScoreCrashResilience {
+				continue
+			}
+			k := key{kase: st.Case, outcome: string(st.Outcome)}
+			if st.ErrorCode != nil {
+				k.code = *st.ErrorCode
+			}
+			if tools[k] == nil {
+				order = append(order, k)
+				tools[k] = map[string]bool{}
+			}
+			tools[k][st.Tool] = true
+			failed[k] = append(failed[k], res.Name+" / "+st.ID)
+		}
+	}
+	drop := map[string]bool{}
+	var add []Finding
+	for _, k := range order {
+		if len(tools[k]) < 2 || len(tools[k]) != len(tried[k.kase]) {
+			continue
+		}
+		got := k.outcome
+		if k.code != 0 {
+			got += " " + strconv.FormatInt(k.code, 10)
+		}
+		add = append(add, Finding{Origin: config.OriginFuzz, Kind: k.kase, Status: StatusFailed, Score: config.ScoreCrashResilience, Step: failed[k][0],
+			Message: fmt.Sprintf("every tool given a %s case (%d) answered %s: this comes from the server's SDK or transport, not from its tools", k.kase, len(tools[k]), got)})
+		for _, ref := range failed[k] {
+			drop[ref] = true
+		}
+	}
+	if len(add) == 0 {
+		return
+	}
+	kept := rep.Findings[:0:0]
+	for _, f := range rep.Findings {
+		if f.Origin != config.OriginFuzz || !drop[f.Step] {
+			kept = append(kept, f)
+		}
+	}
+	rep.Findings = append(kept, add...)
 }
 
 // stepMessage summarises why a step failed, in the runner's words.
@@ -376,7 +470,7 @@ func (r *runState) scores(g *config.Generate, concurrencyChecked, concurrencyFai
 			}
 		}
 	}
-	for _, name := range []config.ScoreName{config.ScoreCrashResilience, config.ScoreResponseFidelity, config.ScoreLifecycle} {
+	for _, name := range []config.ScoreName{config.ScoreCrashResilience, config.ScoreResponseFidelity, config.ScoreLifecycle, config.ScoreProtocol} {
 		if c := t[name]; c != nil {
 			sc := percentScore(name, c.passed, c.total)
 			sc.Inconclusive = c.inconclusive

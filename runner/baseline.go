@@ -99,15 +99,15 @@ func Baseline(rep *Report, old []config.ExpectedFailure) []config.ExpectedFailur
 	}
 	// Entries this run could not judge (their steps did not run) stay.
 	for _, e := range old {
-		if !judged(rep, e) {
+		if !ranFor(rep, e) {
 			out = append(out, e)
 		}
 	}
 	return out
 }
 
-// judged reports whether a step e names ran (passed or failed).
-func judged(rep *Report, e config.ExpectedFailure) bool {
+// ranFor reports whether a step e names ran (passed or failed).
+func ranFor(rep *Report, e config.ExpectedFailure) bool {
 	for i := range rep.Scenarios {
 		sc := &rep.Scenarios[i]
 		if sc.Name != e.Scenario || sc.NotSelected != "" {

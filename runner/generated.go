@@ -72,8 +72,9 @@ type generated struct {
 	// independent and crossed are the concurrency checks, per tool.
 	independent []independentCheck
 	crossed     []crossedCheck
-	// badInput are the fuzz cases: calls with input the tool's own schema
-	// forbids, which schema enforcement judges.
+	// badInput are the fuzz cases with input the tool's own schema
+	// forbids, which schema enforcement judges (crash resilience judges
+	// every fuzz case).
 	badInput []stepRef
 }
 
@@ -113,7 +114,7 @@ type generator struct {
 	base  int // report index of the first generated scenario
 }
 
-func compileGenerated(suite *config.Suite, found *discovered, input func(string) *schema.Schema, offered *gen.Offered, base int) generated {
+func compileGenerated(suite *config.Suite, found *discovered, input func(string) *schema.Schema, offered *gen.Offered, probes protocolTarget, base int) generated {
 	tools := found.tools
 	c := &generator{suite: suite, g: suite.Generate, values: gen.NewValues(suite.Generate.Seed).Offer(offered), input: input, base: base}
 	g := c.g
@@ -139,6 +140,11 @@ func compileGenerated(suite *config.Suite, found *discovered, input func(string)
 			}
 		}
 	}
+	if g.Protocol {
+		// First, so that its server process starts while the tools'
+		// scenarios run, not after the slowest of them.
+		c.protocol(probes, readOnly)
+	}
 	valid := map[string]map[string]any{} // tool → its valid arguments
 	for _, t := range targets {
 		if !(g.Fuzz || g.Fidelity || g.Probes || g.Concurrency > 1) {
@@ -155,6 +161,11 @@ func compileGenerated(suite *config.Suite, found *discovered, input func(string)
 		valid[t.Name] = cases[0].Arguments
 		if !(g.Fuzz || g.Fidelity || g.Probes) {
 			continue
+		}
+		if g.Fuzz {
+			// The sharper cases fill what --fuzz-cases leaves after the
+			// missing-required and wrong-type ones.
+			cases = append(cases, c.values.Hostile(t.Name, c.input(t.Name), cases[0].Arguments, g.FuzzCases-(len(cases)-1))...)
 		}
 		c.cases(t, cases)
 	}
@@ -223,7 +234,9 @@ func (c *generator) cases(t tool, cases []gen.Case) {
 	i := c.add(sc)
 	c.out.valid = append(c.out.valid, stepRef{i, 0})
 	for j := 1; j < len(sc.steps); j++ {
-		c.out.badInput = append(c.out.badInput, stepRef{i, j})
+		if cases[j].Forbidden {
+			c.out.badInput = append(c.out.badInput, stepRef{i, j})
+		}
 	}
 }
 

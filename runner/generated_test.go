@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/demo"
+	"github.com/mcpcheck/mcpcheck/runner/internal/gen"
 )
 
 // plantedOptions serves a few annotated tools with planted defects, in
@@ -368,5 +369,61 @@ func TestOfferedInputs(t *testing.T) {
 		if strings.HasPrefix(n, "offered inputs") {
 			t.Errorf("offeredInputs: false, yet %q", n)
 		}
+	}
+}
+
+// TestSDKFindingOnce: a fuzz case that every tool fails the same way (here
+// null for a property, answered -32603 by the layer all tools share) is
+// one finding at server level, not one per tool; the steps keep their
+// verdicts.
+func TestSDKFindingOnce(t *testing.T) {
+	opts := Options{Dial: func(ctx context.Context) (mcp.Transport, error) {
+		s := mcp.NewServer(&mcp.Implementation{Name: "shared-layer", Version: "1"}, nil)
+		ro := &mcp.ToolAnnotations{ReadOnlyHint: true}
+		schema := json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}}}`)
+		handler := func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var in map[string]any
+			json.Unmarshal(req.Params.Arguments, &in)
+			if v, present := in["q"]; present && v == nil {
+				return nil, &jsonrpc.Error{Code: -32603, Message: "expected string, received null"}
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "found"}}}, nil
+		}
+		for _, name := range []string{"find_a", "find_b", "find_c"} {
+			s.AddTool(&mcp.Tool{Name: name, InputSchema: schema, Annotations: ro}, handler)
+		}
+		ct, st := mcp.NewInMemoryTransports()
+		if _, err := s.Connect(ctx, st, nil); err != nil {
+			return nil, err
+		}
+		return ct, nil
+	}}
+	suite := parse(t, "name: gen\ncommand: [x]\nallowTools: [find_a]\ngenerate: {fuzz: true}\n")
+	suite.AllowTools = nil // every discovered tool
+	rep := mustRun(t, suite, opts)
+	var server, perTool []Finding
+	failedSteps := 0
+	for _, f := range rep.Findings {
+		if f.Origin != config.OriginFuzz || f.Kind != gen.CaseNull {
+			continue
+		}
+		if f.Tool == "" {
+			server = append(server, f)
+		} else {
+			perTool = append(perTool, f)
+		}
+	}
+	for _, sc := range rep.Scenarios {
+		for _, st := range sc.Steps {
+			if st.Case == gen.CaseNull && st.Status == StatusFailed {
+				failedSteps++
+			}
+		}
+	}
+	if len(server) != 1 || len(perTool) != 0 || failedSteps != 3 {
+		t.Fatalf("server-level %+v, per tool %+v, failed null steps %d: %s", server, perTool, failedSteps, statuses(rep))
+	}
+	if f := server[0]; f.Status != StatusFailed || f.Score != config.ScoreCrashResilience || !strings.Contains(f.Message, "every tool given a null case (3) answered protocol_error -32603") {
+		t.Errorf("finding = %+v", f)
 	}
 }

@@ -49,6 +49,15 @@ func childMain(mode string) int {
 		fmt.Fprintln(os.Stderr, "child: fatal: cannot open the database (token=sekrit-token-value)")
 		return 3
 	}
+	if mode == "demo" || mode == "protocol-defects" {
+		// The demo as `mcpcheck demo` serves it, protocol guard included
+		// (or, for protocol-defects, left out).
+		if err := demo.ServeStdio(context.Background(), demo.Options{ProtocolDefects: mode == "protocol-defects"}, os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "child:", err)
+			return 1
+		}
+		return 0
+	}
 	if mode == "ignore-stdin-close" {
 		// A server that never exits on EOF; shutdown must escalate.
 		go func() {

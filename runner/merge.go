@@ -271,7 +271,15 @@ func mergeGenerated(m *Report, parts []Part) {
 	}
 	order := findingOrder(m)
 	slices.SortStableFunc(findings, func(a, b Finding) int { return slices.Compare(order(a), order(b)) })
-	m.Findings = append(m.Findings, findings...)
+	// The protocol probes' findings come last, after the server-level fuzz
+	// findings, which a shard leaves to merge (it sees some tools only).
+	probed := slices.IndexFunc(findings, func(f Finding) bool { return order(f)[0] == stageProtocol })
+	if probed < 0 {
+		probed = len(findings)
+	}
+	m.Findings = append(m.Findings, findings[:probed]...)
+	sdkFindings(m)
+	m.Findings = append(m.Findings, findings[probed:]...)
 	if len(m.Findings) == 0 {
 		m.Findings = nil
 	}
@@ -317,8 +325,9 @@ func mergeGenerated(m *Report, parts []Part) {
 
 // findingOrder returns the place of a finding in the order analysis lists
 // them: probes, then concurrency (independent connections before crossed
-// responses), then schema enforcement, then the failed and flagged steps;
-// within each, by the place of the checks in the report.
+// responses), then schema enforcement, then the failed and flagged steps,
+// then the protocol probes'; within each, by the place of the checks in
+// the report.
 func findingOrder(m *Report) func(Finding) []int {
 	firstOf := map[string]int{} // origin + tool → first scenario
 	stepAt := map[string][2]int{}
@@ -336,6 +345,9 @@ func findingOrder(m *Report) func(Finding) []int {
 	return func(f Finding) []int {
 		where := firstOf[string(f.Origin)+"\x00"+f.Tool]
 		switch {
+		case f.Step != "" && f.Origin == config.OriginProtocol:
+			at := stepAt[f.Step]
+			return []int{stageProtocol, at[0], at[1]}
 		case f.Step != "":
 			at := stepAt[f.Step]
 			return []int{4, at[0], at[1]}
@@ -359,3 +371,6 @@ func line(p *Position) int {
 	}
 	return p.Line
 }
+
+// stageProtocol is the place of the protocol probes' findings (findingOrder).
+const stageProtocol = 6

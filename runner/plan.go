@@ -32,6 +32,9 @@ const (
 	// allAtOnce starts every step at the same moment (parallel: true); its
 	// steps cannot refer to each other and a failure skips nothing.
 	allAtOnce
+	// rawProbes runs protocol probes, each followed by its observer, on a
+	// raw connection of the scenario's own (protocolrun.go).
+	rawProbes
 )
 
 // findings says which steps of a scenario analysis lists as findings.
@@ -99,6 +102,8 @@ type step struct {
 	record bool
 	// scratch: the parameters name ${tmp}, replaced when the step runs.
 	scratch bool
+	// probe is a protocol probe's raw message and judgement (rawProbes).
+	probe *probe
 	// golden, when set, compares the answer with the stored one
 	// (expect.snapshot).
 	golden *goldenStep

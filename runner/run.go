@@ -178,6 +178,10 @@ type runState struct {
 	extra chan struct{}
 	// gen is what generation added, for analysis (nil without generate).
 	gen *generated
+	// probeFindings are the protocol probes' findings, in step order;
+	// probeClosers the fresh connections of probes still shutting down.
+	probeFindings []Finding
+	probeClosers  sync.WaitGroup
 
 	// tokens numbers the calls' progress tokens.
 	tokens atomic.Int64
@@ -287,10 +291,14 @@ func (r *runState) run(ctx context.Context) *Report {
 		// argument-free read-only tools: not when asked to call nothing.
 		var offered *gen.Offered
 		var called []string
-		if !r.opts.ListOnly && !r.suite.Generate.NoOfferedInputs {
+		if g := r.suite.Generate; !r.opts.ListOnly && !g.NoOfferedInputs && !onlyProtocol(g) {
 			offered, called = r.offered(ctx, sess, found, r.suite.AllowsTool)
 		}
-		g := compileGenerated(r.suite, found, func(name string) *schema.Schema { return r.contract(name).input }, offered, len(r.plan))
+		pt := protocolTarget{transport: rep.Target.Transport, version: rep.ProtocolVersion}
+		if sess.init != nil {
+			pt.caps = sess.init.Capabilities
+		}
+		g := compileGenerated(r.suite, found, func(name string) *schema.Schema { return r.contract(name).input }, offered, pt, len(r.plan))
 		r.gen = &g
 		from := len(r.plan)
 		r.plan = append(r.plan, g.scenarios...)

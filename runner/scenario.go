@@ -33,8 +33,12 @@ func (r *runState) runScenario(ctx context.Context, sc *scenario, shared *link) 
 		skipFrom(steps, 0, why)
 		return
 	}
-	if sc.mode == allAtOnce {
+	switch sc.mode {
+	case allAtOnce:
 		r.runAllAtOnce(ctx, sc, shared)
+		return
+	case rawProbes:
+		r.runProbes(ctx, sc)
 		return
 	}
 	l := shared

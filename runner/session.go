@@ -125,17 +125,9 @@ func (d *dialer) dial(ctx context.Context, tmp string) (*session, error) {
 	case d.suite.Endpoint != "":
 		t = httpTransport(d.suite.Endpoint, d.sec.headers, ms2d(d.suite.InitTimeoutMs), in, d.stream)
 	default:
-		argv := make([]string, len(d.argv))
-		for i, a := range d.argv {
-			argv[i] = strings.ReplaceAll(a, scratchVar, tmp)
-		}
-		env := childEnv(d.suite, d.env, d.sec)
-		for i, kv := range env {
-			env[i] = strings.ReplaceAll(kv, scratchVar, tmp)
-		}
-		p, err := startProcess(argv, strings.ReplaceAll(d.suite.Cwd, scratchVar, tmp), env, d.opts.terminateGrace())
+		p, err := d.start(tmp)
 		if err != nil {
-			return nil, fmt.Errorf("%sstarting server %s: %w", at(d.suite, "command"), filepath.Base(d.argv[0]), err)
+			return nil, err
 		}
 		proc = p
 		tt = &tapTransport{inner: p.Transport(), inbox: in}
@@ -205,6 +197,23 @@ func (d *dialer) dial(ctx context.Context, tmp string) (*session, error) {
 		close(sess.closed)
 	}()
 	return sess, nil
+}
+
+// start starts the suite's stdio server with tmp as its scratch directory.
+func (d *dialer) start(tmp string) (*process, error) {
+	argv := make([]string, len(d.argv))
+	for i, a := range d.argv {
+		argv[i] = strings.ReplaceAll(a, scratchVar, tmp)
+	}
+	env := childEnv(d.suite, d.env, d.sec)
+	for i, kv := range env {
+		env[i] = strings.ReplaceAll(kv, scratchVar, tmp)
+	}
+	p, err := startProcess(argv, strings.ReplaceAll(d.suite.Cwd, scratchVar, tmp), env, d.opts.terminateGrace())
+	if err != nil {
+		return nil, fmt.Errorf("%sstarting server %s: %w", at(d.suite, "command"), filepath.Base(d.argv[0]), err)
+	}
+	return p, nil
 }
 
 // newClient is the MCP client of a session. It declares what the fixture's

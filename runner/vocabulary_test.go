@@ -54,7 +54,7 @@ func TestReportVocabularies(t *testing.T) {
 		{"/$defs/step/properties/score/enum", stringsOf(config.ScoreNames)},
 		{"/properties/summary/properties/scores/items/properties/name/enum", stringsOf(config.ScoreNames)},
 		{"/$defs/assertion/properties/kind/enum", kinds},
-		{"/$defs/step/properties/kind/enum", stringsOf(config.StepKinds)},
+		{"/$defs/step/properties/kind/enum", append(stringsOf(config.StepKinds), string(kindRaw))},
 		{"/properties/drift/items/properties/severity/enum", stringsOf(Severities)},
 		{"/properties/drift/items/properties/kind/enum", stringsOf(DriftKinds)},
 		{"/properties/drift/items/properties/subject/enum", stringsOf(DriftSubjects)},

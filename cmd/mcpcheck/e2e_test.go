@@ -172,6 +172,7 @@ func TestEveryExampleRuns(t *testing.T) {
 		"whole-server.yaml": true, "client.yaml": true, // TestWholeServer, TestClientBlock
 		"memory.yaml":   true,                             // TestMemoryLifecycle
 		"defects.yaml":  true,                             // TestDefectsReceipts
+		"protocol.yaml": true,                             // TestProtocolExample
 		"contract.yaml": true, "demo.contract.json": true, // TestContractInFixture, TestSnapshotDemo
 		"golden.yaml": true, "__snapshots__": true, // TestGoldenDemo
 		"faults.yaml": true, "faults-http.yaml": true, // TestFaultReceipts

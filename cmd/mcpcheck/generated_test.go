@@ -32,6 +32,9 @@ type quickReport struct {
 	SkippedTools []struct {
 		Tool, Reason string
 	} `json:"skippedTools"`
+	Findings []struct {
+		Tool, Origin, Kind, Status, Expected, Got, Reference string
+	} `json:"findings"`
 	Scenarios []struct {
 		Name  string `json:"name"`
 		Steps []struct {
@@ -81,15 +84,59 @@ func (q quickReport) calledTools() []string {
 	return out
 }
 
+// protocolKinds lists the kinds of the protocol probes' failed findings
+// and notes, sorted, and fails the test if any other finding failed.
+func (q quickReport) protocolKinds(t *testing.T) (failed, notes []string) {
+	t.Helper()
+	for _, f := range q.Findings {
+		switch {
+		case f.Origin != "protocol" && f.Status == "failed":
+			t.Errorf("a failed finding besides the protocol probes': %+v", f)
+		case f.Origin != "protocol":
+		case f.Status == "failed":
+			failed = append(failed, f.Kind)
+		default:
+			notes = append(notes, f.Kind)
+		}
+	}
+	slices.Sort(failed)
+	slices.Sort(notes)
+	return failed, notes
+}
+
+// checkNullArguments checks the protocol finding every server built on the
+// TypeScript SDK shares (typescript-sdk #2012): tools/call with arguments
+// null answered -32603, on tool, with its spec reference.
+func (q quickReport) checkNullArguments(t *testing.T, tool string) {
+	t.Helper()
+	for _, f := range q.Findings {
+		if f.Kind == "null-arguments" {
+			if f.Status != "failed" || f.Tool != tool || f.Reference != "MCP 2025-11-25 server/tools" || !strings.Contains(f.Got, "JSON-RPC error -32603") || !strings.Contains(f.Expected, "never -32603") {
+				t.Errorf("null-arguments finding = %+v", f)
+			}
+			return
+		}
+	}
+	t.Errorf("no null-arguments finding")
+}
+
 // everythingWriters are server-everything's tools not annotated read-only.
 var everythingWriters = []string{"gzip-file-as-resource", "simulate-research-query", "toggle-simulated-logging", "toggle-subscriber-updates"}
 
-func checkQuickEverything(t *testing.T, r result) {
+// checkQuickEverything checks a quick run against server-everything: its
+// tool checks all pass; the protocol probes find the null-arguments bug of
+// the TypeScript SDK (exit 1), the other failed probes in failed, and the
+// SHOULDs it does not follow in notes.
+func checkQuickEverything(t *testing.T, r result, failed, notes []string) {
 	t.Helper()
-	if r.code != 0 {
-		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	if r.code != 1 {
+		t.Fatalf("exit %d, want 1 (the protocol probes' findings)\n%s", r.code, r.stderr)
 	}
 	q := decodeQuick(t, r.stdout)
+	q.checkNullArguments(t, "get-env")
+	if f, n := q.protocolKinds(t); !slices.Equal(f, failed) || !slices.Equal(n, notes) {
+		t.Errorf("protocol findings: failed %v (want %v), notes %v (want %v)", f, failed, n, notes)
+	}
 	// The title names the server by its serverInfo name, not "node".
 	if q.Suite != "quick check of mcp-servers/everything" {
 		t.Errorf("suite = %q", q.Suite)
@@ -116,23 +163,32 @@ func TestQuickEverythingStdio(t *testing.T) {
 	dir := peertest.Dir(t)
 	r := runCmd(t, "--json", "-", "--timeout", "30s", "--env", "GZIP_ALLOWED_DOMAINS=localhost", "--",
 		"node", filepath.Join(dir, peertest.Everything), "stdio")
-	checkQuickEverything(t, r)
+	checkQuickEverything(t, r, []string{"null-arguments"},
+		[]string{"bad-jsonrpc", "before-initialize", "invalid-cursor", "invalid-log-level", "missing-method", "read-without-uri", "second-initialize"})
 }
 
 func TestQuickEverythingHTTP(t *testing.T) {
 	endpoint := peertest.StartEverythingHTTP(t, peertest.Dir(t))
 	r := runCmd(t, "--json", "-", "--timeout", "30s", "--url", endpoint)
-	checkQuickEverything(t, r)
+	// Over HTTP a request on a deleted session gets 400, where the spec
+	// says 404 (a MUST), and a foreign Origin is served (a risk).
+	checkQuickEverything(t, r, []string{"deleted-session", "null-arguments"},
+		[]string{"batch", "foreign-origin", "invalid-cursor", "invalid-log-level", "read-without-uri"})
 }
 
 func TestQuickMemory(t *testing.T) {
 	dir := peertest.Dir(t)
 	r := runCmd(t, "--json", "-", "--env", "MEMORY_FILE_PATH="+filepath.Join(t.TempDir(), "memory.jsonl"), "--",
 		"node", filepath.Join(dir, peertest.Memory))
-	if r.code != 0 {
-		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	if r.code != 1 {
+		t.Fatalf("exit %d, want 1 (the protocol probes' findings)\n%s", r.code, r.stderr)
 	}
 	q := decodeQuick(t, r.stdout)
+	q.checkNullArguments(t, "read_graph")
+	if f, n := q.protocolKinds(t); !slices.Equal(f, []string{"null-arguments"}) ||
+		!slices.Equal(n, []string{"bad-jsonrpc", "before-initialize", "invalid-cursor", "missing-method", "read-without-uri", "second-initialize"}) {
+		t.Errorf("protocol findings: failed %v, notes %v", f, n)
+	}
 	writers := []string{"add_observations", "create_entities", "create_relations", "delete_entities", "delete_observations", "delete_relations"}
 	if got := q.skipped(); !slices.Equal(got, writers) {
 		t.Errorf("skipped = %v, want %v", got, writers)
@@ -386,7 +442,9 @@ func TestQuickFilesystem(t *testing.T) {
 	}
 	inconclusive := func(args ...string) (int, int, quickReport) {
 		t.Helper()
-		r := runCmd(t, append(append([]string{"--json", "-"}, args...), "--", "node", filepath.Join(dir, peertest.Filesystem), root)...)
+		// The protocol probes find what they find in every server on the
+		// TypeScript SDK (TestQuickMemory); this test is about fidelity.
+		r := runCmd(t, append(append([]string{"--json", "-", "--no-protocol-probes"}, args...), "--", "node", filepath.Join(dir, peertest.Filesystem), root)...)
 		if r.code != 0 {
 			t.Fatalf("exit %d\n%s", r.code, r.stderr)
 		}
@@ -422,5 +480,36 @@ func TestQuickFilesystem(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(root); len(entries) != 1 {
 		t.Errorf("the served directory holds %d entries after the run, want the one it had", len(entries))
+	}
+}
+
+// TestProtocolExample runs examples/protocol.yaml: the demo passes every
+// protocol probe over stdio (the threshold of 100 met); over HTTP against
+// the demo with planted protocol defects the threshold is not met, and the
+// failed probes are the planted ones.
+func TestProtocolExample(t *testing.T) {
+	r := runCmd(t, "--json", "-", "--config", "../../examples/protocol.yaml")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	q := decodeQuick(t, r.stdout)
+	if pct, total := q.score("protocolRobustness"); pct != 100 || total < 15 {
+		t.Errorf("protocol robustness %.2f%% of %d", pct, total)
+	}
+	if f, n := q.protocolKinds(t); len(f) > 0 || len(n) > 0 {
+		t.Errorf("clean demo: failed %v, notes %v", f, n)
+	}
+	srv := httptest.NewServer(demo.Handler(demo.Options{ProtocolDefects: true}))
+	defer srv.Close()
+	r = runCmd(t, "--json", "-", "--config", "../../examples/protocol.yaml", "--url", srv.URL+"/mcp")
+	if r.code != 1 {
+		t.Fatalf("exit %d with planted defects\n%s", r.code, r.stderr)
+	}
+	q = decodeQuick(t, r.stdout)
+	if f, _ := q.protocolKinds(t); !slices.Equal(f, []string{"invalid-protocol-version", "null-arguments"}) {
+		t.Errorf("failed probes %v", f)
+	}
+	if pct, _ := q.score("protocolRobustness"); pct >= 100 {
+		t.Errorf("protocol robustness %.2f%%", pct)
 	}
 }

@@ -126,6 +126,8 @@ func TestBadCommandLine(t *testing.T) {
 		{[]string{"--fail-under", "most", "--", "x"}, "want a percentage 0..100"},
 		{[]string{"--jobs", "0", "--", "x"}, "--jobs: must be 1..16, got 0"},
 		{[]string{"--seed", "1.5", "--", "x"}, "want an integer"},
+		{[]string{"--fuzz-cases", "0", "--", "x"}, "--fuzz-cases: must be 1..1000, got 0"},
+		{[]string{"--fail-under-protocol", "101", "--", "x"}, "--fail-under-protocol: must be a percentage 0..100, got 101"},
 		{[]string{"--slow-threshold-ms", "0", "--", "x"}, "--slow-threshold-ms: must be 1..2147483647, got 0"},
 		{[]string{"--timeout", "0s", "--", "x"}, "--timeout (in milliseconds): must be 1..86400000, got 0"},
 		{[]string{"--env", "=1", "--", "x"}, "want KEY=VALUE"},

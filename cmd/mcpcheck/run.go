@@ -115,6 +115,10 @@ Generated checks (quick mode, or a fixture's generate block):
   --no-offered-inputs        do not call the argument-free read-only tools
                              first for ids, folders and URIs to use as input
   --concurrency N            also call each tool on N connections at once
+  --no-protocol-probes       do not send the protocol probes (raw JSON-RPC
+                             the server's MCP layer must survive); on by
+                             default in quick mode
+  --fuzz-cases N             at most N bad-input cases per tool (default 30)
   --seed N                   seed of the generated inputs (default 0)
   --slow-threshold-ms N      latency flag above N ms (default 5000), or above
                              3x the tools' median and 100 ms (with 3+ tools)
@@ -124,8 +128,8 @@ Generated checks (quick mode, or a fixture's generate block):
   --fail-under N             fail when crash resilience is below N %
   --fail-under-schema-enforcement N, --fail-under-fidelity N,
   --fail-under-latency N, --fail-under-response-size N,
-  --fail-under-concurrency N, --fail-under-lifecycle N
-                             the same for the other scores
+  --fail-under-concurrency N, --fail-under-lifecycle N,
+  --fail-under-protocol N    the same for the other scores
 
 Settings may also come from the environment: MCPCHECK_URL,
 MCPCHECK_PROTOCOL_VERSION, MCPCHECK_TIMEOUT_MS, MCPCHECK_CONCURRENCY, ...
@@ -221,6 +225,8 @@ var settingFlags = map[string]string{
 	"concurrency":                  "--jobs",
 	"generate.includeDestructive":  "--include-destructive",
 	"generate.offeredInputs":       "--no-offered-inputs",
+	"generate.protocol":            "--no-protocol-probes",
+	"generate.fuzzCases":           "--fuzz-cases",
 	"generate.seed":                "--seed",
 	"generate.concurrency":         "--concurrency",
 	"generate.slowThresholdMs":     "--slow-threshold-ms",
@@ -242,6 +248,7 @@ var thresholdFlags = map[string]config.ScoreName{
 	"fail-under-response-size":      config.ScoreResponseSize,
 	"fail-under-concurrency":        config.ScoreConcurrency,
 	"fail-under-lifecycle":          config.ScoreLifecycle,
+	"fail-under-protocol":           config.ScoreProtocol,
 }
 
 func init() {
@@ -336,6 +343,7 @@ func parseFlags(args []string) (*flags, error) {
 		return int(min(d.Milliseconds(), config.MaxTimeoutMs+1)), nil
 	})
 	setting("concurrency", "generate.concurrency", integer)
+	setting("fuzz-cases", "generate.fuzzCases", integer)
 	setting("slow-threshold-ms", "generate.slowThresholdMs", integer)
 	setting("bloat-threshold-chars", "generate.bloatThresholdChars", integer)
 	setting("price-model", "generate.priceModel", str)
@@ -356,6 +364,11 @@ func parseFlags(args []string) (*flags, error) {
 	fs.BoolFunc("include-destructive", "", func(v string) error {
 		b, err := strconv.ParseBool(v)
 		f.settings["generate.includeDestructive"] = b
+		return err
+	})
+	fs.BoolFunc("no-protocol-probes", "", func(v string) error {
+		b, err := strconv.ParseBool(v)
+		f.settings["generate.protocol"] = !b
 		return err
 	})
 	fs.BoolFunc("no-offered-inputs", "", func(v string) error {

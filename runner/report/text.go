@@ -75,6 +75,7 @@ var scoreTitles = map[config.ScoreName]string{
 	config.ScoreResponseSize:      "response size",
 	config.ScoreConcurrency:       "concurrency",
 	config.ScoreLifecycle:         "lifecycle",
+	config.ScoreProtocol:          "protocol robustness",
 }
 
 // generated writes what generated checks add: scores, findings, skipped

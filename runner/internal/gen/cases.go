@@ -26,6 +26,10 @@ type Case struct {
 	Arguments map[string]any
 	// Detail says what was changed, e.g. "string → number".
 	Detail string
+	// Forbidden: the tool's inputSchema does not allow the arguments, so
+	// a server that answers them with a result does not enforce it. True
+	// of every missing-required and wrong-type case.
+	Forbidden bool
 }
 
 // wrongValues are the swapped-in values, one per JSON type.
@@ -94,7 +98,7 @@ func FuzzCases(toolName string, input *schema.Schema, v *Values) (cases []Case, 
 	}
 	for _, p := range sortedKeys(required) {
 		c := Case{Name: CaseMissingRequired, Property: p, Arguments: clone(args),
-			Detail: fmt.Sprintf("required property %q removed", p)}
+			Detail: fmt.Sprintf("required property %q removed", p), Forbidden: true}
 		delete(c.Arguments, p)
 		cases = append(cases, c)
 	}
@@ -127,7 +131,7 @@ func FuzzCases(toolName string, input *schema.Schema, v *Values) (cases []Case, 
 			continue
 		}
 		c := Case{Name: CaseWrongType, Property: p, Arguments: clone(args),
-			Detail: typeName(from) + " → " + typeName(to)}
+			Detail: typeName(from) + " → " + typeName(to), Forbidden: true}
 		c.Arguments[p] = wrongValues[to]()
 		cases = append(cases, c)
 	}

@@ -1,10 +1,13 @@
 package gen
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 func addSchemaSeeds(f *testing.F) {
@@ -90,6 +93,42 @@ func FuzzFuzzCases(f *testing.F) {
 			if err := validate(sch, c.Arguments); err == nil {
 				b, _ := json.Marshal(c.Arguments)
 				t.Fatalf("%s/%s (%s) is accepted: %s for schema %s", c.Name, c.Property, c.Detail, b, raw)
+			}
+		}
+	})
+}
+
+// FuzzHostile feeds arbitrary bytes to Hostile: no panic, the same cases
+// twice, at most the budget, every case JSON, and Forbidden exactly when
+// the validator the runner checks arguments with (formats not asserted,
+// as 2020-12 has it) rejects the arguments.
+func FuzzHostile(f *testing.F) {
+	addSchemaSeeds(f)
+	f.Fuzz(func(t *testing.T, raw []byte, seed int64) {
+		sch, _ := compile(raw)
+		if sch == nil {
+			return
+		}
+		v := NewValues(seed)
+		valid, _ := v.Valid("tool", sch)
+		cases := v.Hostile("tool", sch, valid, 12)
+		if again := v.Hostile("tool", sch, valid, 12); !reflect.DeepEqual(cases, again) {
+			t.Fatal("Hostile is not deterministic")
+		}
+		if len(cases) > 12 {
+			t.Fatalf("%d cases over a budget of 12", len(cases))
+		}
+		for _, c := range cases {
+			b, err := json.Marshal(c.Arguments)
+			if err != nil {
+				t.Fatalf("%s/%s is not JSON: %v", c.Name, c.Property, err)
+			}
+			inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if forbidden := sch.Validate(inst) != nil; forbidden != c.Forbidden {
+				t.Fatalf("%s/%s: Forbidden %v, validator %v: %s for schema %s", c.Name, c.Property, c.Forbidden, forbidden, clip(string(b)), raw)
 			}
 		}
 	})
