@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/mcpcheck/mcpcheck/cmd/mcpcheck/internal/peertest"
+	"github.com/mcpcheck/mcpcheck/demo"
 )
 
 // comparable is a JSON report made comparable between runs: durations
@@ -372,5 +374,32 @@ func TestShardMergeEverything(t *testing.T) {
 	json.Unmarshal(a, &m)
 	if n := len(m["scenarios"].([]any)); n < 6 {
 		t.Errorf("only %d scenarios: the quick check did not run", n)
+	}
+}
+
+// The protocol probes against the demo's planted protocol defects over
+// HTTP: their findings, the score and the verdict merge back from three
+// shards to the unsharded run's.
+func TestShardMergeProtocol(t *testing.T) {
+	srv := httptest.NewServer(demo.Handler(demo.Options{ProtocolDefects: true}))
+	defer srv.Close()
+	args := []string{"--config", "../../examples/protocol.yaml", "--url", srv.URL + "/mcp"}
+	whole := runCmd(t, append(args, "--json", "-")...)
+	if whole.code != 1 || !strings.Contains(whole.stdout, `"origin": "protocol"`) {
+		t.Fatalf("the unsharded run: exit %d, no protocol finding\n%s", whole.code, whole.stderr)
+	}
+	dir := t.TempDir()
+	var paths []string
+	for k := 1; k <= 3; k++ {
+		p := filepath.Join(dir, fmt.Sprintf("shard-%d.json", k))
+		runCmd(t, append(args, "--shard", fmt.Sprintf("%d/3", k), "--json", p)...)
+		paths = append(paths, p)
+	}
+	r := runCmd(t, append(append([]string{"merge"}, paths...), "--json", "-")...)
+	if r.code != 1 {
+		t.Errorf("merge: exit %d\n%s", r.code, r.stderr)
+	}
+	if got, want := comparable(t, r.stdout), comparable(t, whole.stdout); got != want {
+		t.Errorf("the merged report differs from the whole run's:\n%s", lineDiff(got, want))
 	}
 }
