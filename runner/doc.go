@@ -30,12 +30,16 @@
 //     [Severity]; [Options.Snapshot] builds the contract file itself.
 //   - Golden answers (expect.snapshot) live beside the fixture;
 //     [RecordAnswers] writes them from a recorded session.
+//   - For CI: a [Selection] (tags, --run, a [Shard]) leaves scenarios out,
+//     reported skipped; [Merge] puts shards' reports back into the whole
+//     run's; [ApplyBaseline] judges a report against known failures.
 //
 // The rules a run follows are stated where they are enforced: the child's
 // environment in env.go, shutdown in stdio.go, outcome classes in
 // classify.go, scheduling in schedule.go and scenario.go, generated checks
 // in generated.go and analyze.go, contracts and drift in drift.go, golden
-// answers in golden.go, the verdict in [Report.Tally].
+// answers in golden.go, selection and shards in select.go and shard.go, the
+// verdict in [Report.Tally].
 //
 // # Example
 //
