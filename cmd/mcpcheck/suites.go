@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -18,7 +19,9 @@ import (
 // loadFixtures loads every fixture --config names (files, and the fixtures
 // of directories, see config.FixtureFiles) with the command line's
 // settings. Every file is loaded, so one run reports the problems of all of
-// them; any problem stops the run before anything starts.
+// them; any problem stops the run before anything starts. A file of a
+// directory that a fixture names as its contract or its expected failures
+// is that fixture's companion, not a fixture, and is passed by.
 func loadFixtures(f *flags, opts *runner.Options) ([]*config.Suite, error) {
 	for _, name := range []string{"env", "header", "allow-tools"} {
 		if f.set[name] {
@@ -37,14 +40,29 @@ func loadFixtures(f *flags, opts *runner.Options) ([]*config.Suite, error) {
 	}
 	setGCPolicy(largest)
 	var suites []*config.Suite
-	var errs []error
+	failed := map[string]error{}
 	for _, file := range files {
 		s, err := config.Load(file, config.LoadOptions{Environ: opts.Environ, Flags: f.settings})
 		if err != nil {
-			errs = append(errs, errors.New(settingError(err)))
+			failed[file] = errors.New(settingError(err))
 			continue
 		}
 		suites = append(suites, s)
+	}
+	companions := map[string]bool{}
+	for _, s := range suites {
+		for _, c := range []string{s.Contract, s.ExpectedFailuresFile()} {
+			if abs, err := filepath.Abs(c); c != "" && err == nil {
+				companions[abs] = true
+			}
+		}
+	}
+	var errs []error
+	for _, file := range files {
+		abs, _ := filepath.Abs(file)
+		if err := failed[file]; err != nil && !companions[abs] {
+			errs = append(errs, err)
+		}
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)

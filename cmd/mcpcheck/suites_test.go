@@ -118,3 +118,29 @@ func keys(m map[string]any) []string {
 	}
 	return out
 }
+
+// A directory's files that a fixture names as its expected failures or its
+// contract are its companions, not fixtures: the directory runs. The same
+// file that no fixture names is an error.
+func TestFixtureDirectoryCompanions(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile("testdata/failing.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "failing.yaml"), append([]byte("expectedFailures: known.yaml\n"), data...), 0o644)
+	os.WriteFile(filepath.Join(dir, "known.yaml"), []byte("- {scenario: Wrong expectations}\n- {scenario: Tool error where success was expected}\n"), 0o644)
+	copyFixture(t, "../../examples/contract.yaml", dir, "contract.yaml")
+	copyFixture(t, "../../examples/demo.contract.json", dir, "demo.contract.json")
+	r := runCmd(t, "--config", dir)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "PASS total: 2 suites, 2 passed, 0 failed") {
+		t.Errorf("report:\n%s", r.stdout)
+	}
+	os.WriteFile(filepath.Join(dir, "other.yaml"), []byte("- {scenario: Wrong expectations}\n"), 0o644)
+	if r := runCmd(t, "--config", dir); r.code != 2 || !strings.Contains(r.stderr, filepath.Join(dir, "other.yaml")+":1:1") {
+		t.Errorf("a baseline no fixture names: exit %d\n%s", r.code, r.stderr)
+	}
+}
