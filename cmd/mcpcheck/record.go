@@ -63,19 +63,6 @@ func parseRecordFlags(args []string) (*recordFlags, error) {
 	fs.StringVar(&f.out, "out", "", "")
 	fs.StringVar(&f.url, "url", "", "")
 	fs.StringVar(&f.listen, "listen", "", "")
-	keyValue := func(into *map[string]string, what string) func(string) error {
-		return func(v string) error {
-			k, val, ok := strings.Cut(v, "=")
-			if !ok || k == "" {
-				return fmt.Errorf("want %s=VALUE, got %q", what, v)
-			}
-			if *into == nil {
-				*into = map[string]string{}
-			}
-			(*into)[k] = val
-			return nil
-		}
-	}
 	fs.Func("env", "", keyValue(&f.env, "KEY"))
 	fs.Func("header", "", keyValue(&f.headers, "NAME"))
 	fs.Func("secret", "", func(v string) error {

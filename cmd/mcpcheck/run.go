@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"regexp"
 	"slices"
@@ -385,19 +386,6 @@ func parseFlags(args []string) (*flags, error) {
 			return n, nil
 		})
 	}
-	keyValue := func(into *map[string]string, what string) func(string) error {
-		return func(v string) error {
-			k, val, ok := strings.Cut(v, "=")
-			if !ok || k == "" {
-				return fmt.Errorf("want %s=VALUE, got %q", what, v)
-			}
-			if *into == nil {
-				*into = map[string]string{}
-			}
-			(*into)[k] = val
-			return nil
-		}
-	}
 	fs.Func("env", "", keyValue(&f.env, "KEY"))
 	fs.Func("header", "", keyValue(&f.headers, "NAME"))
 	fs.Func("allow-tools", "", func(v string) error {
@@ -445,6 +433,21 @@ func str0(v any) string {
 	return s
 }
 
+// keyValue is a repeatable K=V flag (--env, --header) adding to *into.
+func keyValue(into *map[string]string, what string) func(string) error {
+	return func(v string) error {
+		k, val, ok := strings.Cut(v, "=")
+		if !ok || k == "" {
+			return fmt.Errorf("want %s=VALUE, got %q", what, v)
+		}
+		if *into == nil {
+			*into = map[string]string{}
+		}
+		(*into)[k] = val
+		return nil
+	}
+}
+
 // settingError renders config's problems with the flags' names: a setting
 // that came from the command line is named by the flag that set it.
 func settingError(err error) string {
@@ -490,15 +493,46 @@ func jsonDefault(args []string) []string {
 	return out
 }
 
-func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+// targetFlags say which server to reach and how: all that a subcommand
+// which only connects (tools, snapshot) takes of a run's flags.
+var targetFlags = []string{"config", "url", "sse", "protocol", "timeout", "env", "header", "allow-tools", "no-color"}
+
+// commandFlags parses a run's command line for the run itself (name "")
+// or a subcommand that reaches a server the same way: --help prints usage,
+// a flag error is one line, a flag outside allowed (nil: any) is refused
+// by name, and so is --protocol twice for a subcommand. A nil result
+// means the command is over, with the exit code.
+func commandFlags(name, usage string, args, allowed []string, stdout, stderr io.Writer) (*flags, int) {
+	prog := strings.TrimSpace("mcpcheck " + name)
 	f, err := parseFlags(args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, usage)
-			return exitPass
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprint(stdout, usage)
+		return nil, exitPass
+	case err != nil:
+		fmt.Fprintf(stderr, "%s: %s (see %s --help)\n", prog, flagError(err), prog)
+		return nil, exitBadArgs
+	}
+	if allowed == nil {
+		return f, exitPass
+	}
+	for _, fl := range slices.Sorted(maps.Keys(f.set)) {
+		if !slices.Contains(allowed, fl) {
+			fmt.Fprintf(stderr, "%s: --%s is for a run, not for %s (see %s --help)\n", prog, fl, name, prog)
+			return nil, exitBadArgs
 		}
-		fmt.Fprintf(stderr, "mcpcheck: %s (see mcpcheck --help)\n", flagError(err))
-		return exitBadArgs
+	}
+	if len(f.protocols) > 1 {
+		fmt.Fprintf(stderr, "%s: give --protocol once\n", prog)
+		return nil, exitBadArgs
+	}
+	return f, exitPass
+}
+
+func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	f, code := commandFlags("", usage, args, nil, stdout, stderr)
+	if f == nil {
+		return code
 	}
 	if f.version {
 		fmt.Fprintf(stdout, "mcpcheck %s\n", runner.Version)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -37,20 +36,9 @@ func snapshot(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "mcpcheck snapshot: %v (see mcpcheck snapshot --help)\n", err)
 		return exitBadArgs
 	}
-	f, err := parseFlags(rest)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, snapshotUsage)
-			return exitPass
-		}
-		fmt.Fprintf(stderr, "mcpcheck snapshot: %s (see mcpcheck snapshot --help)\n", flagError(err))
-		return exitBadArgs
-	}
-	for _, name := range []string{"json", "junit", "summary", "html", "trace", "list", "contract", "update", "fail-on", "protocol"} {
-		if f.set[name] && (name != "protocol" || len(f.protocols) > 1) {
-			fmt.Fprintf(stderr, "mcpcheck snapshot: --%s does not apply to a snapshot\n", name)
-			return exitBadArgs
-		}
+	f, code := commandFlags("snapshot", snapshotUsage, rest, targetFlags, stdout, stderr)
+	if f == nil {
+		return code
 	}
 	suite, opts, code := buildSuite(f, stderr)
 	if suite == nil {

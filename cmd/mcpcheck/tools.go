@@ -2,11 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/mcpcheck/mcpcheck/runner"
 	"github.com/mcpcheck/mcpcheck/runner/report"
@@ -30,24 +29,9 @@ The target's flags are a run's: --env, --header, --protocol, --timeout,
 // runTools is mcpcheck tools: a server's surface, discovered by a run
 // that calls nothing (the runner's list mode).
 func runTools(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	f, err := parseFlags(args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, toolsUsage)
-			return exitPass
-		}
-		fmt.Fprintf(stderr, "mcpcheck tools: %s (see mcpcheck tools --help)\n", flagError(err))
-		return exitBadArgs
-	}
-	for _, name := range []string{"trace", "list", "keep-tmp", "quiet", "version"} {
-		if f.set[name] {
-			fmt.Fprintf(stderr, "mcpcheck tools: --%s is for a run, not for tools (see mcpcheck tools --help)\n", name)
-			return exitBadArgs
-		}
-	}
-	if len(f.protocols) > 1 {
-		fmt.Fprintf(stderr, "mcpcheck tools: give --protocol once\n")
-		return exitBadArgs
+	f, code := commandFlags("tools", toolsUsage, args, append(slices.Clone(targetFlags), "json"), stdout, stderr)
+	if f == nil {
+		return code
 	}
 	suite, opts, code := buildSuite(f, stderr)
 	if suite == nil {
