@@ -2,7 +2,6 @@ package config
 
 import (
 	"bytes"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -29,14 +28,9 @@ type ExpectedFailure struct {
 // file that cannot be read matches [ErrFile]. An empty file is an empty
 // baseline.
 func LoadExpectedFailures(path string, suite *Suite) ([]ExpectedFailure, error) {
-	f, err := os.Open(path)
+	data, err := readFile(path)
 	if err != nil {
-		return nil, &fileError{path: path, err: err}
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
-	if err != nil {
-		return nil, &fileError{path: path, err: err}
+		return nil, err
 	}
 	errs := errList{file: path}
 	if len(data) > MaxFileSize {

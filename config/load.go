@@ -16,17 +16,27 @@ import (
 // gives an error matching [ErrFile]; anything wrong with its content, the
 // environment or the flags gives [Errors] matching [ErrInvalid].
 func Load(path string, opts LoadOptions) (*Suite, error) {
+	data, err := readFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, data, opts)
+}
+
+// readFile reads a file the user names, at most one byte more than
+// MaxFileSize (enough to know it is too large: the parser says so at its
+// first line). An error matches [ErrFile].
+func readFile(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, &fileError{path: path, err: err}
 	}
 	defer f.Close()
-	// One byte more than allowed is enough to know the file is too large.
 	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
 	if err != nil {
 		return nil, &fileError{path: path, err: err}
 	}
-	return Parse(path, data, opts)
+	return data, nil
 }
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
