@@ -1,0 +1,359 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"maps"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/runner"
+)
+
+// flagError writes the flag package's words with the flags as users type
+// them (--timeout, not -timeout).
+func flagError(err error) string {
+	return strings.NewReplacer("for flag -", "for flag --", "not defined: -", "not defined: --", "needs an argument: -", "needs an argument: --").Replace(err.Error())
+}
+
+// flags are the command line of a run.
+type flags struct {
+	jsonOut, trace          string
+	configs                 []string         // --config, in order (files or directories)
+	jobsSuites              int              // --jobs-suites: suites run at once
+	sel                     runner.Selection // --tag, --skip-tag, --run
+	expectedFailures        string           // --expected-failures FILE
+	updateBaseline          bool             // --update-expected-failures
+	junit, summary, html    string           // report files (outputs.go)
+	protocols               []string
+	quiet, noColor, version bool
+	list, keepTmp, update   bool
+	// settings are the flags that set a config setting, keyed by the
+	// setting (config.Settings), for config's flag layer.
+	settings map[string]any
+
+	// Quick mode's target.
+	env, headers map[string]string // K=V
+	allowTools   []string
+	command      []string // after --
+	set          map[string]bool
+}
+
+// settingFlags maps config settings to the flags that set them, for
+// messages about their values.
+var settingFlags = map[string]string{
+	"endpoint":                     "--url",
+	"transport":                    "--sse",
+	"protocolVersion":              "--protocol",
+	"timeoutMs":                    "--timeout",
+	"concurrency":                  "--jobs",
+	"generate.includeDestructive":  "--include-destructive",
+	"generate.offeredInputs":       "--no-offered-inputs",
+	"generate.protocol":            "--no-protocol-probes",
+	"generate.fuzzCases":           "--fuzz-cases",
+	"generate.seed":                "--seed",
+	"generate.concurrency":         "--concurrency",
+	"generate.slowThresholdMs":     "--slow-threshold-ms",
+	"generate.bloatThresholdChars": "--bloat-threshold-chars",
+	"generate.priceModel":          "--price-model",
+	"command":                      "-- COMMAND",
+	"contract":                     "--contract",
+	"failOn":                       "--fail-on",
+	"env":                          "--env",
+	"headers":                      "--header",
+}
+
+// thresholdFlags maps --fail-under flags to score names.
+var thresholdFlags = map[string]config.ScoreName{
+	"fail-under":                    config.ScoreCrashResilience,
+	"fail-under-schema-enforcement": config.ScoreSchemaEnforcement,
+	"fail-under-fidelity":           config.ScoreResponseFidelity,
+	"fail-under-latency":            config.ScoreLatency,
+	"fail-under-response-size":      config.ScoreResponseSize,
+	"fail-under-concurrency":        config.ScoreConcurrency,
+	"fail-under-lifecycle":          config.ScoreLifecycle,
+	"fail-under-protocol":           config.ScoreProtocol,
+}
+
+func init() {
+	for name, score := range thresholdFlags {
+		settingFlags["generate.failUnder."+string(score)] = "--" + name
+	}
+}
+
+func parseFlags(args []string) (*flags, error) {
+	f := &flags{settings: map[string]any{}, set: map[string]bool{}}
+	fs := flag.NewFlagSet("mcpcheck", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Func("config", "", func(v string) error {
+		f.configs = append(f.configs, v)
+		return nil
+	})
+	fs.Func("tag", "", func(v string) error {
+		f.sel.Tags = append(f.sel.Tags, v)
+		return nil
+	})
+	fs.Func("skip-tag", "", func(v string) error {
+		f.sel.SkipTags = append(f.sel.SkipTags, v)
+		return nil
+	})
+	fs.Func("run", "", func(v string) error {
+		re, err := regexp.Compile(v)
+		if err != nil {
+			return fmt.Errorf("want an RE2 regular expression: %v", err)
+		}
+		f.sel.Run = re
+		return nil
+	})
+	fs.Func("shard", "", func(v string) error {
+		sh, err := runner.ParseShard(v)
+		f.sel.Shard = &sh
+		return err
+	})
+	fs.Func("jobs-suites", "", func(v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return fmt.Errorf("want a number of suites, 1 or more, got %q", v)
+		}
+		f.jobsSuites = n
+		return nil
+	})
+	fs.StringVar(&f.jsonOut, "json", "", "")
+	fs.StringVar(&f.trace, "trace", "", "")
+	fs.StringVar(&f.junit, "junit", "", "")
+	fs.StringVar(&f.summary, "summary", "", "")
+	fs.StringVar(&f.html, "html", "", "")
+	fs.BoolVar(&f.quiet, "quiet", false, "")
+	fs.BoolVar(&f.noColor, "no-color", false, "")
+	fs.BoolVar(&f.version, "version", false, "")
+	fs.BoolVar(&f.list, "list", false, "")
+	fs.BoolVar(&f.keepTmp, "keep-tmp", false, "")
+	fs.StringVar(&f.expectedFailures, "expected-failures", "", "")
+	fs.BoolVar(&f.updateBaseline, "update-expected-failures", false, "")
+	fs.BoolVar(&f.update, "update", false, "")
+	setting := func(name, key string, parse func(string) (any, error)) {
+		fs.Func(name, "", func(v string) error {
+			x, err := parse(v)
+			if err == nil {
+				f.settings[key] = x
+			}
+			return err
+		})
+	}
+	str := func(v string) (any, error) { return v, nil }
+	integer := func(v string) (any, error) {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return nil, fmt.Errorf("want an integer, got %q", v)
+		}
+		return n, nil
+	}
+	setting("url", "endpoint", str)
+	setting("contract", "contract", str)
+	setting("fail-on", "failOn", str)
+	setting("jobs", "concurrency", integer)
+	setting("timeout", "timeoutMs", func(v string) (any, error) {
+		if n, err := strconv.Atoi(v); err == nil {
+			v += "ms" // a bare number is milliseconds, as timeoutMs is
+			_ = n
+		}
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return nil, fmt.Errorf("want a duration such as 5s or 1500ms, or a number of milliseconds, got %q", v)
+		}
+		if d%time.Millisecond != 0 || d < 0 {
+			return nil, fmt.Errorf("want a duration of whole milliseconds between 1ms and 24h, got %s", d)
+		}
+		return int(min(d.Milliseconds(), config.MaxTimeoutMs+1)), nil
+	})
+	setting("concurrency", "generate.concurrency", integer)
+	setting("fuzz-cases", "generate.fuzzCases", integer)
+	setting("slow-threshold-ms", "generate.slowThresholdMs", integer)
+	setting("bloat-threshold-chars", "generate.bloatThresholdChars", integer)
+	setting("price-model", "generate.priceModel", str)
+	setting("seed", "generate.seed", func(v string) (any, error) {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("want an integer, got %q", v)
+		}
+		return n, nil
+	})
+	fs.BoolFunc("sse", "", func(v string) error {
+		if b, err := strconv.ParseBool(v); err != nil || !b {
+			return fmt.Errorf("--sse takes no value")
+		}
+		f.settings["transport"] = config.TransportSSE
+		return nil
+	})
+	fs.BoolFunc("include-destructive", "", func(v string) error {
+		b, err := strconv.ParseBool(v)
+		f.settings["generate.includeDestructive"] = b
+		return err
+	})
+	fs.BoolFunc("no-protocol-probes", "", func(v string) error {
+		b, err := strconv.ParseBool(v)
+		f.settings["generate.protocol"] = !b
+		return err
+	})
+	fs.BoolFunc("no-offered-inputs", "", func(v string) error {
+		b, err := strconv.ParseBool(v)
+		f.settings["generate.offeredInputs"] = !b
+		return err
+	})
+	for name, score := range thresholdFlags {
+		setting(name, "generate.failUnder."+string(score), func(v string) (any, error) {
+			n, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				return nil, fmt.Errorf("want a percentage 0..100, got %q", v)
+			}
+			return n, nil
+		})
+	}
+	fs.Func("env", "", keyValue(&f.env, "KEY"))
+	fs.Func("header", "", keyValue(&f.headers, "NAME"))
+	fs.Func("allow-tools", "", func(v string) error {
+		for _, t := range strings.Split(v, ",") {
+			if t = strings.TrimSpace(t); t != "" {
+				f.allowTools = append(f.allowTools, t)
+			}
+		}
+		return nil
+	})
+	fs.Func("protocol", "", func(v string) error {
+		if !slices.Contains(config.SupportedProtocolVersions, v) {
+			return fmt.Errorf("unsupported protocol version %q (supported: %s)", v, strings.Join(config.SupportedProtocolVersions, ", "))
+		}
+		if !slices.Contains(f.protocols, v) {
+			f.protocols = append(f.protocols, v)
+		}
+		f.settings["protocolVersion"] = f.protocols[0]
+		return nil
+	})
+	if err := fs.Parse(jsonDefault(args)); err != nil {
+		return nil, err
+	}
+	for name, v := range map[string]string{"json": f.jsonOut, "trace": f.trace, "junit": f.junit, "summary": f.summary, "html": f.html, "contract": str0(f.settings["contract"]), "expected-failures": f.expectedFailures} {
+		if len(v) > 1 && v[0] == '-' {
+			return nil, fmt.Errorf("--%s takes a file, got %q (a flag?)", name, v)
+		}
+	}
+	for _, v := range f.configs {
+		if len(v) > 1 && v[0] == '-' {
+			return nil, fmt.Errorf("--config takes a file, got %q (a flag?)", v)
+		}
+	}
+	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+	f.command = fs.Args()
+	if len(f.command) > 0 && !slices.Contains(args, "--") {
+		return nil, fmt.Errorf("unexpected argument %q; a server to check goes after --: mcpcheck [flags] -- COMMAND ARGS", f.command[0])
+	}
+	return f, nil
+}
+
+// str0 is v as a string, "" when it is not one.
+func str0(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+// keyValue is a repeatable K=V flag (--env, --header) adding to *into.
+func keyValue(into *map[string]string, what string) func(string) error {
+	return func(v string) error {
+		k, val, ok := strings.Cut(v, "=")
+		if !ok || k == "" {
+			return fmt.Errorf("want %s=VALUE, got %q", what, v)
+		}
+		if *into == nil {
+			*into = map[string]string{}
+		}
+		(*into)[k] = val
+		return nil
+	}
+}
+
+// settingError renders config's problems with the flags' names: a setting
+// that came from the command line is named by the flag that set it.
+func settingError(err error) string {
+	var es config.Errors
+	if !errors.As(err, &es) {
+		return err.Error()
+	}
+	lines := make([]string, len(es))
+	for i, e := range es {
+		lines[i] = e.Error()
+		if e.Pos == (config.Pos{}) && e.Env == "" && e.Setting != "" {
+			name := settingFlags[e.Setting]
+			if name == "" {
+				name = "setting " + e.Setting
+			}
+			if e.Setting == "timeoutMs" {
+				name += " (in milliseconds)"
+			}
+			lines[i] = name + ": " + e.Msg
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// jsonDefault lets --json stand alone, as in mcp-fuzz: with no FILE after
+// it (the end of the flags, "--", or another flag next) it means "-", the
+// JSON on stdout. "--json=FILE" and "--json FILE" are unchanged.
+func jsonDefault(args []string) []string {
+	out := make([]string, 0, len(args)+1)
+	for k := 0; k < len(args); k++ {
+		a := args[k]
+		out = append(out, a)
+		if a == "--" {
+			return append(out, args[k+1:]...)
+		}
+		if a != "--json" && a != "-json" {
+			continue
+		}
+		if k+1 == len(args) || (len(args[k+1]) > 1 && args[k+1][0] == '-') {
+			out = append(out, "-")
+		}
+	}
+	return out
+}
+
+// targetFlags say which server to reach and how: all that a subcommand
+// which only connects (tools, snapshot) takes of a run's flags.
+var targetFlags = []string{"config", "url", "sse", "protocol", "timeout", "env", "header", "allow-tools", "no-color"}
+
+// commandFlags parses a run's command line for the run itself (name "")
+// or a subcommand that reaches a server the same way: --help prints usage,
+// a flag error is one line, a flag outside allowed (nil: any) is refused
+// by name, and so is --protocol twice for a subcommand. A nil result
+// means the command is over, with the exit code.
+func commandFlags(name, usage string, args, allowed []string, stdout, stderr io.Writer) (*flags, int) {
+	prog := strings.TrimSpace("mcpcheck " + name)
+	f, err := parseFlags(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprint(stdout, usage)
+		return nil, exitPass
+	case err != nil:
+		fmt.Fprintf(stderr, "%s: %s (see %s --help)\n", prog, flagError(err), prog)
+		return nil, exitBadArgs
+	}
+	if allowed == nil {
+		return f, exitPass
+	}
+	for _, fl := range slices.Sorted(maps.Keys(f.set)) {
+		if !slices.Contains(allowed, fl) {
+			fmt.Fprintf(stderr, "%s: --%s is for a run, not for %s (see %s --help)\n", prog, fl, name, prog)
+			return nil, exitBadArgs
+		}
+	}
+	if len(f.protocols) > 1 {
+		fmt.Fprintf(stderr, "%s: give --protocol once\n", prog)
+		return nil, exitBadArgs
+	}
+	return f, exitPass
+}
