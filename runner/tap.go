@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -282,6 +283,10 @@ type tapConn struct {
 	recent    map[jsonrpc.ID]*tap
 	recentIDs []jsonrpc.ID
 	anomalies []string
+	// unanswered holds the calls that returned without their response (a
+	// timeout cancelled them); closed is set when reading has ended.
+	unanswered map[jsonrpc.ID]bool
+	closed     bool
 }
 
 // maxRecent bounds how many finished calls tapConn remembers.
@@ -303,6 +308,11 @@ func (c *tapConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 
 func (c *tapConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.Connection.Read(ctx)
+	if err != nil {
+		c.mu.Lock()
+		c.closed = true
+		c.mu.Unlock()
+	}
 	if req, ok := msg.(*jsonrpc.Request); ok {
 		c.inbox.add(req.Method, req.Params, req.IsCall())
 	}
@@ -313,6 +323,7 @@ func (c *tapConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	c.mu.Lock()
 	t := c.pending[resp.ID]
 	late := c.recent[resp.ID]
+	delete(c.unanswered, resp.ID)
 	if t != nil {
 		// Answered: from now on a response with this id is an anomaly,
 		// whether it arrives before or after the call has returned.
@@ -361,7 +372,34 @@ func (c *tapConn) finish(t *tap) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.recent[id] != t {
+		// Returned before its response was read.
 		c.remember(id, t)
+		if c.unanswered == nil {
+			c.unanswered = map[jsonrpc.ID]bool{}
+		}
+		c.unanswered[id] = true
+	}
+}
+
+// lateGrace bounds how long retiring a session waits for the responses of
+// calls that returned without one (cancelled on a timeout). A server that
+// answers after cancellation does so at once; waiting for it makes the
+// warning about it depend on the server, not on how soon the session
+// happens to close (the last scenario of a shard closes at once, a
+// scenario in the middle of a run does not). A server that never answers
+// costs the grace once per session with such a call.
+const lateGrace = 500 * time.Millisecond
+
+// awaitLate waits, up to lateGrace, until every call that returned
+// without its response has had one or the connection has ended.
+func (c *tapConn) awaitLate() {
+	for deadline := time.Now().Add(lateGrace); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		c.mu.Lock()
+		done := len(c.unanswered) == 0 || c.closed
+		c.mu.Unlock()
+		if done {
+			return
+		}
 	}
 }
 
