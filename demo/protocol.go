@@ -48,12 +48,18 @@ func guardLevels(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
-// nullArgumentsDefect answers tools/call with "arguments": null with
-// -32603, as servers built on the TypeScript SDK do (typescript-sdk #2012).
+// nullArgumentsDefect answers tools/call with "arguments": null, or
+// without "arguments", with -32603, as servers built on the TypeScript SDK
+// do (typescript-sdk #2012).
 func nullArgumentsDefect(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && method == "tools/call" && string(bytes.TrimSpace(p.Arguments)) == "null" {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "invalid input: expected record, received null"}
+		if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && method == "tools/call" {
+			switch string(bytes.TrimSpace(p.Arguments)) {
+			case "null":
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "invalid input: expected record, received null"}
+			case "":
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "invalid input: expected record, received undefined"}
+			}
 		}
 		return next(ctx, method, req)
 	}
@@ -190,10 +196,23 @@ func loopbackOrigin(o string) bool {
 }
 
 // ignoreVersionHeader (protocol defects) drops the MCP-Protocol-Version
-// header before the SDK checks it, so an invalid one is accepted.
+// header before the SDK checks it, so an invalid one is accepted; yet a
+// POST without it (other than initialize) is refused with 400, where the
+// spec has the server assume 2025-03-26.
 type ignoreVersionHeader struct{ next http.Handler }
 
 func (h ignoreVersionHeader) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodPost && r.Header.Get("MCP-Protocol-Version") == "" {
+		body, err := io.ReadAll(io.LimitReader(r.Body, 4<<20))
+		var m struct {
+			Method string `json:"method"`
+		}
+		if err != nil || json.Unmarshal(body, &m) != nil || m.Method != "initialize" {
+			http.Error(w, "Bad Request: missing MCP-Protocol-Version", http.StatusBadRequest)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+	}
 	r.Header.Del("MCP-Protocol-Version")
 	h.next.ServeHTTP(w, r)
 }

@@ -51,7 +51,9 @@ func serveStdio(ctx context.Context, opts Options, in io.Reader, out io.Writer, 
 	if f != nil {
 		f.stderr = stderr
 	}
-	if !opts.ProtocolDefects {
+	if opts.ProtocolDefects {
+		in, out = defectStdio(in, out)
+	} else {
 		lw := &lockedWriter{w: out}
 		in, out = guardStdio(in, lw), lw
 	}
@@ -271,7 +273,7 @@ func handlerFor(s *mcp.Server, f *faults, opts Options) *httpHandler {
 		h = fh
 	}
 	if opts.ProtocolDefects {
-		h = ignoreVersionHeader{h}
+		h = ignoreVersionHeader{&forgetDeletedSessions{next: h}}
 	} else {
 		h = guardHTTP{h}
 	}

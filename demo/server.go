@@ -90,20 +90,21 @@ func newServer(opts Options) (*mcp.Server, *registry) {
 // with opts.Faults, and f.defects is set only with opts.Defects.
 func buildServer(opts Options, kind transportKind) (*mcp.Server, *registry, *faults) {
 	reg := &registry{households: make(map[*mcp.ServerSession]*household)}
-	s := mcp.NewServer(
-		&mcp.Implementation{Name: serverName, Version: releaseVersion(opts.NextRelease)},
+	info := &mcp.Implementation{Name: serverName, Version: releaseVersion(opts.NextRelease)}
+	// Declared where inference would promise more than the server does (its
+	// resource and prompt lists never change), keeping the logging that the
+	// SDK declares by default. Tools (listChanged) and completions (from
+	// CompletionHandler) are inferred.
+	caps := &mcp.ServerCapabilities{
+		Logging:   &mcp.LoggingCapabilities{},
+		Prompts:   &mcp.PromptCapabilities{},
+		Resources: &mcp.ResourceCapabilities{Subscribe: true},
+	}
+	s := mcp.NewServer(info,
 		&mcp.ServerOptions{
-			Instructions: instructions,
-			Logger:       opts.Logger,
-			// Declared where inference would promise more than the server
-			// does (its resource and prompt lists never change), keeping the
-			// logging that the SDK declares by default. Tools (listChanged)
-			// and completions (from CompletionHandler) are inferred.
-			Capabilities: &mcp.ServerCapabilities{
-				Logging:   &mcp.LoggingCapabilities{},
-				Prompts:   &mcp.PromptCapabilities{},
-				Resources: &mcp.ResourceCapabilities{Subscribe: true},
-			},
+			Instructions:       instructions,
+			Logger:             opts.Logger,
+			Capabilities:       caps,
 			CompletionHandler:  reg.complete,
 			SubscribeHandler:   reg.subscribe,
 			UnsubscribeHandler: reg.unsubscribe,
@@ -111,7 +112,7 @@ func buildServer(opts Options, kind transportKind) (*mcp.Server, *registry, *fau
 	)
 	s.AddSendingMiddleware(reg.onlyChangedHouseholds)
 	if opts.ProtocolDefects {
-		s.AddReceivingMiddleware(nullArgumentsDefect)
+		s.AddReceivingMiddleware(nullArgumentsDefect, clientFaultDefects(info, caps))
 		addSlowStatus(s)
 	} else {
 		s.AddReceivingMiddleware(guardLevels)

@@ -92,8 +92,9 @@ func TestProtocolProbesCleanDemo(t *testing.T) {
 }
 
 // TestProtocolProbesPlantedDefects: every protocol defect the demo plants
-// is found, with its probe, expectation, answer and spec reference; a
-// stdio server that died is relaunched and the probes go on.
+// is found, with its probe, expectation, answer and spec reference (every
+// probe has one: each is in failed or notes); a stdio server that died is
+// relaunched and the probes go on.
 func TestProtocolProbesPlantedDefects(t *testing.T) {
 	srv := httptest.NewServer(demo.Handler(demo.Options{ProtocolDefects: true}))
 	defer srv.Close()
@@ -103,17 +104,22 @@ func TestProtocolProbesPlantedDefects(t *testing.T) {
 		restarts             int
 	}{
 		{"stdio", "protocol-defects", "",
-			[]string{"bad-jsonrpc", "malformed-json", "null-arguments"},
-			[]string{"batch", "cancellation", "invalid-log-level", "missing-method"}, 2},
+			[]string{"bad-jsonrpc", "malformed-json", "null-arguments", "omitted-arguments", "unknown-tool", "unsupported-version"},
+			[]string{"batch", "before-initialize", "cancellation", "invalid-cursor", "invalid-log-level", "missing-method", "read-without-uri",
+				"second-initialize", "unknown-method", "unknown-prompt", "unknown-resource"}, 2},
 		{"http", "", srv.URL + "/mcp",
-			[]string{"invalid-protocol-version", "null-arguments"},
-			[]string{"batch", "cancellation", "foreign-origin", "invalid-log-level", "missing-method", "missing-session-id", "unknown-method"}, 0},
+			[]string{"deleted-session", "invalid-protocol-version", "null-arguments", "omitted-arguments", "unknown-tool", "unsupported-version"},
+			[]string{"batch", "cancellation", "foreign-origin", "invalid-cursor", "invalid-log-level", "missing-method", "missing-protocol-version",
+				"missing-session-id", "read-without-uri", "second-initialize", "unknown-method", "unknown-prompt", "unknown-resource"}, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			rep := mustRun(t, protocolSuite(t, c.mode, c.endpoint), stdioOptions())
 			failed, notes := probeKinds(rep)
 			if rep.Passed || !slices.Equal(failed, c.failed) || !slices.Equal(notes, c.notes) {
 				t.Fatalf("passed %v, failed %v (want %v), notes %v (want %v): %s", rep.Passed, failed, c.failed, notes, c.notes, statuses(rep))
+			}
+			if probes := len(rep.Scenarios[0].Steps) / 2; len(failed)+len(notes) != probes {
+				t.Errorf("%d findings for %d probes: a probe without a planted defect", len(failed)+len(notes), probes)
 			}
 			if rep.Restarts != c.restarts {
 				t.Errorf("restarts = %d, want %d", rep.Restarts, c.restarts)

@@ -1,0 +1,191 @@
+package demo
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"slices"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The protocol defects (Options.ProtocolDefects) planted on top of the
+// SDK's own handling, one for each protocol probe of mcpcheck that the
+// go-sdk alone would pass. See the list in protocol.go.
+
+// knownVersions are the protocol versions the planted initialize check
+// accepts; any other is refused instead of negotiated.
+var knownVersions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"}
+
+// clientFaultDefects is a receiving middleware that gets the client's
+// mistakes wrong the way hand-written servers do: an unknown tool, prompt
+// or resource and resources/read without a uri are answered -32603
+// (internal error) rather than -32602/-32002; a tools/list cursor it
+// cannot read is ignored (the first page comes back); initialize with a
+// version it does not know is refused rather than negotiated; a second
+// initialize is answered as if it were the first.
+func clientFaultDefects(info *mcp.Implementation, caps *mcp.ServerCapabilities) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			switch p := req.GetParams().(type) {
+			case *mcp.InitializeParams:
+				if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss.InitializeParams() != nil {
+					return &mcp.InitializeResult{ProtocolVersion: ss.InitializeParams().ProtocolVersion, ServerInfo: info, Capabilities: caps}, nil
+				}
+				if !slices.Contains(knownVersions, p.ProtocolVersion) {
+					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "unsupported protocol version " + p.ProtocolVersion}
+				}
+			case *mcp.ListToolsParams:
+				res, err := next(ctx, method, req)
+				if err != nil && p.Cursor != "" {
+					p.Cursor = ""
+					return next(ctx, method, req)
+				}
+				return res, err
+			}
+			res, err := next(ctx, method, req)
+			var je *jsonrpc.Error
+			if err != nil && (method == "tools/call" || method == "prompts/get" || method == "resources/read") &&
+				errors.As(err, &je) && (je.Code == jsonrpc.CodeInvalidParams || je.Code == mcp.CodeResourceNotFound) {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: je.Message}
+			}
+			return res, err
+		}
+	}
+}
+
+// autoInitID is the id of the initialize that defectStdio sends for a
+// client that did not; its answer is dropped.
+const autoInitID = `"demo-auto-initialize"`
+
+// defectStdio plants two stdio defects around the SDK: a session whose
+// first request is not initialize (nor server/discover) is initialized
+// behind the client's back, so that request is answered with a result;
+// and an unknown method is answered -32603 rather than -32601.
+func defectStdio(in io.Reader, out io.Writer) (io.Reader, io.Writer) {
+	pr, pw := io.Pipe()
+	go func() {
+		r := bufio.NewReaderSize(in, 64<<10)
+		first := true
+		for {
+			line, err := r.ReadBytes('\n')
+			var m struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+			}
+			if first && json.Unmarshal(line, &m) == nil && m.Method != "" && len(m.ID) > 0 {
+				first = false
+				if m.Method != "initialize" && m.Method != "server/discover" {
+					pw.Write([]byte(`{"jsonrpc":"2.0","id":` + autoInitID + `,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"unknown","version":"0"}}}` + "\n" +
+						`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"))
+				}
+			}
+			if len(line) > 0 {
+				if _, werr := pw.Write(line); werr != nil {
+					return
+				}
+			}
+			if err != nil {
+				pw.CloseWithError(err)
+				return
+			}
+		}
+	}()
+	return pr, &misreportWriter{w: out}
+}
+
+// misreportWriter passes the SDK's output on line by line, dropping the
+// answer to the hidden initialize and turning -32601 into -32603.
+type misreportWriter struct {
+	mu  sync.Mutex
+	w   io.Writer
+	buf []byte
+}
+
+func (w *misreportWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(w.buf, p...)
+	for {
+		i := bytes.IndexByte(w.buf, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		line := w.buf[:i+1]
+		var m struct {
+			ID    json.RawMessage `json:"id"`
+			Error *struct {
+				Code int64 `json:"code"`
+			} `json:"error"`
+		}
+		if json.Unmarshal(line, &m) == nil {
+			switch {
+			case string(m.ID) == autoInitID:
+				line = nil
+			case m.Error != nil && m.Error.Code == jsonrpc.CodeMethodNotFound:
+				line = bytes.Replace(line, []byte(`"code":-32601`), []byte(`"code":-32603`), 1)
+			}
+		}
+		if len(line) > 0 {
+			if _, err := w.w.Write(line); err != nil {
+				return len(p), err
+			}
+		}
+		w.buf = w.buf[i+1:]
+	}
+}
+
+// forgetDeletedSessions (protocol defects, HTTP) answers a request for a
+// session the client deleted with 400 rather than 404, so a client cannot
+// tell that it has to initialize again.
+type forgetDeletedSessions struct {
+	next    http.Handler
+	deleted sync.Map // session id → struct{}
+}
+
+func (f *forgetDeletedSessions) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	id := r.Header.Get("Mcp-Session-Id")
+	if id == "" {
+		f.next.ServeHTTP(w, r)
+		return
+	}
+	if _, gone := f.deleted.Load(id); gone {
+		http.Error(w, "Bad Request: invalid session", http.StatusBadRequest)
+		return
+	}
+	if r.Method == http.MethodDelete {
+		sw := &statusWriter{ResponseWriter: w}
+		f.next.ServeHTTP(sw, r)
+		if sw.status < 300 {
+			f.deleted.Store(id, struct{}{})
+		}
+		return
+	}
+	f.next.ServeHTTP(w, r)
+}
+
+// statusWriter records the status a handler wrote.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusWriter) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusWriter) Write(p []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	return s.ResponseWriter.Write(p)
+}
