@@ -31,7 +31,36 @@ import (
 //   - logging/setLevel with a level the spec does not name is -32602.
 //
 // Options.ProtocolDefects removes the guard and plants protocol defects for
-// mcpcheck's protocol probes to find (see its doc).
+// mcpcheck's protocol probes to find, one for every probe (the probe in
+// brackets; a MUST it breaks fails, a SHOULD is a note):
+//
+//   - the SDK's own handling without the guard: over stdio a line that is
+//     not JSON or has "jsonrpc": "1.0" ends the process [malformed-json,
+//     bad-jsonrpc], a request without method is not answered
+//     [missing-method], a batch is answered [batch], any logging/setLevel
+//     level is accepted [invalid-log-level]; over HTTP a request without
+//     Mcp-Session-Id [missing-session-id] and from a foreign Origin
+//     [foreign-origin] are served, and an unknown method gets HTTP 400
+//     [unknown-method, as on the clean demo: the SDK answers before any
+//     layer of the demo];
+//   - tools/call with null or no arguments is -32603 [null-arguments,
+//     omitted-arguments], and so is an unknown tool [unknown-tool], an
+//     unknown prompt [unknown-prompt] or resource [unknown-resource] and
+//     resources/read without uri [read-without-uri];
+//   - a tools/list cursor the server cannot read is ignored: the first page
+//     comes back [invalid-cursor];
+//   - initialize with a version the server does not know is refused with
+//     -32602 instead of negotiated [unsupported-version], and a second
+//     initialize is answered with a result [second-initialize];
+//   - slow_status answers after its call was cancelled [cancellation];
+//   - stdio: a session whose first request is not initialize is initialized
+//     behind the client's back, so that request gets a result
+//     [before-initialize], and an unknown method is -32603, not -32601
+//     [unknown-method];
+//   - HTTP: an invalid MCP-Protocol-Version is accepted
+//     [invalid-protocol-version], a POST without one refused with 400
+//     [missing-protocol-version], and a request on a deleted session gets
+//     400, not 404 [deleted-session].
 
 // logLevels are the levels logging/setLevel accepts (RFC 5424's).
 var logLevels = map[mcp.LoggingLevel]bool{

@@ -34,11 +34,13 @@ Flags:
                    weather_report, create_note, ...), each with one planted
                    defect for mcpcheck's generated checks to find
   --protocol-defects
-                   serve without the protocol guard and with planted
-                   protocol defects (-32603 on null arguments, the session
-                   ends on malformed JSON, a batch is answered, an answer
-                   after cancellation, an invalid protocol header accepted)
-                   for mcpcheck's protocol probes to find
+                   serve without the protocol guard and with a planted
+                   defect for each of mcpcheck's protocol probes (-32603 on
+                   null arguments and unknown tools, the session ends on
+                   malformed JSON, a batch is answered, an answer after
+                   cancellation, an unknown version refused, a request
+                   before initialize answered, over HTTP an invalid
+                   protocol header accepted and a deleted session 400)
   --next-release   serve the household's next release, whose contract differs
                    in one change of each drift severity (for mcpcheck
                    snapshot and mcpcheck diff)

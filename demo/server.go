@@ -39,12 +39,16 @@ type Options struct {
 	Defects bool
 
 	// ProtocolDefects serves the household without the protocol guard
-	// (protocol.go) and with protocol defects planted for mcpcheck's
-	// protocol probes: over stdio the SDK's own handling of what is not
-	// JSON-RPC (the session ends on malformed JSON or a bad "jsonrpc", a
-	// batch is answered), tools/call with null arguments answered -32603,
+	// (protocol.go) and with a protocol defect planted for each of
+	// mcpcheck's protocol probes (listed in protocol.go): over stdio the
+	// SDK's own handling of what is not JSON-RPC (the session ends on
+	// malformed JSON or a bad "jsonrpc", a batch is answered), -32603 for
+	// null or omitted arguments, unknown tools, prompts, resources and
+	// methods, a bad cursor ignored, an unknown initialize version refused,
+	// a second initialize and a request before initialize answered,
 	// slow_status (read-only) answering after its call was cancelled, and
-	// over HTTP an invalid MCP-Protocol-Version accepted.
+	// over HTTP an invalid MCP-Protocol-Version accepted, a missing one
+	// refused and a deleted session answered 400.
 	ProtocolDefects bool
 
 	// NextRelease serves the household's next release: the same tools,

@@ -163,6 +163,29 @@ func TestServeStdioReturns(t *testing.T) {
 			t.Errorf("answers:\n%s\nwant:\n%s", out.String(), want)
 		}
 	})
+	t.Run("planted stdio defects", func(t *testing.T) {
+		// A first request that is not initialize is answered (the session
+		// was initialized behind the client's back, whose answer is not
+		// seen), and an unknown method is -32603.
+		var out bytes.Buffer
+		in := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}` + "\n" + `{"jsonrpc":"2.0","id":2,"method":"no/such-method"}` + "\n"
+		if err := ServeStdio(testContext(t), Options{ProtocolDefects: true}, strings.NewReader(in), &out); err != nil {
+			t.Fatalf("ServeStdio = %v", err)
+		}
+		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+		if len(lines) != 2 || strings.Contains(out.String(), "demo-auto-initialize") {
+			t.Fatalf("answers:\n%s", out.String())
+		}
+		if strings.Contains(lines[0], `"id":2`) { // the two calls are answered concurrently
+			lines[0], lines[1] = lines[1], lines[0]
+		}
+		if !strings.Contains(lines[0], `"id":1`) || !strings.Contains(lines[0], `"get_household"`) {
+			t.Errorf("tools/list before initialize: %s", lines[0])
+		}
+		if !strings.Contains(lines[1], `"id":2`) || !strings.Contains(lines[1], `"code":-32603`) {
+			t.Errorf("unknown method: %s", lines[1])
+		}
+	})
 	t.Run("garbage without the guard", func(t *testing.T) {
 		err := ServeStdio(testContext(t), Options{ProtocolDefects: true}, strings.NewReader("not json\n"), io.Discard)
 		if err == nil {

@@ -506,7 +506,7 @@ func TestProtocolExample(t *testing.T) {
 		t.Fatalf("exit %d with planted defects\n%s", r.code, r.stderr)
 	}
 	q = decodeQuick(t, r.stdout)
-	if f, _ := q.protocolKinds(t); !slices.Equal(f, []string{"invalid-protocol-version", "null-arguments"}) {
+	if f, _ := q.protocolKinds(t); !slices.Equal(f, []string{"deleted-session", "invalid-protocol-version", "null-arguments", "omitted-arguments", "unknown-tool", "unsupported-version"}) {
 		t.Errorf("failed probes %v", f)
 	}
 	if pct, _ := q.score("protocolRobustness"); pct >= 100 {
