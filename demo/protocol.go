@@ -57,7 +57,9 @@ import (
 //     behind the client's back, so that request gets a result
 //     [before-initialize], and an unknown method is -32603, not -32601
 //     [unknown-method];
-//   - HTTP: an invalid MCP-Protocol-Version is accepted
+//   - HTTP: a body that is not JSON, or whose "jsonrpc" is not "2.0", gets
+//     HTTP 500 with -32603 [malformed-json, bad-jsonrpc]; an invalid
+//     MCP-Protocol-Version is accepted
 //     [invalid-protocol-version], a POST without one refused with 400
 //     [missing-protocol-version], and a request on a deleted session gets
 //     400, not 404 [deleted-session].

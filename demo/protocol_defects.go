@@ -20,8 +20,9 @@ import (
 // go-sdk alone would pass. See the list in protocol.go.
 
 // knownVersions are the protocol versions the planted initialize check
-// accepts; any other is refused instead of negotiated.
-var knownVersions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"}
+// accepts (the SDK negotiates among them); any other is refused instead
+// of negotiated.
+var knownVersions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}
 
 // clientFaultDefects is a receiving middleware that gets the client's
 // mistakes wrong the way hand-written servers do: an unknown tool, prompt
@@ -146,8 +147,13 @@ func (w *misreportWriter) Write(p []byte) (int, error) {
 // tell that it has to initialize again.
 type forgetDeletedSessions struct {
 	next    http.Handler
-	deleted sync.Map // session id → struct{}
+	mu      sync.Mutex
+	deleted map[string]bool // at most maxForgotten session ids
 }
+
+// maxForgotten bounds the deleted session ids remembered; past it the
+// oldest are forgotten all at once (and get the SDK's 404 again).
+const maxForgotten = 4096
 
 func (f *forgetDeletedSessions) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	id := r.Header.Get("Mcp-Session-Id")
@@ -155,19 +161,27 @@ func (f *forgetDeletedSessions) ServeHTTP(w http.ResponseWriter, r *http.Request
 		f.next.ServeHTTP(w, r)
 		return
 	}
-	if _, gone := f.deleted.Load(id); gone {
+	f.mu.Lock()
+	gone := f.deleted[id]
+	f.mu.Unlock()
+	if gone {
 		http.Error(w, "Bad Request: invalid session", http.StatusBadRequest)
 		return
 	}
-	if r.Method == http.MethodDelete {
-		sw := &statusWriter{ResponseWriter: w}
-		f.next.ServeHTTP(sw, r)
-		if sw.status < 300 {
-			f.deleted.Store(id, struct{}{})
-		}
+	if r.Method != http.MethodDelete {
+		f.next.ServeHTTP(w, r)
 		return
 	}
-	f.next.ServeHTTP(w, r)
+	sw := &statusWriter{ResponseWriter: w}
+	f.next.ServeHTTP(sw, r)
+	if sw.status < 300 {
+		f.mu.Lock()
+		if f.deleted == nil || len(f.deleted) >= maxForgotten {
+			f.deleted = make(map[string]bool)
+		}
+		f.deleted[id] = true
+		f.mu.Unlock()
+	}
 }
 
 // statusWriter records the status a handler wrote.
@@ -188,4 +202,38 @@ func (s *statusWriter) Write(p []byte) (int, error) {
 		s.status = http.StatusOK
 	}
 	return s.ResponseWriter.Write(p)
+}
+
+// blameServer (protocol defects, HTTP) answers a body that is not JSON, or
+// whose "jsonrpc" is not "2.0", as its own fault: HTTP 500 with -32603,
+// where the spec has -32700 or -32600 (or a 4xx).
+type blameServer struct{ next http.Handler }
+
+func (b blameServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		b.next.ServeHTTP(w, r)
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, 4<<20))
+	var m struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+	}
+	bad := err != nil || !json.Valid(body)
+	if !bad && json.Unmarshal(body, &m) == nil && m.JSONRPC != "2.0" {
+		bad = true
+	}
+	if bad {
+		id := m.ID
+		if len(id) == 0 {
+			id = json.RawMessage("null")
+		}
+		out, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": jsonrpc.CodeInternalError, "message": "internal error"}})
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusInternalServerError)
+		w.Write(out)
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	b.next.ServeHTTP(w, r)
 }

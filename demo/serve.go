@@ -273,7 +273,7 @@ func handlerFor(s *mcp.Server, f *faults, opts Options) *httpHandler {
 		h = fh
 	}
 	if opts.ProtocolDefects {
-		h = ignoreVersionHeader{&forgetDeletedSessions{next: h}}
+		h = blameServer{ignoreVersionHeader{&forgetDeletedSessions{next: h}}}
 	} else {
 		h = guardHTTP{h}
 	}

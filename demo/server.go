@@ -47,8 +47,9 @@ type Options struct {
 	// methods, a bad cursor ignored, an unknown initialize version refused,
 	// a second initialize and a request before initialize answered,
 	// slow_status (read-only) answering after its call was cancelled, and
-	// over HTTP an invalid MCP-Protocol-Version accepted, a missing one
-	// refused and a deleted session answered 400.
+	// over HTTP a body that is not JSON-RPC 2.0 answered 500, an invalid
+	// MCP-Protocol-Version accepted, a missing one refused and a deleted
+	// session answered 400.
 	ProtocolDefects bool
 
 	// NextRelease serves the household's next release: the same tools,
