@@ -504,9 +504,6 @@ func (r *runState) warn(w string) {
 
 // retire closes a session, keeping what its connection noticed.
 func (r *runState) retire(s *session) {
-	if s.taps != nil {
-		s.taps.awaitLate()
-	}
 	s.Close()
 	for _, a := range s.anomalies() {
 		r.warn(a)

@@ -323,7 +323,6 @@ func (c *tapConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	c.mu.Lock()
 	t := c.pending[resp.ID]
 	late := c.recent[resp.ID]
-	delete(c.unanswered, resp.ID)
 	if t != nil {
 		// Answered: from now on a response with this id is an anomaly,
 		// whether it arrives before or after the call has returned.
@@ -352,6 +351,9 @@ func (c *tapConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			what = "a response after the call was cancelled"
 		}
 		c.note(fmt.Sprintf("%s: the server sent %s (the client ignored it)", late.label, what))
+		c.mu.Lock()
+		delete(c.unanswered, resp.ID) // noted: a call waiting for it may end
+		c.mu.Unlock()
 	}
 	return msg, err
 }
@@ -370,37 +372,44 @@ func (c *tapConn) finish(t *tap) {
 		return
 	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.recent[id] != t {
-		// Returned before its response was read.
+	answered := c.recent[id] == t
+	if !answered {
+		// Returned before its response was read (a timeout cancelled it).
 		c.remember(id, t)
 		if c.unanswered == nil {
 			c.unanswered = map[jsonrpc.ID]bool{}
 		}
 		c.unanswered[id] = true
 	}
+	c.mu.Unlock()
+	if !answered {
+		c.awaitLate(id)
+	}
 }
 
-// lateGrace bounds how long retiring a session waits for the responses of
-// calls that returned without one (cancelled on a timeout). A server that
-// answers after cancellation does so at once; waiting for it makes the
-// warning about it depend on the server, not on how soon the session
-// happens to close (the last scenario of a shard closes at once, a
-// scenario in the middle of a run does not). A server that never answers
-// costs the grace once per session with such a call.
-const lateGrace = 500 * time.Millisecond
+// lateGrace bounds how long a call that returned without its response (a
+// timeout cancelled it) waits for a late one before its step is final. A
+// server that answers after cancellation does so at once; waiting for it
+// here makes the warning about it part of the step, not of whatever the
+// session does next (a following call that breaks the connection, or the
+// end of a shard, would otherwise lose it). A server that never answers
+// costs the grace once per timed-out call, outside the step's duration.
+const lateGrace = 250 * time.Millisecond
 
-// awaitLate waits, up to lateGrace, until every call that returned
-// without its response has had one or the connection has ended.
-func (c *tapConn) awaitLate() {
-	for deadline := time.Now().Add(lateGrace); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+// awaitLate waits, up to lateGrace, until the call id has had its late
+// response or the connection has ended.
+func (c *tapConn) awaitLate(id jsonrpc.ID) {
+	for deadline := time.Now().Add(lateGrace); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
 		c.mu.Lock()
-		done := len(c.unanswered) == 0 || c.closed
+		done := !c.unanswered[id] || c.closed
 		c.mu.Unlock()
 		if done {
 			return
 		}
 	}
+	c.mu.Lock()
+	delete(c.unanswered, id)
+	c.mu.Unlock()
 }
 
 // remember moves a call from pending to the finished calls (c.mu held).
