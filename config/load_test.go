@@ -32,6 +32,7 @@ func TestLoadSeedFormat(t *testing.T) {
 		InitTimeoutMs:      DefaultInitTimeoutMs,
 		DiscoveryTimeoutMs: DefaultDiscoveryTimeoutMs,
 		Concurrency:        1,
+		MaxMessageBytes:    DefaultMaxMessageBytes,
 		Isolation:          IsolationShared,
 		Scenarios: []Scenario{{
 			Name: "One approved task",
@@ -126,6 +127,7 @@ func TestLoadYAML(t *testing.T) {
 		TimeoutMs:          5000,
 		InitTimeoutMs:      7000,
 		DiscoveryTimeoutMs: 9000,
+		MaxMessageBytes:    DefaultMaxMessageBytes,
 		Concurrency:        2,
 		Isolation:          IsolationScenario,
 		Scenarios: []Scenario{

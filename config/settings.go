@@ -26,6 +26,7 @@ const (
 	EnvIsolation          = "MCPCHECK_ISOLATION"
 	EnvTransport          = "MCPCHECK_TRANSPORT"
 	EnvFailOn             = "MCPCHECK_FAIL_ON"
+	EnvMaxMessageBytes    = "MCPCHECK_MAX_MESSAGE_BYTES"
 )
 
 // MaxTimeoutMs is the largest time limit a fixture, variable or flag may set
@@ -82,6 +83,7 @@ var settings = func() []setting {
 		{key: "timeoutMs", env: EnvTimeoutMs, kind: intSetting, isInt: true, check: checkRange(1, MaxTimeoutMs)},
 		{key: "initTimeoutMs", env: EnvInitTimeoutMs, kind: intSetting, isInt: true, check: checkRange(1, MaxTimeoutMs)},
 		{key: "discoveryTimeoutMs", env: EnvDiscoveryTimeoutMs, kind: intSetting, isInt: true, check: checkRange(1, MaxTimeoutMs)},
+		{key: "maxMessageBytes", env: EnvMaxMessageBytes, kind: intSetting, isInt: true, check: checkRange(MinMessageBytes, MaxMessageBytes)},
 		{key: "concurrency", env: EnvConcurrency, kind: intSetting, isInt: true, check: checkRange(1, MaxConcurrency)},
 		{key: "isolation", env: EnvIsolation, check: checkIsolation},
 		{key: "transport", env: EnvTransport, check: checkTransport},
@@ -204,6 +206,7 @@ func layerSettings(s *Suite, file map[string]any, opts LoadOptions, errs *errLis
 		"initTimeoutMs":      DefaultInitTimeoutMs,
 		"discoveryTimeoutMs": DefaultDiscoveryTimeoutMs,
 		"concurrency":        DefaultConcurrency,
+		"maxMessageBytes":    DefaultMaxMessageBytes,
 		"isolation":          IsolationShared,
 	})
 	if g := s.Generate; g != nil {
@@ -221,6 +224,7 @@ func layerSettings(s *Suite, file map[string]any, opts LoadOptions, errs *errLis
 	s.InitTimeoutMs = k.Int("initTimeoutMs")
 	s.DiscoveryTimeoutMs = k.Int("discoveryTimeoutMs")
 	s.Concurrency = k.Int("concurrency")
+	s.MaxMessageBytes = k.Int("maxMessageBytes")
 	s.Isolation = k.String("isolation")
 	s.Transport = k.String("transport")
 	s.FailOn = k.String("failOn")

@@ -62,13 +62,17 @@ const (
 	OutcomeTransportClosed   Outcome = "transport_closed"
 	OutcomeSessionLost       Outcome = "session_lost"
 	OutcomeMalformedResponse Outcome = "malformed_response"
+	// OutcomeOversizedResponse: a message from the server (a line, an SSE
+	// event, a response body) was larger than maxMessageBytes; it was cut
+	// off, never held whole, and the connection it came on is closed.
+	OutcomeOversizedResponse Outcome = "oversized_response"
 )
 
 // Outcomes lists every outcome class, in the order of the fixture schema.
 var Outcomes = []Outcome{
 	OutcomeOK, OutcomeToolError, OutcomeProtocolError, OutcomeInputRejected,
 	OutcomeOutputInvalid, OutcomeTimeout, OutcomeTransportClosed,
-	OutcomeSessionLost, OutcomeMalformedResponse,
+	OutcomeSessionLost, OutcomeMalformedResponse, OutcomeOversizedResponse,
 }
 
 // HTTP transports of an endpoint target.
@@ -116,6 +120,13 @@ const (
 	DefaultDiscoveryTimeoutMs = 30000
 	DefaultConcurrency        = 1
 	MaxConcurrency            = 16
+	// DefaultMaxMessageBytes bounds one message from a server (a stdio
+	// line, an SSE event, an HTTP response body): 4 MiB, far above any
+	// honest tool answer, far below what would hurt the machine.
+	// MinMessageBytes and MaxMessageBytes bound the setting itself.
+	DefaultMaxMessageBytes = 4 << 20
+	MinMessageBytes        = 1 << 10
+	MaxMessageBytes        = 1 << 30
 )
 
 // Suite is one loaded fixture: a target, its settings and its scenarios.
@@ -157,7 +168,11 @@ type Suite struct {
 	InitTimeoutMs      int // bounds connect + initialize
 	DiscoveryTimeoutMs int // bounds the whole tools/list walk
 	Concurrency        int // scenarios in flight at once, 1..16
-	Isolation          string
+	// MaxMessageBytes bounds one message from the server (a stdio line, an
+	// SSE event, a response body); a larger one ends its call as
+	// oversized_response.
+	MaxMessageBytes int
+	Isolation       string
 
 	// Contract is a contract file (mcpcheck snapshot) the live server is
 	// compared with, resolved against the fixture's directory; "" compares

@@ -15,6 +15,7 @@ import (
 )
 
 const usage = `Usage: mcpcheck demo [--faults] [--defects] [--protocol-defects] [--next-release] [--http ADDR [--allow-remote]]
+       mcpcheck demo --hostile MODE [--http ADDR]
 
 Serves the built-in demo MCP server: a household task list with the tools
 get_household, propose_task, commit_task and tidy_household (progress and log
@@ -47,6 +48,9 @@ Flags:
   --http ADDR      serve Streamable HTTP at http://ADDR/mcp instead of stdio;
                    ADDR is host:port, and port 0 picks a free port
   --allow-remote   allow an ADDR host other than 127.0.0.1, [::1] or localhost
+  --hostile MODE   serve instead a minimal server written to break the
+                   client that tests it (mcpcheck's own tests use these);
+                   --hostile list names the modes
   -h, --help       show this help
 
 Examples:
@@ -75,6 +79,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	defects := fs.Bool("defects", false, "")
 	protocolDefects := fs.Bool("protocol-defects", false, "")
 	next := fs.Bool("next-release", false, "")
+	hostileMode := fs.String("hostile", "", "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usage)
@@ -89,6 +94,10 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.Visit(func(f *flag.Flag) { httpSet = httpSet || f.Name == "http" })
 	if *allowRemote && !httpSet {
 		return badUsage(stderr, "--allow-remote needs --http")
+	}
+
+	if *hostileMode != "" {
+		return runHostile(ctx, *hostileMode, httpSet, *httpAddr, stdin, stdout, stderr)
 	}
 
 	opts := Options{

@@ -53,6 +53,7 @@ var settingFlags = map[string]string{
 	"protocolVersion":              "--protocol",
 	"timeoutMs":                    "--timeout",
 	"concurrency":                  "--jobs",
+	"maxMessageBytes":              "--max-message-bytes",
 	"generate.includeDestructive":  "--include-destructive",
 	"generate.offeredInputs":       "--no-offered-inputs",
 	"generate.protocol":            "--no-protocol-probes",
@@ -158,6 +159,7 @@ func parseFlags(args []string) (*flags, error) {
 	setting("contract", "contract", str)
 	setting("fail-on", "failOn", str)
 	setting("jobs", "concurrency", integer)
+	setting("max-message-bytes", "maxMessageBytes", integer)
 	setting("timeout", "timeoutMs", func(v string) (any, error) {
 		if n, err := strconv.Atoi(v); err == nil {
 			v += "ms" // a bare number is milliseconds, as timeoutMs is
@@ -324,7 +326,7 @@ func jsonDefault(args []string) []string {
 
 // targetFlags say which server to reach and how: all that a subcommand
 // which only connects (tools, snapshot) takes of a run's flags.
-var targetFlags = []string{"config", "url", "sse", "protocol", "timeout", "env", "header", "allow-tools", "no-color"}
+var targetFlags = []string{"config", "url", "sse", "protocol", "timeout", "max-message-bytes", "env", "header", "allow-tools", "no-color"}
 
 // commandFlags parses a run's command line for the run itself (name "")
 // or a subcommand that reaches a server the same way: --help prints usage,

@@ -63,6 +63,10 @@ Flags for a run:
   --timeout DURATION  time limit of each request, e.g. 5s, or a number of
                       milliseconds (default: the fixture's timeoutMs; 15s
                       in quick mode)
+  --max-message-bytes N
+                      the largest message taken from the server (a line,
+                      an SSE event, a response body; default 4194304): a
+                      larger one ends its call as oversized_response
   --trace FILE        write one JSON line per call, arguments included
                       (secrets redacted)
   --tag T             run only the scenarios tagged T (repeatable: any of)

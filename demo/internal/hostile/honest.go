@@ -1,0 +1,34 @@
+package hostile
+
+import (
+	"context"
+	"net/http"
+)
+
+// The honest mode is the control: the same minimal server, behaving. A
+// test that shows a hostile mode is caught runs this one too, to show the
+// rule does not fire on a server that only looks the same.
+func init() {
+	tools := []Tool{SimpleTool("echo", "Returns its text.", "text")}
+	echo := func(call Call) map[string]any {
+		var args struct {
+			Text string `json:"text"`
+		}
+		_ = jsonUnmarshal(call.Arguments, &args)
+		return TextResult(args.Text)
+	}
+	register(Mode{
+		Name: "honest",
+		Doc:  "answers echo correctly (the control)",
+		Stdio: func(ctx context.Context, c *Conn) error {
+			return c.Loop(ctx, "honest", tools, func(c *Conn, m *Msg, call Call) error {
+				return c.Reply(m.ID, echo(call))
+			})
+		},
+		HTTP: func(string) http.Handler {
+			return Streamable("honest", tools, func(w http.ResponseWriter, _ *http.Request, m *Msg, call Call) {
+				WriteJSON(w, map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": echo(call)})
+			})
+		},
+	})
+}
