@@ -28,12 +28,18 @@ type classification struct {
 // one place that tells apart tool errors, protocol errors, timeouts, dead
 // transports, lost sessions and broken messages (input_rejected and
 // output_invalid are decided before and after the call, against the tool's
-// schemas). The order of the checks matters (see SDK_NOTES §2): broken
-// messages the SDK tolerates first (it lets an error win over a result and
+// schemas). The order of the checks matters (see SDK_NOTES §2): a message
+// cut at maxMessageBytes first (over HTTP the SDK keeps only the words of
+// the error, so the tap says so), broken messages the SDK tolerates next (it lets an error win over a result and
 // reads a response with neither as EOF, so only the tap can tell), then the
 // call's own deadline, the SDK's sentinel errors, JSON-RPC errors, EOF, and
 // decoding failures.
 func classify(callCtx context.Context, rep *reply, err error, tp *tap) classification {
+	if err != nil && (errors.Is(err, errOversized) || tp.Oversized()) {
+		// A message over maxMessageBytes was cut off where it passed the
+		// bound; whatever the SDK then said is about the cut, not the server.
+		return classification{Outcome: config.OutcomeOversizedResponse}
+	}
 	if m := tp.Malformed(); m != "" {
 		return classification{Outcome: config.OutcomeMalformedResponse, Detail: m}
 	}

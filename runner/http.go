@@ -2,24 +2,73 @@ package runner
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tidwall/gjson"
 )
+
+// The HTTP transports' rules, enforced here for every request the runner's
+// HTTP client makes (the SDK's Streamable HTTP and legacy SSE transports,
+// the protocol probes' raw connection):
+//   - requests go only to the configured endpoint's origin (scheme, host
+//     and port): a URL a server hands over (the legacy endpoint event, a
+//     redirect, anything later) that names another origin is refused
+//     before anything is sent, so the suite's credential headers never
+//     reach a host the user did not name;
+//   - redirects are not followed, and no ambient proxy sees the requests;
+//   - every response body is bounded by the suite's maxMessageBytes: a
+//     JSON body as a whole, an event stream per line and per event (see
+//     sseParser). A larger one is cut where it passes the bound, nothing
+//     more of it is read, and the call it answers ends as
+//     oversized_response.
 
 // errRedirect stops the HTTP client at the first redirect: a server that
 // answers with a redirect does not get to send mcpcheck, and the
 // credentials it carries, somewhere else.
 var errRedirect = errors.New("the server answered with a redirect, which mcpcheck does not follow")
 
-// httpClient is the HTTP client of an endpoint: no ambient proxy, no
-// redirects, the suite's credential headers, taps on the responses.
-func httpClient(headers map[string]string, timeout time.Duration, in *inbox) *http.Client {
+// originError is a request to an origin other than the configured one.
+type originError struct {
+	configured, got string
+}
+
+func (e *originError) Error() string {
+	return fmt.Sprintf("refused to send a request to %s: only the configured endpoint's origin %s gets requests (and credentials)", e.got, e.configured)
+}
+
+// origin is scheme://host:port of u, with the scheme's default port made
+// explicit and names lowercased, so that equal origins compare equal.
+func origin(u *url.URL) string {
+	scheme := strings.ToLower(u.Scheme)
+	port := u.Port()
+	if port == "" {
+		switch scheme {
+		case "http":
+			port = "80"
+		case "https":
+			port = "443"
+		}
+	}
+	return scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
+}
+
+// sseEventSlack is what the SDK's own bound on an SSE event (MaxEventSize)
+// allows beyond ours, so that ours is always met first and the call is
+// classified by the runner, not failed by the SDK.
+const sseEventSlack = 1 << 10
+
+// httpClient is the HTTP client of endpoint: no ambient proxy, no
+// redirects, requests to endpoint's origin only, the suite's credential
+// headers, every response body bounded by limit, taps on the responses.
+func httpClient(endpoint string, headers map[string]string, timeout time.Duration, in *inbox, limit int) *http.Client {
 	base := &http.Transport{
 		Proxy:                 nil, // loopback tests and explicit endpoints only; no ambient proxy sees the credentials
 		DialContext:           (&net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}).DialContext,
@@ -29,8 +78,13 @@ func httpClient(headers map[string]string, timeout time.Duration, in *inbox) *ht
 		TLSHandshakeTimeout:   timeout,
 		ResponseHeaderTimeout: 0, // streams may legitimately wait; each call has its own deadline
 	}
+	u, err := url.Parse(endpoint)
+	configured := ""
+	if err == nil {
+		configured = origin(u)
+	}
 	return &http.Client{
-		Transport: &headerRoundTripper{base: base, headers: headers, inbox: in},
+		Transport: &headerRoundTripper{base: base, origin: configured, headers: headers, inbox: in, limit: limit},
 		CheckRedirect: func(*http.Request, []*http.Request) error {
 			return errRedirect
 		},
@@ -39,19 +93,20 @@ func httpClient(headers map[string]string, timeout time.Duration, in *inbox) *ht
 
 // sseTransport builds the legacy HTTP+SSE transport (protocol 2024-11-05)
 // for endpoint, the URL of its event stream. The URL it posts to comes from
-// the server's endpoint event, on the same origin.
-func sseTransport(endpoint string, headers map[string]string, timeout time.Duration, in *inbox) mcp.Transport {
+// the server's endpoint event; the HTTP client refuses it unless it is on
+// the endpoint's origin.
+func sseTransport(endpoint string, headers map[string]string, timeout time.Duration, limit int) mcp.Transport {
 	// The connection is tapped like a stdio one, so the stream's messages
 	// reach the inbox there, not through the HTTP client.
-	return &mcp.SSEClientTransport{Endpoint: endpoint, HTTPClient: httpClient(headers, timeout, nil)}
+	return &mcp.SSEClientTransport{Endpoint: endpoint, HTTPClient: httpClient(endpoint, headers, timeout, nil, limit), MaxEventSize: 2*limit + sseEventSlack}
 }
 
 // httpTransport builds the Streamable HTTP transport for endpoint with the
 // suite's credential headers. Messages the server sends outside a call's
 // own stream go to in; the standalone stream that carries them is opened
 // only when the plan listens for them (stream).
-func httpTransport(endpoint string, headers map[string]string, timeout time.Duration, in *inbox, stream bool) mcp.Transport {
-	client := httpClient(headers, timeout, in)
+func httpTransport(endpoint string, headers map[string]string, timeout time.Duration, in *inbox, stream bool, limit int) mcp.Transport {
+	client := httpClient(endpoint, headers, timeout, in, limit)
 	return &mcp.StreamableClientTransport{
 		Endpoint:   endpoint,
 		HTTPClient: client,
@@ -63,53 +118,192 @@ func httpTransport(endpoint string, headers map[string]string, timeout time.Dura
 		// resuming a broken response stream, not retrying calls, which
 		// mcpcheck never does.
 		DisableStandaloneSSE: !stream,
+		// The runner's own bound (see boundedBody) is met first; this one
+		// only keeps the SDK from buffering more if it ever were not.
+		MaxEventSize: 2*limit + sseEventSlack,
 	}
 }
 
-// headerRoundTripper adds the suite's credential headers to every request
+// headerRoundTripper keeps requests on the configured origin, adds the
+// suite's credential headers to every request, bounds every response body
 // and taps POST responses for raw results. Protocol-owned headers are
-// rejected when the fixture is loaded, so they can never be overridden here.
+// rejected when the fixture is loaded, so they can never be overridden
+// here.
 type headerRoundTripper struct {
 	base    http.RoundTripper
+	origin  string
 	headers map[string]string
 	inbox   *inbox
+	limit   int
+
+	// inFlight holds the taps of calls whose POST went out and that may
+	// still be waiting for their answer on a stream the POST does not own
+	// (legacy SSE, where every answer comes on the GET stream): when such a
+	// stream is cut for size, they are the calls it was answering.
+	mu       sync.Mutex
+	inFlight []*tap
 }
 
 func (rt *headerRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	if got := origin(req.URL); got != rt.origin {
+		if req.Body != nil {
+			req.Body.Close()
+		}
+		return nil, &originError{configured: rt.origin, got: got}
+	}
 	if len(rt.headers) > 0 {
 		req = req.Clone(req.Context())
 		for k, v := range rt.headers {
 			req.Header.Set(k, v)
 		}
 	}
+	t := tapFrom(req.Context())
+	if t != nil && req.Method == http.MethodPost {
+		rt.track(t)
+	}
 	resp, err := rt.base.RoundTrip(req)
-	if err == nil {
-		tapResponse(req, resp)
-		if req.Method == http.MethodGet {
-			if resp.Body != nil && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-				resp.Body = &streamFeed{ReadCloser: resp.Body, inbox: rt.inbox}
-			}
-			rt.inbox.answered()
+	if err != nil || resp.Body == nil {
+		return resp, err
+	}
+	b := &boundedBody{body: resp.Body, rt: rt, sse: isEventStream(resp.Header.Get("Content-Type"))}
+	b.parser.max = rt.limit
+	switch {
+	case req.Method == http.MethodPost && t != nil:
+		b.tap = t
+		t.mu.Lock()
+		t.contentType = resp.Header.Get("Content-Type")
+		t.mu.Unlock()
+	case req.Method == http.MethodGet:
+		b.shared, b.feed = true, b.sse
+		rt.inbox.answered()
+	}
+	resp.Body = b
+	return resp, nil
+}
+
+// track remembers t as in flight, forgetting the calls that have returned.
+func (rt *headerRoundTripper) track(t *tap) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	live := rt.inFlight[:0]
+	for _, x := range rt.inFlight {
+		if !x.isDone() {
+			live = append(live, x)
 		}
 	}
-	return resp, err
+	rt.inFlight = append(live, t)
 }
 
-// streamFeed passes the messages of the standalone event stream to the
-// session's inbox as the SDK reads them.
-type streamFeed struct {
-	io.ReadCloser
-	inbox  *inbox
-	parser sseParser
+// eachInFlight calls f with the tap of every call that has not returned:
+// what broke a stream no single call owns (a message cut for size, a
+// response no request can be matched to) is why they fail.
+func (rt *headerRoundTripper) eachInFlight(f func(*tap)) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	for _, t := range rt.inFlight {
+		if !t.isDone() {
+			f(t)
+		}
+	}
 }
 
-func (f *streamFeed) Read(p []byte) (int, error) {
-	n, err := f.ReadCloser.Read(p)
-	for _, data := range f.parser.feed(p[:n]) {
-		f.inbox.addMessage(data)
+func isEventStream(contentType string) bool {
+	return strings.HasPrefix(strings.ToLower(strings.TrimSpace(contentType)), "text/event-stream")
+}
+
+// boundedBody is every HTTP response body the runner reads: it passes the
+// bytes on while they are within the bound, feeds a call's tap (the
+// response to the call, the notifications and requests on its stream) and,
+// for the standalone stream, the session's inbox. Past the bound it
+// returns errOversized, and keeps returning it, without reading further.
+type boundedBody struct {
+	body io.ReadCloser
+	rt   *headerRoundTripper
+	tap  *tap // the call this POST's body answers, or nil
+	// shared: a GET stream, which answers no one call (the standalone
+	// stream, the legacy transport's only stream); feed: its messages go
+	// to the inbox.
+	shared, feed bool
+	sse          bool
+	parser       sseParser
+	n            int   // bytes read so far of a body that is not an event stream
+	err          error // errOversized once the bound was passed
+}
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	if b.err != nil {
+		return 0, b.err
+	}
+	n, err := b.body.Read(p)
+	if n > 0 && !b.sse {
+		b.n += n
+		if b.n > b.rt.limit {
+			return 0, b.cut()
+		}
+		if b.tap != nil {
+			b.tap.keep(p[:n])
+		}
+	}
+	if n > 0 && b.sse {
+		msgs, perr := b.parser.feed(p[:n])
+		for _, m := range msgs {
+			b.deliver(m)
+		}
+		if perr != nil {
+			return 0, b.cut()
+		}
+	}
+	if err == io.EOF {
+		if b.tap != nil && !b.sse {
+			for _, m := range b.tap.scanBody() {
+				b.rt.inbox.addMessage(m)
+			}
+		}
+		if b.sse {
+			if d := b.parser.flush(); d != nil {
+				b.deliver(d)
+			}
+		}
 	}
 	return n, err
 }
+
+// deliver hands one message of an event stream to the call's tap, and
+// what is not a response to the inbox.
+func (b *boundedBody) deliver(msg []byte) {
+	if b.tap != nil && b.tap.see(msg) {
+		return
+	}
+	if b.shared {
+		// A response here answers whichever call it names; one whose id
+		// names none makes the SDK end the connection under every call in
+		// flight, so each of them learns why.
+		if id := gjson.GetBytes(msg, "id"); (id.Type == gjson.Null && id.Exists() || id.IsObject() || id.IsArray()) && !gjson.GetBytes(msg, "method").Exists() {
+			b.rt.eachInFlight(func(t *tap) {
+				t.mu.Lock()
+				t.noteOddID([]byte(id.Raw))
+				t.mu.Unlock()
+			})
+		}
+	}
+	if b.tap != nil || b.feed {
+		b.rt.inbox.addMessage(msg)
+	}
+}
+
+// cut ends the body at the bound.
+func (b *boundedBody) cut() error {
+	b.err = fmt.Errorf("%w (%d bytes)", errOversized, b.rt.limit)
+	if b.tap != nil {
+		b.tap.markOversized()
+	} else if b.shared {
+		b.rt.eachInFlight((*tap).markOversized)
+		b.rt.inbox.cut()
+	}
+	return b.err
+}
+
+func (b *boundedBody) Close() error { return b.body.Close() }
 
 // endpointOrigin is scheme://host[:port] of an endpoint, for reports: the
 // path may carry a tenant or a token and is never shown.

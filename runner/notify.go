@@ -11,11 +11,12 @@ import (
 
 // An inbox holds what a session received that was not a response: the
 // server's notifications and its requests to the client, in the order they
-// came off the wire. Over stdio and in memory the connection wrapper
-// (tapConn) adds them as it reads, so when a call returns, everything the
-// server sent before the response is already here; over HTTP the POST's own
-// event stream is added when the call returns and the standalone stream as
-// it is read. Steps read it two ways: the messages that arrived while they
+// came off the wire. Over stdio, legacy SSE and in memory the connection
+// wrapper (tapConn) adds them as it reads, over Streamable HTTP the HTTP
+// client does (a POST's own event stream and the standalone stream), so
+// when a call returns, everything the server sent before the response is
+// already here. It is bounded in count and in bytes (the oldest go first),
+// so a server that floods costs a fixed amount of memory. Steps read it two ways: the messages that arrived while they
 // were in flight (expect.notifications, the requests the server made of the
 // client), and await, which consumes the first unconsumed notification
 // that matches.
@@ -23,7 +24,12 @@ type inbox struct {
 	mu    sync.Mutex
 	items []received
 	first int           // sequence number of items[0]
+	bytes int           // params bytes held
 	wake  chan struct{} // closed (and replaced) when an item arrives
+	// cuts counts the messages on a stream no single call owns that were
+	// cut at maxMessageBytes: an await that missed its notification then
+	// reports oversized_response rather than a plain timeout.
+	cuts int
 
 	// streamAnswered is closed when the server first answered the HTTP
 	// standalone stream's GET (opened, or refused).
@@ -41,8 +47,14 @@ type received struct {
 	used    bool   // consumed by an await
 }
 
-// maxInbox bounds how many messages a session keeps; the oldest go first.
-const maxInbox = 10000
+// maxInbox and maxInboxBytes bound what a session keeps: how many
+// messages, and the bytes of their params. The oldest go first, in batches
+// (a quarter of the bound at a time), so a flood costs amortised constant
+// time per message.
+const (
+	maxInbox      = 10000
+	maxInboxBytes = 32 << 20
+)
 
 func newInbox() *inbox { return &inbox{wake: make(chan struct{}), streamAnswered: make(chan struct{})} }
 
@@ -74,13 +86,46 @@ func (b *inbox) add(method string, params json.RawMessage, request bool) {
 	defer b.mu.Unlock()
 	r.seq = b.first + len(b.items)
 	b.items = append(b.items, r)
-	if len(b.items) > maxInbox {
-		n := len(b.items) - maxInbox
-		b.items = append(b.items[:0], b.items[n:]...)
-		b.first += n
+	b.bytes += len(params)
+	if len(b.items) > maxInbox+maxInbox/4 || b.bytes > maxInboxBytes {
+		b.evict()
 	}
 	close(b.wake)
 	b.wake = make(chan struct{})
+}
+
+// evict drops the oldest messages until the inbox is within maxInbox and
+// maxInboxBytes again (b.mu held).
+func (b *inbox) evict() {
+	n := 0
+	for n < len(b.items) && (len(b.items)-n > maxInbox || b.bytes > maxInboxBytes) {
+		b.bytes -= len(b.items[n].params)
+		n++
+	}
+	clear(b.items[:n]) // let go of their params
+	b.items = append(b.items[:0], b.items[n:]...)
+	b.first += n
+}
+
+// cut records that a stream no single call owns had a message cut at
+// maxMessageBytes.
+func (b *inbox) cut() {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	b.cuts++
+	b.mu.Unlock()
+}
+
+// cutCount is how many such messages were cut so far.
+func (b *inbox) cutCount() int {
+	if b == nil {
+		return 0
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.cuts
 }
 
 // addMessage records a raw JSON-RPC message if it is a notification or a

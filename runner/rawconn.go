@@ -321,11 +321,12 @@ type rawHTTP struct {
 	session  string // Mcp-Session-Id, "" for a stateless server
 	version  string // the negotiated version, for MCP-Protocol-Version
 	seq      int
+	limit    int // maxMessageBytes: the client cuts a body there, see boundedBody
 }
 
 // openRawHTTP initializes a new HTTP session.
 func (d *dialer) openRawHTTP(ctx context.Context) (*rawHTTP, error) {
-	c := &rawHTTP{client: httpClient(d.sec.headers, ms2d(d.suite.InitTimeoutMs), nil), endpoint: d.suite.Endpoint}
+	c := &rawHTTP{client: httpClient(d.suite.Endpoint, d.sec.headers, ms2d(d.suite.InitTimeoutMs), nil, messageLimit(d.suite)), endpoint: d.suite.Endpoint, limit: messageLimit(d.suite)}
 	wait := ms2d(d.suite.InitTimeoutMs)
 	resp, ex := c.post(ctx, initializeMessage(`"mcpcheck-raw-init"`, d.version), `"mcpcheck-raw-init"`, nil, wait)
 	r := ex.reply()
@@ -394,7 +395,7 @@ func (c *rawHTTP) do(ctx context.Context, method string, body []byte, id string,
 	ex.status = resp.StatusCode
 	ctype := resp.Header.Get("Content-Type")
 	sse := strings.HasPrefix(ctype, "text/event-stream")
-	var p sseParser
+	p := sseParser{max: c.limit}
 	var whole bytes.Buffer
 	buf := make([]byte, 32<<10)
 	found := func(msgs [][]byte) bool {
@@ -415,15 +416,12 @@ func (c *rawHTTP) do(ctx context.Context, method string, body []byte, id string,
 	for {
 		n, err := resp.Body.Read(buf)
 		if sse && n > 0 {
-			var msgs [][]byte
-			for _, d := range p.feed(buf[:n]) {
-				msgs = append(msgs, d)
-			}
+			msgs, _ := p.feed(buf[:n]) // the body ends at the bound with errOversized
 			if found(msgs) {
 				return resp.Header, ex
 			}
-		} else if n > 0 && whole.Len() < maxTapBody {
-			whole.Write(buf[:n])
+		} else if n > 0 {
+			whole.Write(buf[:n]) // bounded: the client cuts the body at c.limit
 		}
 		if err != nil {
 			break
@@ -434,7 +432,7 @@ func (c *rawHTTP) do(ctx context.Context, method string, body []byte, id string,
 			found([][]byte{d})
 		}
 	} else if whole.Len() > 0 {
-		found(bodyMessages(ctype, whole.Bytes()))
+		found(jsonMessages(whole.Bytes()))
 	}
 	return resp.Header, ex
 }

@@ -120,10 +120,10 @@ func (d *dialer) dial(ctx context.Context, tmp string) (*session, error) {
 		// connection is tapped like a stdio one.
 		var streamCtx context.Context
 		streamCtx, stop = context.WithCancel(context.WithoutCancel(ctx))
-		tt = &tapTransport{inner: &detached{sseTransport(d.suite.Endpoint, d.sec.headers, ms2d(d.suite.InitTimeoutMs), in), streamCtx}, inbox: in}
+		tt = &tapTransport{inner: &detached{sseTransport(d.suite.Endpoint, d.sec.headers, ms2d(d.suite.InitTimeoutMs), messageLimit(d.suite)), streamCtx}, inbox: in}
 		t = tt
 	case d.suite.Endpoint != "":
-		t = httpTransport(d.suite.Endpoint, d.sec.headers, ms2d(d.suite.InitTimeoutMs), in, d.stream)
+		t = httpTransport(d.suite.Endpoint, d.sec.headers, ms2d(d.suite.InitTimeoutMs), in, d.stream, messageLimit(d.suite))
 	default:
 		p, err := d.start(tmp)
 		if err != nil {
@@ -163,7 +163,12 @@ func (d *dialer) dial(ctx context.Context, tmp string) (*session, error) {
 		stop()
 		var err error
 		var netErr *net.OpError
+		var originErr *originError
 		switch {
+		case errors.As(r.err, &originErr):
+			// Said without the URL the server named: its path and query
+			// are the server's words, not for the report.
+			err = fmt.Errorf("initialize: %w", originErr)
 		case errors.As(r.err, &netErr) && d.suite.Endpoint != "":
 			err = fmt.Errorf("cannot reach %s: %v", endpointOrigin(d.suite.Endpoint), netErr.Err)
 		case errors.Is(r.err, context.DeadlineExceeded):
@@ -262,8 +267,10 @@ func newClient(cfg *config.Client) *mcp.Client {
 	return c
 }
 
-// finish tells the session's tap connection that a call has returned.
+// finish records that a call has returned (its tap, and the session's tap
+// connection).
 func (s *session) finish(t *tap) {
+	t.markDone()
 	if s.taps != nil {
 		s.taps.finish(t)
 	}

@@ -95,9 +95,6 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 		r.traceStep(sc, p, &out, argv, began)
 		return out
 	}
-	for _, m := range tp.Messages() {
-		sess.inbox.addMessage(m)
-	}
 	window := sess.inbox.between(from, sess.inbox.next())
 
 	if err != nil && ctx.Err() != nil {
@@ -191,6 +188,7 @@ func (r *runState) runAwait(ctx context.Context, sess *session, sc *scenario, j 
 	waitCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	began := time.Now()
+	cuts := sess.inbox.cutCount()
 	got, ok := sess.inbox.await(waitCtx, func(m *received) bool {
 		if m.method != a.Method {
 			return false
@@ -210,6 +208,11 @@ func (r *runState) runAwait(ctx context.Context, sess *session, sc *scenario, j 
 	case ctx.Err() != nil:
 		out.Reason = "interrupted while waiting for the server"
 		return out
+	case sess.inbox.cutCount() > cuts:
+		// The stream that would carry the notification had a message
+		// cut at maxMessageBytes while the step waited.
+		out.Outcome, ar.Outcome = config.OutcomeOversizedResponse, config.OutcomeOversizedResponse
+		out.Reason = fmt.Sprintf("no %s notification matching the step arrived within %s; a message on the server's stream was larger than maxMessageBytes", a.Method, timeout)
 	default:
 		out.Outcome, ar.Outcome = config.OutcomeTimeout, config.OutcomeTimeout
 		out.Reason = fmt.Sprintf("no %s notification matching the step arrived within %s", a.Method, timeout)

@@ -5,10 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"mime"
-	"net/http"
-	"strings"
 	"sync"
 	"time"
 
@@ -44,18 +40,20 @@ type tap struct {
 	id         jsonrpc.ID
 	hasID      bool
 
-	// HTTP only: the POST response, and the notifications and requests
-	// its event stream carried before the response.
+	// HTTP only: the POST's JSON response body (an event stream is read
+	// message by message as it arrives, see see), how many responses the
+	// body held, whether a message on the call's stream passed
+	// maxMessageBytes, and whether the call has returned.
 	body        bytes.Buffer
-	bodyCut     bool
 	contentType string
-	messages    [][]byte
-	scanned     bool
+	responses   int
+	oversized   bool
+	done        bool
 }
 
 type tapKey struct{}
 
-// maxTapBody bounds the HTTP body kept per call.
+// maxTapBody bounds a line the raw stdio connection keeps.
 const maxTapBody = 64 << 20
 
 func withTap(ctx context.Context, t *tap) context.Context {
@@ -82,32 +80,14 @@ func (t *tap) Result() json.RawMessage {
 	if t.got {
 		return t.result
 	}
-	if t.body.Len() == 0 || t.bodyCut {
-		return nil
-	}
-	t.scanBody()
-	return t.result
+	return nil
 }
 
 // Malformed reports how the response broke JSON-RPC, or "".
 func (t *tap) Malformed() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.malformed == "" && !t.got && t.body.Len() > 0 && !t.bodyCut {
-		t.scanBody()
-	}
 	return t.malformed
-}
-
-// Messages returns the notifications and requests an HTTP response body
-// held besides the response.
-func (t *tap) Messages() [][]byte {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if !t.got && t.body.Len() > 0 && !t.bodyCut {
-		t.scanBody()
-	}
-	return t.messages
 }
 
 // Duplicates reports how many extra responses to the call its HTTP
@@ -115,117 +95,203 @@ func (t *tap) Messages() [][]byte {
 func (t *tap) Duplicates() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.duplicates
+	if t.responses > 1 {
+		return t.responses - 1
+	}
+	return 0
 }
 
-// scanBody reads the responses in an HTTP body (t.mu held).
-func (t *tap) scanBody() {
-	if t.scanned {
+// Oversized reports whether a message on the call's stream (or, over
+// legacy SSE, on the stream that was to carry its answer) passed
+// maxMessageBytes.
+func (t *tap) Oversized() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.oversized
+}
+
+func (t *tap) markOversized() {
+	t.mu.Lock()
+	t.oversized = true
+	t.mu.Unlock()
+}
+
+// markDone records that the call has returned.
+func (t *tap) markDone() {
+	t.mu.Lock()
+	t.done = true
+	t.mu.Unlock()
+}
+
+func (t *tap) isDone() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.done
+}
+
+// keep appends a piece of a JSON response body (bounded by its reader).
+func (t *tap) keep(p []byte) {
+	t.mu.Lock()
+	t.body.Write(p)
+	t.mu.Unlock()
+}
+
+// scanBody reads the responses in the JSON body kept so far, once it is
+// complete, and returns the other messages it held (a batch may carry
+// notifications and requests).
+func (t *tap) scanBody() [][]byte {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var others [][]byte
+	for _, msg := range jsonMessages(t.body.Bytes()) {
+		if !t.seeLocked(msg) {
+			others = append(others, msg)
+		}
+	}
+	t.body = bytes.Buffer{} // what matters was copied out
+	return others
+}
+
+// see takes one message of the call's stream: a response is the call's
+// (the first) or a duplicate, and see reports true; anything else is not
+// the tap's business.
+func (t *tap) see(msg []byte) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.seeLocked(msg)
+}
+
+func (t *tap) seeLocked(msg []byte) bool {
+	kind, result := classifyMessage(msg)
+	switch kind {
+	case "":
+		return false
+	case "oddid":
+		// It answers no request, so it is no response to this call; the
+		// SDK cannot decode it and ends the connection, which is then why
+		// the call failed (unless its answer came first).
+		t.noteOddID(result)
+		return true
+	}
+	t.responses++
+	if t.responses > 1 {
+		return true
+	}
+	switch kind {
+	case "response":
+		if !t.got {
+			t.result, t.got = result, result != nil
+		}
+	case "both":
+		if t.malformed == "" {
+			t.malformed = "the response has both result and error"
+		}
+	case "neither":
+		if t.malformed == "" {
+			t.malformed = "the response has neither result nor error"
+		}
+	}
+	return true
+}
+
+// noteOddID records a response whose id (given) names no request, if the
+// call has had no answer yet (t.mu held).
+func (t *tap) noteOddID(id json.RawMessage) {
+	if t.got || t.responses > 0 || t.malformed != "" {
 		return
 	}
-	t.scanned = true
-	n := 0
-	for _, msg := range bodyMessages(t.contentType, t.body.Bytes()) {
-		kind, result := classifyMessage(msg)
-		switch kind {
-		case "":
-			t.messages = append(t.messages, msg)
-		case "response":
-			n++
-			if n == 1 {
-				t.result, t.got = result, result != nil
-			}
-		case "error":
-			n++
-		case "both":
-			n++
-			if n == 1 && t.malformed == "" {
-				t.malformed = "the response has both result and error"
-			}
-		case "neither":
-			n++
-			if n == 1 && t.malformed == "" {
-				t.malformed = "the response has neither result nor error"
-			}
-		}
+	what := "null"
+	switch bytes.TrimSpace(id)[0] {
+	case '{':
+		what = "an object"
+	case '[':
+		what = "an array"
+	case 't', 'f':
+		what = "a boolean"
 	}
-	if n > 1 {
-		t.duplicates = n - 1
-	}
+	t.malformed = "the server sent a response whose id is " + what + ", which names no request (an id is a string or a number)"
 }
 
-// bodyMessages splits an HTTP response body into JSON-RPC messages: a JSON
-// object or batch, or a text/event-stream whose events carry messages.
-func bodyMessages(contentType string, body []byte) [][]byte {
-	mt, _, _ := mime.ParseMediaType(contentType)
-	var out [][]byte
-	add := func(msg []byte) {
-		msg = bytes.TrimSpace(msg)
-		if len(msg) == 0 {
-			return
-		}
-		if msg[0] == '[' {
-			var batch []json.RawMessage
-			if json.Unmarshal(msg, &batch) == nil {
-				for _, m := range batch {
-					out = append(out, m)
-				}
-			}
-			return
-		}
-		out = append(out, msg)
+// jsonMessages splits a JSON response body into JSON-RPC messages: one
+// object, or the members of a batch.
+func jsonMessages(body []byte) [][]byte {
+	msg := bytes.TrimSpace(body)
+	if len(msg) == 0 {
+		return nil
 	}
-	if mt != "text/event-stream" {
-		add(body)
+	if msg[0] == '[' {
+		var batch []json.RawMessage
+		if json.Unmarshal(msg, &batch) != nil {
+			return nil
+		}
+		out := make([][]byte, len(batch))
+		for i, m := range batch {
+			out[i] = m
+		}
 		return out
 	}
-	var p sseParser
-	for _, data := range p.feed(body) {
-		add(data)
-	}
-	add(p.flush())
-	return out
+	return [][]byte{msg}
 }
 
 // sseParser splits a text/event-stream into the data of its events, fed
 // in pieces as they arrive: multi-line data is joined with "\n", other
-// fields are ignored.
+// fields are ignored. It holds at most one event: an event whose data
+// passes max bytes, a line longer than a data line of max bytes, or an
+// event whose lines (comments and other fields included) pass 2*max bytes
+// is errOversized, so an endless line or event costs a bounded buffer.
 type sseParser struct {
+	max  int    // the largest event data; lines and events are bounded by it
 	line []byte // the unfinished line
 	data []byte // the event's data so far
 	has  bool   // the event has a data field
+	size int    // bytes of the event so far, its unfinished line included
 }
 
-// feed consumes b and returns the data of the events it completed.
-func (p *sseParser) feed(b []byte) [][]byte {
+// sseLineSlack is what a line may hold beyond an event's largest data: its
+// field name ("data: ").
+const sseLineSlack = 64
+
+// feed consumes b and returns the data of the events it completed, and
+// errOversized once the stream passed the parser's bounds (it is of no
+// use after that).
+func (p *sseParser) feed(b []byte) ([][]byte, error) {
 	var out [][]byte
 	for len(b) > 0 {
 		i := bytes.IndexByte(b, '\n')
 		if i < 0 {
-			p.line = append(p.line, b...)
-			if len(p.line) > maxTapBody {
-				p.line = p.line[:0] // a line this long is no event
+			p.size += len(b)
+			if len(p.line)+len(b) > p.max+sseLineSlack || p.size > 2*p.max {
+				return out, errOversized
 			}
-			return out
+			p.line = append(p.line, b...)
+			return out, nil
 		}
-		line := bytes.TrimSuffix(append(p.line, b[:i]...), []byte("\r"))
+		p.size += i + 1
+		if len(p.line)+i > p.max+sseLineSlack || p.size > 2*p.max {
+			return out, errOversized
+		}
+		line := bytes.TrimRight(append(p.line, b[:i]...), "\r")
 		b = b[i+1:]
-		p.line = p.line[:0]
 		switch {
 		case len(line) == 0:
 			if p.has {
 				out = append(out, p.data)
 			}
-			p.data, p.has = nil, false
+			p.data, p.has, p.size = nil, false, 0
 		case bytes.HasPrefix(line, []byte("data:")):
+			v := bytes.TrimPrefix(bytes.TrimPrefix(line, []byte("data:")), []byte(" "))
 			if p.has {
 				p.data = append(p.data, '\n')
 			}
-			p.data = append(p.data, bytes.TrimPrefix(bytes.TrimPrefix(line, []byte("data:")), []byte(" "))...)
+			if len(p.data)+len(v) > p.max {
+				return out, errOversized
+			}
+			p.data = append(p.data, v...)
 			p.has = true
 		}
+		p.line = p.line[:0]
 	}
-	return out
+	return out, nil
 }
 
 // flush returns the data of an event the stream ended in, if any.
@@ -242,8 +308,10 @@ func (p *sseParser) flush() []byte {
 }
 
 // classifyMessage says what a JSON-RPC message is: "response" (with its
-// result), "error", "both", "neither", or "" for requests, notifications and
-// anything that is not a JSON-RPC message.
+// result), "error", "both", "neither", "oddid" (a response whose id, given
+// in place of the result, is neither a string nor a number: it names no
+// request), or "" for requests, notifications and anything that is not a
+// JSON-RPC message.
 func classifyMessage(msg []byte) (string, json.RawMessage) {
 	var m struct {
 		ID     json.RawMessage `json:"id"`
@@ -253,6 +321,9 @@ func classifyMessage(msg []byte) (string, json.RawMessage) {
 	}
 	if json.Unmarshal(msg, &m) != nil || len(m.Method) > 0 || len(m.ID) == 0 {
 		return "", nil
+	}
+	if c := m.ID[0]; c != '"' && c != '-' && (c < '0' || c > '9') {
+		return "oddid", m.ID
 	}
 	hasResult := len(m.Result) > 0
 	hasError := len(m.Error) > 0 && string(m.Error) != "null"
@@ -455,38 +526,4 @@ func (t *tapTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	}
 	t.conn = &tapConn{Connection: c, inbox: t.inbox, pending: map[jsonrpc.ID]*tap{}}
 	return t.conn, nil
-}
-
-// tapBody copies an HTTP response body into the request's tap as the SDK
-// reads it.
-type tapBody struct {
-	io.ReadCloser
-	t *tap
-}
-
-func (b *tapBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	if n > 0 {
-		b.t.mu.Lock()
-		if b.t.body.Len()+n > maxTapBody {
-			b.t.bodyCut = true
-		} else {
-			b.t.body.Write(p[:n])
-		}
-		b.t.mu.Unlock()
-	}
-	return n, err
-}
-
-func tapResponse(req *http.Request, resp *http.Response) {
-	t := tapFrom(req.Context())
-	if t == nil || req.Method != http.MethodPost || resp == nil || resp.Body == nil {
-		return
-	}
-	t.mu.Lock()
-	t.contentType = resp.Header.Get("Content-Type")
-	t.mu.Unlock()
-	if strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") || strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		resp.Body = &tapBody{ReadCloser: resp.Body, t: t}
-	}
 }
