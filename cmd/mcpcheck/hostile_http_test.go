@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -16,6 +18,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpcheck/mcpcheck/cmd/mcpcheck/internal/peertest"
+	"github.com/mcpcheck/mcpcheck/config"
 )
 
 // The tests in this file drive the demo's hostile HTTP modes (mcpcheck demo
@@ -259,6 +264,63 @@ func TestHTTPOddIDs(t *testing.T) {
 			}
 			if strings.Contains(r.stdout+r.stderr, "more than one response") {
 				t.Errorf("a server request taken for a second response:\n%s%s", r.stdout, r.stderr)
+			}
+		})
+	}
+}
+
+// TestRecordHTTPBounds: `mcpcheck record` as a Streamable HTTP proxy in
+// front of a server whose answer is an endless SSE line or a 200 MB JSON
+// body cuts the answer at its message bound, says so, and stays under
+// 256 MiB (class 3); it ends on the first SIGINT.
+func TestRecordHTTPBounds(t *testing.T) {
+	for _, mode := range []string{"line-endless", "json-huge"} {
+		t.Run(mode, func(t *testing.T) {
+			base := startHostileHTTP(t, mode)
+			listen := fmt.Sprintf("127.0.0.1:%d", peertest.FreePort(t))
+			cmd := exec.Command(os.Args[0], "record", "--out", filepath.Join(t.TempDir(), "rec.yaml"), "--url", base+"/mcp", "--listen", listen)
+			cmd.Env = append(os.Environ(), asCLI+"=1")
+			var errb strings.Builder
+			cmd.Stderr = &errb
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Process.Kill()
+			for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+				if c, err := net.Dial("tcp", listen); err == nil {
+					c.Close()
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("the recorder does not listen\n%s", errb.String())
+				}
+			}
+			client := &http.Client{Timeout: time.Minute}
+			req, _ := http.NewRequest(http.MethodPost, "http://"+listen+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{}}}`))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			resp, err := client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, _ := io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if n > 2*config.DefaultMaxMessageBytes {
+				t.Errorf("the recorder passed on %d bytes of one message", n)
+			}
+			cmd.Process.Signal(os.Interrupt)
+			waited := make(chan error, 1)
+			go func() { waited <- cmd.Wait() }()
+			select {
+			case <-waited:
+			case <-time.After(30 * time.Second):
+				t.Fatalf("the recorder did not end on SIGINT\n%s", errb.String())
+			}
+			if rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10; rss > maxChildRSS {
+				t.Errorf("the recorder's peak RSS is %d MiB", rss>>20)
+			}
+			if !strings.Contains(errb.String(), "cut a response") {
+				t.Errorf("the recorder does not say it cut the answer:\n%s", errb.String())
 			}
 		})
 	}

@@ -5,29 +5,55 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log"
 	"mime"
 	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/cmd/mcpcheck/internal/record"
+	"github.com/mcpcheck/mcpcheck/config"
 )
 
-// maxRecordedBody bounds a request body the recorder reads to watch it.
-const maxRecordedBody = 32 << 20
+// recordMessageLimit bounds one message the HTTP recorder reads: a
+// request body, a JSON response body, an SSE line or event. It is the
+// runner's default maxMessageBytes, so whatever the recorder passes on, the
+// recorded fixture's replay can take too.
+const recordMessageLimit = config.DefaultMaxMessageBytes
+
+// errRecordOversized ends a response the recorder cut at the bound.
+var errRecordOversized = fmt.Errorf("a message from the server is larger than %d bytes", recordMessageLimit)
 
 // proxyHTTP serves a Streamable HTTP proxy at --listen that forwards every
 // request to --url (with the --header headers added) and every answer,
 // JSON or an event stream, back unchanged, watching both, until ctx ends.
+//
+// Its bounds and rules: requests go only to --url's origin (the rewrite
+// sets scheme and host; nothing a server sends, a redirect or a URL in a
+// body, is followed: a redirect goes back to the client as it is) and no
+// ambient proxy sees them; a request body, a JSON response body and an SSE
+// line or event are bounded by recordMessageLimit. A larger request is
+// refused (413); a larger response is cut where it passes the bound (the
+// client sees the response end), said on stderr, and not recorded.
 func proxyHTTP(ctx context.Context, f *recordFlags, sess *record.Session, stderr io.Writer) error {
 	target, err := url.Parse(f.url)
 	if err != nil {
 		return err
 	}
+	var stderrMu sync.Mutex
+	say := func(format string, args ...any) {
+		stderrMu.Lock()
+		defer stderrMu.Unlock()
+		fmt.Fprintf(stderr, format, args...)
+	}
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	transport.Proxy = nil // the --header credentials go to --url and nowhere else
 	proxy := &httputil.ReverseProxy{
+		Transport: transport,
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.Out.URL.Scheme, pr.Out.URL.Host, pr.Out.URL.Path, pr.Out.URL.RawPath = target.Scheme, target.Host, target.Path, target.RawPath
 			pr.Out.Host = target.Host
@@ -39,22 +65,33 @@ func proxyHTTP(ctx context.Context, f *recordFlags, sess *record.Session, stderr
 		FlushInterval: -1,
 		ModifyResponse: func(resp *http.Response) error {
 			mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+			cut := func() {
+				say("mcpcheck record: cut a response from the server: it is larger than %d bytes (not recorded)\n", recordMessageLimit)
+			}
 			switch mt {
-			case "application/json":
-				resp.Body = &watched{ReadCloser: resp.Body, whole: true, watch: sess.Server}
 			case "text/event-stream":
-				resp.Body = &watched{ReadCloser: resp.Body, watch: sess.Server}
+				resp.Body = &watched{ReadCloser: resp.Body, watch: sess.Server, cut: cut}
+			default:
+				// Any other body is bounded too, and JSON is watched whole.
+				resp.Body = &watched{ReadCloser: resp.Body, whole: true, json: mt == "application/json", watch: sess.Server, cut: cut}
 			}
 			return nil
 		},
-		ErrorLog: nil,
+		// A cut response is said once, above; the proxy's own log of it
+		// would only repeat it.
+		ErrorLog: log.New(io.Discard, "", 0),
 	}
 	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost && r.Body != nil {
-			body, err := io.ReadAll(io.LimitReader(r.Body, maxRecordedBody))
+			body, err := io.ReadAll(io.LimitReader(r.Body, recordMessageLimit+1))
 			r.Body.Close()
 			if err != nil {
 				http.Error(w, "reading the request", http.StatusBadRequest)
+				return
+			}
+			if len(body) > recordMessageLimit {
+				say("mcpcheck record: refused a request from the client: it is larger than %d bytes\n", recordMessageLimit)
+				http.Error(w, "request larger than the recorder's limit", http.StatusRequestEntityTooLarge)
 				return
 			}
 			sess.Client(body)
@@ -87,51 +124,96 @@ func proxyHTTP(ctx context.Context, f *recordFlags, sess *record.Session, stderr
 func originOf(u *url.URL) string { return u.Scheme + "://" + u.Host }
 
 // watched passes a response body through, showing its messages to watch:
-// the whole body (JSON), or each event's data (an event stream).
+// the whole body (JSON), or each event's data (an event stream). It holds
+// at most one message: past recordMessageLimit (a body, a line, an event's
+// data, or 2x for an event's lines) it calls cut once and ends the body.
 type watched struct {
 	io.ReadCloser
-	whole bool
+	whole bool // the body is one message
+	json  bool // ... and it is watched
 	watch func([]byte)
-	buf   bytes.Buffer
-	// data is the current event's data lines.
-	data []string
+	cut   func()
+	err   error
+	n     int          // bytes of a whole body so far
+	buf   bytes.Buffer // a whole JSON body, or the unfinished line
+	data  []byte       // the current event's data
+	has   bool         // the event has a data field
+	size  int          // bytes of the current event so far
 }
 
 func (w *watched) Read(p []byte) (int, error) {
+	if w.err != nil {
+		return 0, w.err
+	}
 	n, err := w.ReadCloser.Read(p)
-	if n > 0 && w.buf.Len() < maxRecordedBody {
-		w.buf.Write(p[:n])
-		if !w.whole {
-			w.events()
+	if n > 0 {
+		if w.whole {
+			w.n += n
+			if w.n > recordMessageLimit {
+				return 0, w.stop()
+			}
+			if w.json {
+				w.buf.Write(p[:n])
+			}
+		} else if !w.events(p[:n]) {
+			return 0, w.stop()
 		}
 	}
-	if err == io.EOF && w.whole {
+	if err == io.EOF && w.json {
 		w.watch(w.buf.Bytes())
 		w.buf.Reset()
 	}
 	return n, err
 }
 
-// events takes every complete line of the stream so far.
-func (w *watched) events() {
-	for {
-		line, err := w.buf.ReadString('\n')
-		if err != nil {
-			// An incomplete line waits for the rest.
-			rest := line
-			w.buf.Reset()
-			w.buf.WriteString(rest)
-			return
+// stop ends the body at the bound.
+func (w *watched) stop() error {
+	w.err = errRecordOversized
+	w.buf, w.data = bytes.Buffer{}, nil
+	if w.cut != nil {
+		w.cut()
+	}
+	return w.err
+}
+
+// events takes every complete line of b and the unfinished line so far;
+// false when a line or an event passed the bound.
+func (w *watched) events(b []byte) bool {
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			w.size += len(b)
+			if w.buf.Len()+len(b) > recordMessageLimit+64 || w.size > 2*recordMessageLimit {
+				return false
+			}
+			w.buf.Write(b) // an incomplete line waits for the rest
+			return true
 		}
-		line = strings.TrimRight(line, "\r\n")
+		w.size += i + 1
+		if w.buf.Len()+i > recordMessageLimit+64 || w.size > 2*recordMessageLimit {
+			return false
+		}
+		w.buf.Write(b[:i])
+		b = b[i+1:]
+		line := strings.TrimRight(w.buf.String(), "\r")
+		w.buf.Reset()
 		switch {
 		case line == "":
-			if len(w.data) > 0 {
-				w.watch([]byte(strings.Join(w.data, "\n")))
-				w.data = nil
+			if w.has {
+				w.watch(w.data)
 			}
+			w.data, w.has, w.size = nil, false, 0
 		case strings.HasPrefix(line, "data:"):
-			w.data = append(w.data, strings.TrimPrefix(strings.TrimPrefix(line, "data:"), " "))
+			v := strings.TrimPrefix(strings.TrimPrefix(line, "data:"), " ")
+			if w.has {
+				w.data = append(w.data, '\n')
+			}
+			if len(w.data)+len(v) > recordMessageLimit {
+				return false
+			}
+			w.data = append(w.data, v...)
+			w.has = true
 		}
 	}
+	return true
 }
