@@ -201,6 +201,7 @@ func TestHTTPHostileBounds(t *testing.T) {
 		{"requests-30k", "http", "tool: echo", []string{"timeout", "ok"}},
 		{"requests-30k", "sse", "tool: echo", []string{"timeout", "ok"}},
 		{"get-line-endless", "http", "await: {method: notifications/message}", []string{"oversized_response"}},
+		{"get-notify-endless", "http", "await: {method: notifications/never}", []string{"timeout"}},
 	}
 	for _, c := range cases {
 		t.Run(c.mode+"/"+c.transport, func(t *testing.T) {

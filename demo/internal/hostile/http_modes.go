@@ -95,6 +95,17 @@ func init() {
 	})
 
 	register(Mode{
+		Name: "get-notify-endless",
+		Doc:  "Streamable HTTP: the standalone GET stream carries notifications without end; calls are answered",
+		HTTP: func(string) http.Handler {
+			return StreamModes("get-notify-endless", echo, honest, func(s *Stream) {
+				for s.Event(notice) == nil {
+				}
+			})
+		},
+	})
+
+	register(Mode{
 		Name: "json-huge",
 		Doc:  "answers tools/call with a 200 MB JSON body (legacy SSE: a 200 MB event)",
 		HTTP: func(string) http.Handler {
