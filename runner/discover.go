@@ -137,6 +137,12 @@ func walkPages(ctx context.Context, cs *mcp.ClientSession, what string) ([]json.
 		}
 		tp := &tap{}
 		raw, next, err := listPage(withTap(ctx, tp), cs, what, cursor)
+		tp.markDone()
+		if cut := tp.oversizedErr(); err != nil && cut != nil {
+			// Over HTTP the SDK keeps only the words of why the page's body
+			// was cut; the page's own tap has the error.
+			err = cut
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s page %d: %w", method, page, err)
 		}

@@ -295,9 +295,9 @@ func (b *boundedBody) deliver(msg []byte) {
 func (b *boundedBody) cut() error {
 	b.err = fmt.Errorf("%w (%d bytes)", errOversized, b.rt.limit)
 	if b.tap != nil {
-		b.tap.markOversized()
+		b.tap.markOversized(b.err)
 	} else if b.shared {
-		b.rt.eachInFlight((*tap).markOversized)
+		b.rt.eachInFlight(func(t *tap) { t.markOversized(b.err) })
 		b.rt.inbox.cut()
 	}
 	return b.err

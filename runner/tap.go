@@ -47,7 +47,7 @@ type tap struct {
 	body        bytes.Buffer
 	contentType string
 	responses   int
-	oversized   bool
+	oversized   error // errOversized, with the bound, once a message passed it
 	done        bool
 }
 
@@ -104,15 +104,18 @@ func (t *tap) Duplicates() int {
 // Oversized reports whether a message on the call's stream (or, over
 // legacy SSE, on the stream that was to carry its answer) passed
 // maxMessageBytes.
-func (t *tap) Oversized() bool {
+func (t *tap) Oversized() bool { return t.oversizedErr() != nil }
+
+// oversizedErr is the error that cut the call's message, or nil.
+func (t *tap) oversizedErr() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.oversized
 }
 
-func (t *tap) markOversized() {
+func (t *tap) markOversized(err error) {
 	t.mu.Lock()
-	t.oversized = true
+	t.oversized = err
 	t.mu.Unlock()
 }
 

@@ -187,21 +187,26 @@ func TestHTTPHostileBounds(t *testing.T) {
 	cases := []struct {
 		mode, transport, step string
 		want                  []string // acceptable outcomes
+		says                  string   // what the human report must say, if anything
 	}{
-		{"honest", "http", "tool: echo", []string{"ok"}},
-		{"sse-other-origin", "sse", "tool: echo", []string{"ok"}}, // honest over legacy SSE
-		{"notify-endless", "http", "tool: echo", []string{"timeout"}},
-		{"notify-endless", "sse", "tool: echo", []string{"timeout"}},
-		{"notify-250k", "http", "tool: echo", []string{"timeout", "ok"}},
-		{"notify-250k", "sse", "tool: echo", []string{"timeout", "ok"}},
-		{"line-endless", "http", "tool: echo", []string{"oversized_response"}},
-		{"line-endless", "sse", "tool: echo", []string{"oversized_response"}},
-		{"json-huge", "http", "tool: echo", []string{"oversized_response"}},
-		{"json-huge", "sse", "tool: echo", []string{"oversized_response"}},
-		{"requests-30k", "http", "tool: echo", []string{"timeout", "ok"}},
-		{"requests-30k", "sse", "tool: echo", []string{"timeout", "ok"}},
-		{"get-line-endless", "http", "await: {method: notifications/message}", []string{"oversized_response"}},
-		{"get-notify-endless", "http", "await: {method: notifications/never}", []string{"timeout"}},
+		{"honest", "http", "tool: echo", []string{"ok"}, ""},
+		{"sse-other-origin", "sse", "tool: echo", []string{"ok"}, ""}, // honest over legacy SSE
+		{"notify-endless", "http", "tool: echo", []string{"timeout"}, ""},
+		{"notify-endless", "sse", "tool: echo", []string{"timeout"}, ""},
+		{"notify-250k", "http", "tool: echo", []string{"timeout", "ok"}, ""},
+		{"notify-250k", "sse", "tool: echo", []string{"timeout", "ok"}, ""},
+		{"line-endless", "http", "tool: echo", []string{"oversized_response"}, ""},
+		{"line-endless", "sse", "tool: echo", []string{"oversized_response"}, ""},
+		{"json-huge", "http", "tool: echo", []string{"oversized_response"}, ""},
+		{"json-huge", "sse", "tool: echo", []string{"oversized_response"}, ""},
+		{"requests-30k", "http", "tool: echo", []string{"timeout", "ok"}, ""},
+		{"requests-30k", "sse", "tool: echo", []string{"timeout", "ok"}, ""},
+		{"requests-endless", "http", "tool: echo", []string{"timeout"}, ""},
+		{"requests-endless", "sse", "tool: echo", []string{"timeout"}, ""},
+		{"get-line-endless", "http", "await: {method: notifications/message}", []string{"oversized_response"}, ""},
+		{"get-notify-endless", "http", "await: {method: notifications/never}", []string{"timeout"}, ""},
+		// Discovery fails, naming the bound; the step is not run.
+		{"list-huge", "http", "tool: echo", []string{""}, "tools/list page 1: a message from the server is larger than maxMessageBytes"},
 	}
 	for _, c := range cases {
 		t.Run(c.mode+"/"+c.transport, func(t *testing.T) {
@@ -222,6 +227,9 @@ func TestHTTPHostileBounds(t *testing.T) {
 			}
 			if !ok || (len(c.want) == 1 && r.code != wantCode) || r.code > 1 {
 				t.Errorf("exit %d, outcome %q; want %v\n%s%s", r.code, o, c.want, r.stdout, r.stderr)
+			}
+			if !strings.Contains(r.stdout, c.says) {
+				t.Errorf("the report does not say %q:\n%s", c.says, r.stdout)
 			}
 			// A 3 s step (and a 10 s handshake at most) plus a generous
 			// constant for a loaded machine.

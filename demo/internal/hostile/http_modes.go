@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 )
 
@@ -148,6 +149,34 @@ func init() {
 	})
 
 	register(Mode{
+		Name: "list-huge",
+		Doc:  "Streamable HTTP: answers tools/list with a 200 MB JSON body",
+		HTTP: func(string) http.Handler {
+			inner := Streamable("list-huge", echo, func(w http.ResponseWriter, _ *http.Request, m *Msg, _ Call) {
+				WriteJSON(w, answer(m))
+			})
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				body, _ := io.ReadAll(io.LimitReader(r.Body, maxInput))
+				var m Msg
+				if r.Method != http.MethodPost || json.Unmarshal(body, &m) != nil || m.Method != "tools/list" {
+					r.Body = io.NopCloser(bytes.NewReader(body))
+					inner.ServeHTTP(w, r)
+					return
+				}
+				id, _ := json.Marshal(m.ID)
+				w.Header().Set("Content-Type", "application/json")
+				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"echo","inputSchema":{"type":"object"},"description":"`, id)
+				for n := 0; n < 200<<20; n += len(filler) {
+					if _, err := w.Write(filler); err != nil {
+						return
+					}
+				}
+				io.WriteString(w, `"}]}}`)
+			})
+		},
+	})
+
+	register(Mode{
 		Name: "requests-30k",
 		Doc:  "answers tools/call with 30,000 server-to-client ping requests on its stream, then the answer",
 		HTTP: func(string) http.Handler {
@@ -158,6 +187,20 @@ func init() {
 					}
 				}
 				return s.Answer(answer(m))
+			}, nil)
+		},
+	})
+
+	register(Mode{
+		Name: "requests-endless",
+		Doc:  "answers tools/call with server-to-client ping requests on its stream, without end",
+		HTTP: func(string) http.Handler {
+			return StreamModes("requests-endless", echo, func(s *Stream, m *Msg, _ Call) error {
+				for i := 0; ; i++ {
+					if err := s.Event(map[string]any{"jsonrpc": "2.0", "id": fmt.Sprintf("hostile-ping-%d", i), "method": "ping"}); err != nil {
+						return err
+					}
+				}
 			}, nil)
 		},
 	})
