@@ -170,9 +170,6 @@ func (rt *headerRoundTripper) RoundTrip(req *http.Request) (*http.Response, erro
 	switch {
 	case req.Method == http.MethodPost && t != nil:
 		b.tap = t
-		t.mu.Lock()
-		t.contentType = resp.Header.Get("Content-Type")
-		t.mu.Unlock()
 	case req.Method == http.MethodGet:
 		b.shared, b.feed = true, b.sse
 		rt.inbox.answered()

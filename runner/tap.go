@@ -34,21 +34,18 @@ type tap struct {
 	// malformed says how the call's response broke JSON-RPC in a way the
 	// SDK tolerates (both result and error, or neither).
 	malformed string
-	// duplicates counts responses to the call beyond the first found in
-	// an HTTP response body (over stdio the connection notes them).
-	duplicates int
-	id         jsonrpc.ID
-	hasID      bool
+	id        jsonrpc.ID
+	hasID     bool
 
 	// HTTP only: the POST's JSON response body (an event stream is read
-	// message by message as it arrives, see see), how many responses the
-	// body held, whether a message on the call's stream passed
-	// maxMessageBytes, and whether the call has returned.
-	body        bytes.Buffer
-	contentType string
-	responses   int
-	oversized   error // errOversized, with the bound, once a message passed it
-	done        bool
+	// message by message as it arrives, see see); how many responses its
+	// body held (beyond the first they are duplicates; over stdio the
+	// connection notes those); whether a message on the call's stream
+	// passed maxMessageBytes; whether the call has returned.
+	body      bytes.Buffer
+	responses int
+	oversized error // errOversized, with the bound, once a message passed it
+	done      bool
 }
 
 type tapKey struct{}
