@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tidwall/gjson"
 )
 
 // A tap captures the raw bytes of one request's result as they came off the
@@ -162,6 +163,11 @@ func (t *tap) see(msg []byte) bool {
 }
 
 func (t *tap) seeLocked(msg []byte) bool {
+	if gjson.GetBytes(msg, "method").Exists() {
+		// A notification or a request: told apart without decoding, as a
+		// flood of them is what this path sees most.
+		return false
+	}
 	kind, result := classifyMessage(msg)
 	switch kind {
 	case "":
