@@ -334,3 +334,33 @@ func TestRecordHTTPBounds(t *testing.T) {
 		})
 	}
 }
+
+// FuzzRecordSSE feeds the recorder's event-stream watcher arbitrary bytes,
+// whole and in two pieces: it never panics, holds no more than its bounds,
+// and the split does not change what it watches.
+func FuzzRecordSSE(f *testing.F) {
+	f.Add([]byte("event: message\ndata: {\"a\":1}\n\n"), 5)
+	f.Add([]byte("data: a\r\ndata: b\r\n\r\n: comment\n\ndata:c"), 3)
+	f.Fuzz(func(t *testing.T, in []byte, split int) {
+		run := func(pieces ...[]byte) []string {
+			var got []string
+			w := &watched{watch: func(b []byte) { got = append(got, string(b)) }}
+			for _, p := range pieces {
+				if !w.events(p) {
+					t.Fatalf("a small input passed the bound")
+				}
+				if w.buf.Len() > recordMessageLimit+64 || len(w.data) > recordMessageLimit {
+					t.Fatalf("the watcher holds %d + %d bytes", w.buf.Len(), len(w.data))
+				}
+			}
+			return got
+		}
+		if split < 0 || split > len(in) {
+			split = len(in) / 2
+		}
+		whole, parts := run(in), run(in[:split], in[split:])
+		if fmt.Sprintf("%q", whole) != fmt.Sprintf("%q", parts) {
+			t.Fatalf("whole: %q\nin two pieces: %q", whole, parts)
+		}
+	})
+}
