@@ -15,8 +15,9 @@ import (
 // Score is one generated check's score: the share of its cases that held.
 type Score struct {
 	Name config.ScoreName `json:"name"`
-	// ProtocolVersion is the version whose checks it scores, in a
-	// multi-protocol run (each version is scored apart).
+	// ProtocolVersion is the version whose pass it scores (as asked for
+	// with --protocol), in a multi-protocol run: each version is scored
+	// apart.
 	ProtocolVersion string `json:"protocolVersion,omitempty"`
 	// Percent is nil, and Grade "n/a", when there was no case to judge:
 	// no grade without data.
@@ -41,8 +42,9 @@ type Finding struct {
 	Tool   string        `json:"tool"`
 	Origin config.Origin `json:"origin"`
 	Kind   string        `json:"kind"`
-	// ProtocolVersion is the version whose run found it, in a
-	// multi-protocol run (each version's checks are judged apart).
+	// ProtocolVersion is the version whose pass found it (as asked for
+	// with --protocol), in a multi-protocol run: each version's checks are
+	// judged apart.
 	ProtocolVersion string `json:"protocolVersion,omitempty"`
 	Status          Status `json:"status,omitempty"`
 	Flagged         bool   `json:"flagged,omitempty"`
@@ -137,7 +139,7 @@ func Analyze(rep *Report) {
 		nothing := 0
 		for k := range eras {
 			e := &eras[k]
-			a := &analysis{rep: rep, settings: rep.Analysis, scenarios: e.scenarios, skipped: e.skipped}
+			a := &analysis{settings: rep.Analysis, shard: rep.Shard != nil, scenarios: e.scenarios, skipped: e.skipped}
 			a.run()
 			for i := range a.findings {
 				a.findings[i].ProtocolVersion = e.version
@@ -175,8 +177,7 @@ func Analyze(rep *Report) {
 	if len(rep.Notes) == 0 {
 		rep.Notes = nil
 	}
-	rep.Tally()
-	if len(eras) > 1 {
+	if len(rep.ProtocolRuns) > 0 {
 		for k, e := range eras {
 			// Each pass's verdict: its steps, findings and scores, and
 			// what failed it outside them.
@@ -185,29 +186,32 @@ func Analyze(rep *Report) {
 			rep.ProtocolRuns[k].Passed = part.Passed && !rep.ProtocolRuns[k].failed
 		}
 		rep.Divergences = divergences(eras)
-		rep.Tally()
 	}
+	rep.Tally()
 }
 
 // era is the part of a report run under one protocol version: the whole
 // report, unless it is a multi-protocol run's.
 type era struct {
-	version   string // "" for the whole report
-	scenarios []ScenarioResult
-	skipped   []SkippedTool
+	// version names the pass: the version it asked for (--protocol), as
+	// its warnings and failure do ("" for the whole report); two passes
+	// may negotiate the same one. negotiated is what it ran under.
+	version, negotiated string
+	scenarios           []ScenarioResult
+	skipped             []SkippedTool
 }
 
 // eras splits the report by protocol version (ProtocolRuns' scenario
 // ranges).
 func (r *Report) eras() []era {
 	if len(r.ProtocolRuns) == 0 {
-		return []era{{scenarios: r.Scenarios, skipped: r.SkippedTools}}
+		return []era{{negotiated: r.ProtocolVersion, scenarios: r.Scenarios, skipped: r.SkippedTools}}
 	}
 	out := make([]era, len(r.ProtocolRuns))
 	for k, pr := range r.ProtocolRuns {
-		out[k] = era{version: pr.Negotiated, scenarios: r.Scenarios[pr.from:pr.to:pr.to]}
+		out[k] = era{version: pr.Requested, negotiated: pr.Negotiated, scenarios: r.Scenarios[pr.from:pr.to:pr.to]}
 		for _, s := range r.SkippedTools {
-			if s.ProtocolVersion == pr.Negotiated {
+			if s.ProtocolVersion == pr.Requested {
 				out[k].skipped = append(out[k].skipped, s)
 			}
 		}
@@ -237,8 +241,8 @@ func (r *Report) findingsOf(version string) []Finding {
 
 // analysis judges the generated steps of one era's scenarios.
 type analysis struct {
-	rep       *Report // read for Shard only
 	settings  *AnalysisSettings
+	shard     bool // a shard's report: it sees some of the tools only
 	scenarios []ScenarioResult
 	skipped   []SkippedTool
 
@@ -261,7 +265,7 @@ func (a *analysis) run() {
 	a.schemaEnforcement()
 	a.tally(checked, failedTools)
 	a.stepFindings()
-	if a.rep.Shard == nil {
+	if !a.shard {
 		// A shard sees some of the tools only: merge judges this over all.
 		a.findings = sdkFindings(a.findings, a.scenarios)
 	}

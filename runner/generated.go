@@ -17,8 +17,8 @@ import (
 // what would lift it.
 type SkippedTool struct {
 	Tool string `json:"tool"`
-	// ProtocolVersion is the version whose pass left it alone, in a
-	// multi-protocol run.
+	// ProtocolVersion is the version whose pass left it alone (as asked
+	// for with --protocol), in a multi-protocol run.
 	ProtocolVersion string `json:"protocolVersion,omitempty"`
 	Reason          string `json:"reason"`
 	Fix             string `json:"fix,omitempty"`

@@ -40,8 +40,8 @@ type DivergentOutcome struct {
 // runProtocols runs the suite once per protocol version, each a part of
 // its own, and joins the parts: the scenarios of each pass in turn (each
 // tagged with its negotiated version), sessions summed, the first
-// failure, warnings and notes tagged with their version, each pass's
-// skipped tools. [Analyze] then judges each version's checks apart and
+// failure, warnings, notes and skipped tools tagged with the version the
+// pass asked for. [Analyze] then judges each version's checks apart and
 // lists the divergences between them.
 func runProtocols(ctx context.Context, suite *config.Suite, opts Options, versions []string) (*Report, error) {
 	start := time.Now()
@@ -105,7 +105,7 @@ func joinProtocols(parts []*Report, requested []string) *Report {
 			m.Scenarios = append(m.Scenarios, sc)
 		}
 		for _, st := range rep.SkippedTools {
-			st.ProtocolVersion = rep.ProtocolVersion
+			st.ProtocolVersion = v
 			m.SkippedTools = append(m.SkippedTools, st)
 		}
 		pr.to = len(m.Scenarios)
@@ -158,7 +158,7 @@ func divergences(eras []era) []Divergence {
 					tagged = true
 					break
 				}
-				d := DivergentOutcome{ProtocolVersion: e.version, Status: o.Status, Outcome: o.Outcome, ErrorCode: o.ErrorCode}
+				d := DivergentOutcome{ProtocolVersion: e.negotiated, Status: o.Status, Outcome: o.Outcome, ErrorCode: o.ErrorCode}
 				if len(results) > 0 && !sameResult(d, results[0]) {
 					differs = true
 				}
