@@ -608,20 +608,13 @@ func (a *analysis) concurrencyFindings() (checked, failedTools int) {
 		// One finding per tool: which of the overlapping calls lost a race
 		// is chance, the defect is not.
 		var failedOutcomes []string
-		differs := false
-		for j := range par.Steps {
-			st := &par.Steps[j]
-			switch {
-			case st.Outcome != config.OutcomeOK:
-				if !slices.Contains(failedOutcomes, string(st.Outcome)) {
-					failedOutcomes = append(failedOutcomes, string(st.Outcome))
-				}
-			case st.AnswerDiffers:
-				differs = true
+		for _, st := range par.Steps {
+			if st.Outcome != config.OutcomeOK && !slices.Contains(failedOutcomes, string(st.Outcome)) {
+				failedOutcomes = append(failedOutcomes, string(st.Outcome))
 			}
 		}
 		switch {
-		case differs:
+		case par.AnswersDiffer:
 			fail(tool, "crossed-responses", fmt.Sprintf("%d distinct calls overlapping on one session did not all get the answer each gets alone: responses crossed", len(par.Steps)))
 		case len(failedOutcomes) > 0:
 			sort.Strings(failedOutcomes)

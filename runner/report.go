@@ -156,8 +156,13 @@ type ScenarioResult struct {
 	Status          Status `json:"status"`
 	// NotSelected says why the scenario was left out of the run (its
 	// steps are skipped with the reason).
-	NotSelected Exclusion    `json:"notSelected,omitempty"`
-	Steps       []StepResult `json:"steps"`
+	NotSelected Exclusion `json:"notSelected,omitempty"`
+	// AnswersDiffer marks a scenario of overlapping calls, each planned to
+	// get the answer its input got one by one, in which one came back ok
+	// with another answer. Which call it was is chance, so the scenario
+	// says it, not a step; analysis reads it.
+	AnswersDiffer bool         `json:"answersDiffer,omitempty"`
+	Steps         []StepResult `json:"steps"`
 	// Pos is where the scenario was written (human report only).
 	Pos config.Pos `json:"-"`
 }
@@ -208,11 +213,10 @@ type StepResult struct {
 	// Forbidden marks a fuzz case whose input the tool's own inputSchema
 	// forbids: schema enforcement judges the answer to it.
 	Forbidden bool `json:"forbidden,omitempty"`
-	// AnswerDiffers marks a call planned to get the same answer as an
-	// earlier one (a one-by-one repeat, an overlapping call and its
-	// one-by-one twin) that came back ok with another answer. It is judged
-	// when the call ends, since answers are not in the report; analysis
-	// reads it.
+	// AnswerDiffers marks a one-by-one call that repeats the step before
+	// it (the same input) and came back ok with another answer. It is
+	// judged when the call ends, since answers are not in the report;
+	// analysis reads it.
 	AnswerDiffers bool `json:"answerDiffers,omitempty"`
 	// Probe is a protocol probe's verdict on its answer, when it is a
 	// finding (failed or flagged).

@@ -98,7 +98,7 @@ func (r *runState) runInOrder(ctx context.Context, sc *scenario, l *link, sess *
 			r.noteLoss(stepLink, sess, sc, j, &res)
 			stepLink.close(r)
 		}
-		r.compareAnswer(p, &res)
+		res.AnswerDiffers = r.answerDiffers(p, &res)
 		steps[j] = res
 		r.stepDone(sc, j)
 		if sc.reference {
@@ -260,14 +260,19 @@ func (r *runState) runAllAtOnce(ctx context.Context, sc *scenario, shared *link)
 				steps[j].Reason = "could not open a session for this step: " + r.clean(err.Error(), 300)
 				return
 			}
-			res := r.runStep(ctx, sess, sc, j, map[string]any{})
-			r.compareAnswer(p, &res)
-			steps[j] = res
+			steps[j] = r.runStep(ctx, sess, sc, j, map[string]any{})
 		})
 	}
 	ready.Wait()
 	close(start)
 	wg.Wait()
+	// Which of the overlapping calls got another's answer is chance: the
+	// scenario says that one did.
+	for j := range sc.steps {
+		if r.answerDiffers(&sc.steps[j], &steps[j]) {
+			r.rep.Scenarios[sc.index].AnswersDiffer = true
+		}
+	}
 	if identicalCalls(sc.steps) {
 		// Identical calls are interchangeable: which of them won a race is
 		// chance, so results are listed in a fixed order (by outcome), and
@@ -371,16 +376,16 @@ func referenceBroken(done []StepResult) string {
 	return ""
 }
 
-// compareAnswer marks res when step p was planned to get the same answer
-// as an earlier step (p.sameAs) and came back ok with another one. The
-// answers are compared now, while the run holds them: the report keeps
-// no values.
-func (r *runState) compareAnswer(p *step, res *StepResult) {
+// answerDiffers reports whether step p, planned to get the same answer as
+// an earlier step (p.sameAs), came back ok (as res) with another one. The
+// answers are compared while the run holds them: the report keeps no
+// values, only this verdict.
+func (r *runState) answerDiffers(p *step, res *StepResult) bool {
 	if p.sameAs == nil || res.Outcome != config.OutcomeOK {
-		return
+		return false
 	}
 	twin := &r.rep.Scenarios[p.sameAs.scenario].Steps[p.sameAs.step]
-	res.AnswerDiffers = !assert.Equal(answer(twin), answer(res))
+	return !assert.Equal(answer(twin), answer(res))
 }
 
 // afterStopped is why a scenario that needs scenario i is not run: that one
