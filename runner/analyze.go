@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mcpcheck/mcpcheck/assert"
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/runner/internal/score"
 )
@@ -16,6 +15,10 @@ import (
 // Score is one generated check's score: the share of its cases that held.
 type Score struct {
 	Name config.ScoreName `json:"name"`
+	// ProtocolVersion is the version whose pass it scores (as asked for
+	// with --protocol), in a multi-protocol run: each version is scored
+	// apart.
+	ProtocolVersion string `json:"protocolVersion,omitempty"`
 	// Percent is nil, and Grade "n/a", when there was no case to judge:
 	// no grade without data.
 	Percent *float64 `json:"percent,omitempty"`
@@ -36,12 +39,16 @@ type Score struct {
 // probe's flag, a concurrency failure. Status is "failed" when it counts
 // against a score and fails the run; Flagged marks a note worth a look.
 type Finding struct {
-	Tool    string        `json:"tool"`
-	Origin  config.Origin `json:"origin"`
-	Kind    string        `json:"kind"`
-	Status  Status        `json:"status,omitempty"`
-	Flagged bool          `json:"flagged,omitempty"`
-	Message string        `json:"message"`
+	Tool   string        `json:"tool"`
+	Origin config.Origin `json:"origin"`
+	Kind   string        `json:"kind"`
+	// ProtocolVersion is the version whose pass found it (as asked for
+	// with --protocol), in a multi-protocol run: each version's checks are
+	// judged apart.
+	ProtocolVersion string `json:"protocolVersion,omitempty"`
+	Status          Status `json:"status,omitempty"`
+	Flagged         bool   `json:"flagged,omitempty"`
+	Message         string `json:"message"`
 	// Score is the score a failed finding counts against.
 	Score config.ScoreName `json:"score,omitempty"`
 	// Step names the generated step ("scenario / step") a finding repeats,
@@ -80,47 +87,221 @@ const (
 	minProbeSamples   = 3
 )
 
-// analyze reads the finished generated steps: probes (latency, size,
-// tokens), the concurrency comparisons, and the scores. It makes no calls,
-// and reads the steps through the handles generation gave.
-func (r *runState) analyze() {
-	g := r.suite.Generate
+// AnalysisSettings are what the generated checks are judged by besides
+// their steps: the generate block's probe thresholds and score thresholds.
+type AnalysisSettings struct {
+	// Probes, when set, has the valid calls judged for latency and size
+	// against these thresholds.
+	Probes *ProbeSettings `json:"probes,omitempty"`
+	// FailUnder maps a score to the lowest acceptable percentage.
+	FailUnder map[config.ScoreName]float64 `json:"failUnder,omitempty"`
+}
+
+// ProbeSettings are the probes' absolute thresholds and the model the
+// token estimate is priced at.
+type ProbeSettings struct {
+	SlowThresholdMs     float64 `json:"slowThresholdMs"`
+	BloatThresholdChars float64 `json:"bloatThresholdChars"`
+	PriceModel          string  `json:"priceModel,omitempty"`
+}
+
+// analysisSettings are g's settings for [Analyze].
+func analysisSettings(g *config.Generate) *AnalysisSettings {
+	a := &AnalysisSettings{FailUnder: g.FailUnder}
 	if g.Probes {
-		r.probes(g)
+		a.Probes = &ProbeSettings{SlowThresholdMs: defaultSlowMs, BloatThresholdChars: defaultBloatChars, PriceModel: g.PriceModel}
+		if g.SlowThresholdMs > 0 {
+			a.Probes.SlowThresholdMs = float64(g.SlowThresholdMs)
+		}
+		if g.BloatThresholdChars > 0 {
+			a.Probes.BloatThresholdChars = float64(g.BloatThresholdChars)
+		}
 	}
-	checked, failedTools := 0, 0
-	if g.Concurrency > 1 {
-		checked, failedTools = r.concurrencyFindings()
+	return a
+}
+
+// Analyze judges a finished report as a function of its data: the
+// generated checks' findings, scores, outliers, token estimate and notes
+// (from the steps' origin, case, property and score handles and
+// rep.Analysis), the divergences between the protocol versions of a
+// multi-protocol run, and the verdict ([Report.Tally]). It makes no calls.
+//
+// It runs once, at the end: of a run, of a merge of shards (the parts
+// joined, then analysed), of a multi-protocol run (one part per version,
+// joined; each version's scenarios are analysed apart and what they yield
+// carries the version). What it added before is replaced, so analysing a
+// report read back from JSON gives what the run gave.
+func Analyze(rep *Report) {
+	rep.Findings, rep.Summary.Scores, rep.Tokens, rep.NothingTested = nil, nil, nil, nil
+	eras := rep.eras()
+	if rep.Analysis != nil {
+		var notes []string
+		nothing := 0
+		for k := range eras {
+			e := &eras[k]
+			a := &analysis{settings: rep.Analysis, shard: rep.Shard != nil, scenarios: e.scenarios, skipped: e.skipped}
+			a.run()
+			for i := range a.findings {
+				a.findings[i].ProtocolVersion = e.version
+			}
+			for i := range a.scores {
+				a.scores[i].ProtocolVersion = e.version
+			}
+			rep.Findings = append(rep.Findings, a.findings...)
+			rep.Summary.Scores = append(rep.Summary.Scores, a.scores...)
+			if rep.Tokens == nil {
+				// One estimate: the first version's, as the contract is
+				// compared under the first version asked for.
+				rep.Tokens = a.tokens
+			}
+			if a.nothing != nil {
+				nothing++
+				if rep.NothingTested == nil {
+					rep.NothingTested = a.nothing
+				}
+			}
+			for _, n := range a.notes {
+				if e.version != "" {
+					n = "[" + e.version + "] " + n
+				}
+				notes = append(notes, n)
+			}
+		}
+		if nothing < len(eras) {
+			rep.NothingTested = nil
+		}
+		// Notes of an earlier analysis (a shard's) are replaced by these.
+		rep.Notes = slices.DeleteFunc(rep.Notes, func(n string) bool { return slices.Contains(notes, n) })
+		rep.Notes = append(rep.Notes, notes...)
 	}
-	r.schemaEnforcement()
-	r.scores(g, checked, failedTools)
-	r.stepFindings()
-	if r.rep.Shard == nil {
+	if len(rep.Notes) == 0 {
+		rep.Notes = nil
+	}
+	if len(rep.ProtocolRuns) > 0 {
+		for k, e := range eras {
+			// Each pass's verdict: its steps, findings and scores, and
+			// what failed it outside them.
+			part := Report{Scenarios: e.scenarios, Summary: Summary{Scores: rep.scoresOf(e.version)}, Findings: rep.findingsOf(e.version)}
+			part.Tally()
+			rep.ProtocolRuns[k].Passed = part.Passed && !rep.ProtocolRuns[k].failed
+		}
+		rep.Divergences = divergences(eras)
+	}
+	rep.Tally()
+}
+
+// era is the part of a report run under one protocol version: the whole
+// report, unless it is a multi-protocol run's.
+type era struct {
+	// version names the pass: the version it asked for (--protocol), as
+	// its warnings and failure do ("" for the whole report); two passes
+	// may negotiate the same one. negotiated is what it ran under.
+	version, negotiated string
+	scenarios           []ScenarioResult
+	skipped             []SkippedTool
+}
+
+// eras splits the report by protocol version (ProtocolRuns' scenario
+// ranges).
+func (r *Report) eras() []era {
+	if len(r.ProtocolRuns) == 0 {
+		return []era{{negotiated: r.ProtocolVersion, scenarios: r.Scenarios, skipped: r.SkippedTools}}
+	}
+	out := make([]era, len(r.ProtocolRuns))
+	for k, pr := range r.ProtocolRuns {
+		out[k] = era{version: pr.Requested, negotiated: pr.Negotiated, scenarios: r.Scenarios[pr.from:pr.to:pr.to]}
+		for _, s := range r.SkippedTools {
+			if s.ProtocolVersion == pr.Requested {
+				out[k].skipped = append(out[k].skipped, s)
+			}
+		}
+	}
+	return out
+}
+
+func (r *Report) scoresOf(version string) []Score {
+	var out []Score
+	for _, s := range r.Summary.Scores {
+		if s.ProtocolVersion == version {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (r *Report) findingsOf(version string) []Finding {
+	var out []Finding
+	for _, f := range r.Findings {
+		if f.ProtocolVersion == version {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// analysis judges the generated steps of one era's scenarios.
+type analysis struct {
+	settings  *AnalysisSettings
+	shard     bool // a shard's report: it sees some of the tools only
+	scenarios []ScenarioResult
+	skipped   []SkippedTool
+
+	findings []Finding
+	scores   []Score
+	tokens   *Tokens
+	notes    []string
+	nothing  *NothingTested
+}
+
+// run judges, in the order the findings are listed: the probes (latency,
+// size, tokens), the concurrency checks, schema enforcement, the scores,
+// the failed and flagged generated steps, the server-level fuzz findings,
+// and the protocol probes' verdicts.
+func (a *analysis) run() {
+	if p := a.settings.Probes; p != nil {
+		a.probes(p)
+	}
+	checked, failedTools := a.concurrencyFindings()
+	a.schemaEnforcement()
+	a.tally(checked, failedTools)
+	a.stepFindings()
+	if !a.shard {
 		// A shard sees some of the tools only: merge judges this over all.
-		sdkFindings(r.rep)
+		a.findings = sdkFindings(a.findings, a.scenarios)
 	}
-	r.rep.Findings = append(r.rep.Findings, r.probeFindings...)
-	r.nothingTested()
+	a.protocolFindings()
+	a.nothingTested()
+}
+
+// each calls f with every step of the era and its scenario.
+func (a *analysis) each(f func(sc *ScenarioResult, st *StepResult)) {
+	for i := range a.scenarios {
+		sc := &a.scenarios[i]
+		for j := range sc.Steps {
+			f(sc, &sc.Steps[j])
+		}
+	}
 }
 
 // schemaEnforcement judges the fuzz cases by whether the server refused
-// input its own inputSchema forbids: a tool error or a JSON-RPC error is
-// enforcement, a result (ok, or output_invalid) is acceptance, and each
-// accepted case is a failed finding naming the tool, the case and the
-// property. Cases that crashed, hung or lost the transport say nothing
-// about enforcement; crash resilience counts them.
-func (r *runState) schemaEnforcement() {
-	if len(r.gen.badInput) == 0 {
-		return
-	}
-	enforced, accepted := 0, 0
+// input its own inputSchema forbids (the steps marked Forbidden): a tool
+// error or a JSON-RPC error is enforcement, a result (ok, or
+// output_invalid) is acceptance, and each accepted case is a failed
+// finding naming the tool, the case and the property. Cases that crashed,
+// hung or lost the transport say nothing about enforcement; crash
+// resilience counts them.
+func (a *analysis) schemaEnforcement() {
+	enforced, accepted, judged := 0, 0, false
 	// One finding per tool and property, naming the cases it accepted.
 	type key struct{ tool, property string }
 	var order []key
 	cases := map[key][]string{}
 	outcomes := map[key][]string{}
-	for _, ref := range r.gen.badInput {
-		st := &r.rep.Scenarios[ref.scenario].Steps[ref.step]
+	a.each(func(_ *ScenarioResult, st *StepResult) {
+		if !st.Forbidden {
+			return
+		}
+		judged = true
 		switch st.Outcome {
 		case config.OutcomeToolError, config.OutcomeProtocolError:
 			enforced++
@@ -135,56 +316,80 @@ func (r *runState) schemaEnforcement() {
 				outcomes[k] = append(outcomes[k], string(st.Outcome))
 			}
 		}
+	})
+	if !judged {
+		return
 	}
 	for _, k := range order {
 		kind := strings.Join(cases[k], ",")
 		if k.property != "" {
 			kind += " " + k.property
 		}
-		r.rep.Findings = append(r.rep.Findings, Finding{Tool: k.tool, Origin: config.OriginFuzz, Kind: kind, Status: StatusFailed,
+		a.findings = append(a.findings, Finding{Tool: k.tool, Origin: config.OriginFuzz, Kind: kind, Status: StatusFailed,
 			Score: config.ScoreSchemaEnforcement, Message: "answered " + strings.Join(outcomes[k], ", ") + " to arguments its own inputSchema forbids (" + kind + "): the server does not enforce its schema"})
 	}
-	r.rep.Summary.Scores = append(r.rep.Summary.Scores, percentScore(config.ScoreSchemaEnforcement, enforced, enforced+accepted))
+	a.scores = append(a.scores, percentScore(config.ScoreSchemaEnforcement, enforced, enforced+accepted))
 }
 
 // stepFindings lists the failed and flagged generated steps as findings,
-// after the probe and concurrency findings, in report order, as each
-// scenario's plan says (a concurrency check's calls are judged together).
-func (r *runState) stepFindings() {
-	for _, sc := range r.plan {
-		if sc.findings == findingsNone {
-			continue
+// after the probe and concurrency findings, in report order. A fixture's
+// steps speak for themselves, and so do the protocol probes (their
+// verdicts are listed last, with what the spec asks); a concurrency
+// check's calls are judged together, so only its failed calls are listed.
+func (a *analysis) stepFindings() {
+	a.each(func(sc *ScenarioResult, st *StepResult) {
+		switch st.Origin {
+		case config.OriginFixture, config.OriginProtocol:
+			return
 		}
-		res := &r.rep.Scenarios[sc.index]
-		for j := range res.Steps {
-			st := &res.Steps[j]
-			failed := st.Status == StatusFailed
-			if !failed && (!st.Flagged || sc.findings == findingsFailed) {
-				continue
-			}
-			f := Finding{Tool: st.Tool, Origin: st.Origin, Kind: st.Case, Score: st.Score, Step: res.Name + " / " + st.ID}
-			if st.Property != "" {
-				f.Kind += " " + st.Property
-			}
-			if failed {
-				f.Status = StatusFailed
-				f.Message = stepMessage(st)
-			} else {
-				f.Flagged = true
-				f.Message = st.Notes[0]
-				f.Score = ""
-			}
-			r.rep.Findings = append(r.rep.Findings, f)
+		failed := st.Status == StatusFailed
+		if !failed && (!st.Flagged || st.Origin == config.OriginConcurrency) {
+			return
 		}
-	}
+		f := Finding{Tool: st.Tool, Origin: st.Origin, Kind: st.Case, Score: st.Score, Step: sc.Name + " / " + st.ID}
+		if st.Property != "" {
+			f.Kind += " " + st.Property
+		}
+		if failed {
+			f.Status = StatusFailed
+			f.Message = stepMessage(st)
+		} else {
+			f.Flagged = true
+			f.Message = st.Notes[0]
+			f.Score = ""
+		}
+		a.findings = append(a.findings, f)
+	})
+}
+
+// protocolFindings lists the protocol probes' failed and flagged verdicts,
+// in step order.
+func (a *analysis) protocolFindings() {
+	a.each(func(sc *ScenarioResult, st *StepResult) {
+		v := st.Probe
+		if v == nil {
+			return
+		}
+		f := Finding{Tool: v.Tool, Origin: config.OriginProtocol, Kind: st.Case, Step: sc.Name + " / " + st.ID,
+			Expected: v.Expected, Got: v.Got, Reference: v.Reference}
+		switch {
+		case st.Status == StatusFailed:
+			f.Status, f.Score, f.Message = StatusFailed, config.ScoreProtocol, st.Reason
+		case st.Flagged:
+			f.Flagged, f.Message = true, st.Notes[0]
+		default:
+			return
+		}
+		a.findings = append(a.findings, f)
+	})
 }
 
 // sdkFindings reports once, at server level, a fuzz case that every tool
 // given it failed the same way (the same outcome and error code, two tools
 // at least): that comes from the server's SDK, not from its tools. The
 // steps keep their verdicts; the per-tool findings are replaced by one
-// whose tool is empty.
-func sdkFindings(rep *Report) {
+// whose tool is empty, listed after the others.
+func sdkFindings(findings []Finding, scenarios []ScenarioResult) []Finding {
 	type key struct {
 		kase, outcome string
 		code          int64
@@ -193,8 +398,8 @@ func sdkFindings(rep *Report) {
 	failed := map[key][]string{}          // → the findings' step references
 	tools := map[key]map[string]bool{}
 	var order []key
-	for i := range rep.Scenarios {
-		res := &rep.Scenarios[i]
+	for i := range scenarios {
+		res := &scenarios[i]
 		for j := range res.Steps {
 			st := &res.Steps[j]
 			if st.Origin != config.OriginFuzz || st.Status == StatusSkipped || st.Case == caseValid {
@@ -236,15 +441,15 @@ func sdkFindings(rep *Report) {
 		}
 	}
 	if len(add) == 0 {
-		return
+		return findings
 	}
-	kept := rep.Findings[:0:0]
-	for _, f := range rep.Findings {
+	kept := findings[:0:0]
+	for _, f := range findings {
 		if f.Origin != config.OriginFuzz || !drop[f.Step] {
 			kept = append(kept, f)
 		}
 	}
-	rep.Findings = append(kept, add...)
+	return append(kept, add...)
 }
 
 // stepMessage summarises why a step failed, in the runner's words.
@@ -260,14 +465,15 @@ func stepMessage(st *StepResult) string {
 	}
 }
 
-// validRuns are the tools' valid calls that ran, for the probes.
-func (r *runState) validRuns() []*StepResult {
+// validRuns are the tools' generated valid calls that ran: what the probes
+// measure.
+func (a *analysis) validRuns() []*StepResult {
 	var out []*StepResult
-	for _, v := range r.gen.valid {
-		if st := &r.rep.Scenarios[v.scenario].Steps[v.step]; st.Status != StatusSkipped {
+	a.each(func(_ *ScenarioResult, st *StepResult) {
+		if st.Case == caseValid && st.Status != StatusSkipped {
 			out = append(out, st)
 		}
-	}
+	})
 	return out
 }
 
@@ -281,40 +487,20 @@ func measurable(st *StepResult) bool {
 	return false
 }
 
-func (r *runState) probes(g *config.Generate) {
-	slow, bloat := float64(defaultSlowMs), float64(defaultBloatChars)
-	if g.SlowThresholdMs > 0 {
-		slow = float64(g.SlowThresholdMs)
-	}
-	if g.BloatThresholdChars > 0 {
-		bloat = float64(g.BloatThresholdChars)
-	}
-	in := &ProbeInputs{SlowThresholdMs: slow, BloatThresholdChars: bloat, PriceModel: g.PriceModel, Samples: []ProbeSample{}}
-	for _, st := range r.validRuns() {
-		if measurable(st) {
-			in.Samples = append(in.Samples, ProbeSample{Tool: st.Tool, DurationMs: st.DurationMs, ResponseChars: st.ResponseChars})
-		}
-	}
-	if r.rep.Shard != nil {
-		// Outliers are judged against every tool's median: merge judges
-		// them again over the shards' samples.
-		r.rep.Probes = in
-	}
-	judgeProbes(r.rep, in)
-}
-
-// judgeProbes flags the latency and size outliers among the samples and
-// adds the two scores and the token estimate to rep.
-func judgeProbes(rep *Report, in *ProbeInputs) {
-	slow, bloat := in.SlowThresholdMs, in.BloatThresholdChars
+// probes flags the latency and size outliers among the valid calls and
+// adds the two scores and the token estimate. Outliers are judged against
+// the median of every tool, so a shard's are judged again when merged.
+func (a *analysis) probes(p *ProbeSettings) {
 	latency, size := map[string]float64{}, map[string]float64{}
 	chars := 0
-	for _, s := range in.Samples {
-		latency[s.Tool] = s.DurationMs
-		size[s.Tool] = float64(s.ResponseChars)
-		chars += s.ResponseChars
+	for _, st := range a.validRuns() {
+		if measurable(st) {
+			latency[st.Tool] = st.DurationMs
+			size[st.Tool] = float64(st.ResponseChars)
+			chars += st.ResponseChars
+		}
 	}
-	add := func(kind string, score config.ScoreName, unit string, values map[string]float64, flags map[string]string, measured int) {
+	add := func(kind string, name config.ScoreName, unit string, values map[string]float64, flags map[string]string, measured int) {
 		names := make([]string, 0, len(flags))
 		for t := range flags {
 			names = append(names, t)
@@ -322,42 +508,23 @@ func judgeProbes(rep *Report, in *ProbeInputs) {
 		sort.Strings(names)
 		for _, t := range names {
 			msg := fmt.Sprintf("valid call: %.0f %s (%s)", values[t], unit, flags[t])
-			rep.Findings = append(rep.Findings, Finding{Tool: t, Origin: config.OriginProbe, Kind: kind, Flagged: true, Score: score, Message: msg})
+			a.findings = append(a.findings, Finding{Tool: t, Origin: config.OriginProbe, Kind: kind, Flagged: true, Score: name, Message: msg})
 		}
-		rep.Summary.Scores = append(rep.Summary.Scores, percentScore(score, measured-len(flags), measured))
+		a.scores = append(a.scores, percentScore(name, measured-len(flags), measured))
 	}
-	add("latency", config.ScoreLatency, "ms", latency, score.Outliers(latency, slow, outlierRatio, slowFloorMs, minProbeSamples), len(latency))
-	add("responseSize", config.ScoreResponseSize, "characters", size, score.Outliers(size, bloat, outlierRatio, bloatFloorChars, minProbeSamples), len(size))
+	add("latency", config.ScoreLatency, "ms", latency, score.Outliers(latency, p.SlowThresholdMs, outlierRatio, slowFloorMs, minProbeSamples), len(latency))
+	add("responseSize", config.ScoreResponseSize, "characters", size, score.Outliers(size, p.BloatThresholdChars, outlierRatio, bloatFloorChars, minProbeSamples), len(size))
 	if len(size) > 0 {
 		tok := &Tokens{Total: score.EstimateTokens(chars), Calls: len(size), Method: "about 4 characters a token over each tool's valid call, an estimate, not a tokenizer"}
 		tok.PerCall = tok.Total / tok.Calls
-		if m := in.PriceModel; m != "" {
+		if m := p.PriceModel; m != "" {
 			if price, ok := score.PricePerMTok(m); ok {
 				tok.Model, tok.PricesAsOf = m, score.PricesAsOf
 				tok.USD = math.Round(float64(tok.Total)*price/1e6*1e6) / 1e6
 			}
 		}
-		rep.Tokens = tok
+		a.tokens = tok
 	}
-}
-
-// ProbeInputs are what the probes judged: each tool's valid call, and the
-// thresholds. A shard's report keeps them (outliers are judged against
-// the median of every tool, which no one shard sees) so that merge can
-// judge them again across the shards.
-type ProbeInputs struct {
-	SlowThresholdMs     float64       `json:"slowThresholdMs"`
-	BloatThresholdChars float64       `json:"bloatThresholdChars"`
-	PriceModel          string        `json:"priceModel,omitempty"`
-	Samples             []ProbeSample `json:"samples"`
-}
-
-// ProbeSample is one tool's valid call as the probes measure it: a
-// duration and a size, no values.
-type ProbeSample struct {
-	Tool          string  `json:"tool"`
-	DurationMs    float64 `json:"durationMs"`
-	ResponseChars int     `json:"responseChars"`
 }
 
 // concurrencyFindings judges the concurrency checks and returns how many
@@ -365,21 +532,38 @@ type ProbeSample struct {
 // is flagged only when the failure is informative — some calls succeeded
 // and some did not on identical input, or the sequential call succeeded and
 // concurrent ones failed. Crossed responses: an overlapping call whose
-// result differs from its one-by-one twin, or never arrives, is a failure;
-// a tool that answers the same input differently one by one is skipped as
-// non-deterministic.
-func (r *runState) concurrencyFindings() (checked, failedTools int) {
+// answer differs from its one-by-one twin's, or never arrives, is a
+// failure; a tool that answers the same input differently one by one is
+// skipped as non-deterministic, with a note.
+//
+// The checks are found by their steps' cases: a scenario of
+// independent-connections calls; a scenario of one-by-one calls of a tool
+// (its reference), then one of its overlapping calls.
+func (a *analysis) concurrencyFindings() (checked, failedTools int) {
 	seqOK := map[string]bool{}
-	for _, st := range r.validRuns() {
+	for _, st := range a.validRuns() {
 		seqOK[st.Tool] = st.Outcome == config.OutcomeOK
 	}
 	fail := func(tool, kind, msg string) {
-		r.rep.Findings = append(r.rep.Findings, Finding{Tool: tool, Origin: config.OriginConcurrency, Kind: kind, Status: StatusFailed, Score: config.ScoreConcurrency, Message: msg})
+		a.findings = append(a.findings, Finding{Tool: tool, Origin: config.OriginConcurrency, Kind: kind, Status: StatusFailed, Score: config.ScoreConcurrency, Message: msg})
 	}
-	for _, c := range r.gen.independent {
+	caseOf := func(sc *ScenarioResult) string {
+		if len(sc.Steps) == 0 || sc.Steps[0].Origin != config.OriginConcurrency {
+			return ""
+		}
+		return sc.Steps[0].Case
+	}
+	// Independent connections first, then crossed responses, each in
+	// report order (by tool).
+	for i := range a.scenarios {
+		sc := &a.scenarios[i]
+		if caseOf(sc) != caseIndependent {
+			continue
+		}
+		tool := sc.Steps[0].Tool
 		ran, okCount := 0, 0
 		var outcomes []string
-		for _, st := range r.rep.Scenarios[c.scenario].Steps {
+		for _, st := range sc.Steps {
 			if st.Status == StatusSkipped && st.Outcome == "" {
 				continue
 			}
@@ -396,46 +580,49 @@ func (r *runState) concurrencyFindings() (checked, failedTools int) {
 		checked++
 		switch {
 		case okCount > 0 && okCount < ran:
-			fail(c.tool, caseIndependent, fmt.Sprintf("%d of %d identical calls on independent connections succeeded and the rest ended in %s: the failure depends on load", okCount, ran, strings.Join(outcomes, ", ")))
-		case okCount == 0 && seqOK[c.tool]:
-			fail(c.tool, caseIndependent, fmt.Sprintf("the call succeeds alone but all %d concurrent calls on independent connections ended in %s", ran, strings.Join(outcomes, ", ")))
+			fail(tool, caseIndependent, fmt.Sprintf("%d of %d identical calls on independent connections succeeded and the rest ended in %s: the failure depends on load", okCount, ran, strings.Join(outcomes, ", ")))
+		case okCount == 0 && seqOK[tool]:
+			fail(tool, caseIndependent, fmt.Sprintf("the call succeeds alone but all %d concurrent calls on independent connections ended in %s", ran, strings.Join(outcomes, ", ")))
 		}
 	}
-	for _, c := range r.gen.crossed {
-		seq, par := &r.rep.Scenarios[c.sequential], &r.rep.Scenarios[c.together]
-		if len(par.Steps) == 0 || r.plan[c.together].excluded != "" {
+	var seq *ScenarioResult
+	for i := range a.scenarios {
+		par := &a.scenarios[i]
+		switch caseOf(par) {
+		case caseSequential:
+			seq = par
+			continue
+		case caseOverlapping:
+		default:
 			continue
 		}
-		if why := referenceStop(r.plan[c.sequential], seq.Steps); why != "" {
-			r.rep.Notes = append(r.rep.Notes, fmt.Sprintf("tool %q: %s", c.tool, why))
+		tool := par.Steps[0].Tool
+		if par.NotSelected != "" || seq == nil {
+			continue
+		}
+		if why := referenceBroken(seq.Steps); why != "" {
+			a.notes = append(a.notes, fmt.Sprintf("tool %q: %s", tool, why))
 			continue
 		}
 		checked++
 		// One finding per tool: which of the overlapping calls lost a race
 		// is chance, the defect is not.
 		var failedOutcomes []string
-		differs := false
-		for j := range par.Steps {
-			st, twin := &par.Steps[j], &seq.Steps[c.twins[j]]
-			switch {
-			case st.Outcome != config.OutcomeOK:
-				if !slices.Contains(failedOutcomes, string(st.Outcome)) {
-					failedOutcomes = append(failedOutcomes, string(st.Outcome))
-				}
-			case !assert.Equal(answer(st), answer(twin)):
-				differs = true
+		for _, st := range par.Steps {
+			if st.Outcome != config.OutcomeOK && !slices.Contains(failedOutcomes, string(st.Outcome)) {
+				failedOutcomes = append(failedOutcomes, string(st.Outcome))
 			}
 		}
 		switch {
-		case differs:
-			fail(c.tool, "crossed-responses", fmt.Sprintf("%d distinct calls overlapping on one session did not all get the answer each gets alone: responses crossed", len(par.Steps)))
+		case par.AnswersDiffer:
+			fail(tool, "crossed-responses", fmt.Sprintf("%d distinct calls overlapping on one session did not all get the answer each gets alone: responses crossed", len(par.Steps)))
 		case len(failedOutcomes) > 0:
 			sort.Strings(failedOutcomes)
-			fail(c.tool, "crossed-responses", fmt.Sprintf("%d distinct calls overlapping on one session did not all come back (%s); each succeeds alone", len(par.Steps), strings.Join(failedOutcomes, ", ")))
+			fail(tool, "crossed-responses", fmt.Sprintf("%d distinct calls overlapping on one session did not all come back (%s); each succeeds alone", len(par.Steps), strings.Join(failedOutcomes, ", ")))
 		}
 	}
 	tools := map[string]bool{}
-	for _, f := range r.rep.Findings {
+	for _, f := range a.findings {
 		if f.Score == config.ScoreConcurrency && f.Status == StatusFailed {
 			tools[f.Tool] = true
 		}
@@ -443,56 +630,55 @@ func (r *runState) concurrencyFindings() (checked, failedTools int) {
 	return checked, len(tools)
 }
 
-// scores computes each generated score and applies the thresholds.
-func (r *runState) scores(g *config.Generate, concurrencyChecked, concurrencyFailed int) {
+// tally computes the scores the steps count toward, and concurrency's,
+// and applies the thresholds.
+func (a *analysis) tally(concurrencyChecked, concurrencyFailed int) {
 	type tally struct{ passed, total, inconclusive int }
 	t := map[config.ScoreName]*tally{}
-	for i := range r.rep.Scenarios {
-		for j := range r.rep.Scenarios[i].Steps {
-			st := &r.rep.Scenarios[i].Steps[j]
-			if st.Score == "" || st.Status == StatusSkipped {
-				continue
-			}
-			c := t[st.Score]
-			if c == nil {
-				c = &tally{}
-				t[st.Score] = c
-			}
-			if st.Score == config.ScoreResponseFidelity && st.Outcome != config.OutcomeOK && st.Outcome != config.OutcomeOutputInvalid {
-				// An honest error or a crash says nothing about fidelity:
-				// the generated input may just be unrealistic.
-				c.inconclusive++
-				continue
-			}
-			c.total++
-			if st.Status == StatusPassed {
-				c.passed++
-			}
+	a.each(func(_ *ScenarioResult, st *StepResult) {
+		if st.Score == "" || st.Status == StatusSkipped {
+			return
 		}
-	}
+		c := t[st.Score]
+		if c == nil {
+			c = &tally{}
+			t[st.Score] = c
+		}
+		if st.Score == config.ScoreResponseFidelity && st.Outcome != config.OutcomeOK && st.Outcome != config.OutcomeOutputInvalid {
+			// An honest error or a crash says nothing about fidelity:
+			// the generated input may just be unrealistic.
+			c.inconclusive++
+			return
+		}
+		c.total++
+		if st.Status == StatusPassed {
+			c.passed++
+		}
+	})
 	for _, name := range []config.ScoreName{config.ScoreCrashResilience, config.ScoreResponseFidelity, config.ScoreLifecycle, config.ScoreProtocol} {
 		if c := t[name]; c != nil {
 			sc := percentScore(name, c.passed, c.total)
 			sc.Inconclusive = c.inconclusive
-			r.rep.Summary.Scores = append(r.rep.Summary.Scores, sc)
+			a.scores = append(a.scores, sc)
 		}
 	}
 	if concurrencyChecked > 0 {
-		r.rep.Summary.Scores = append(r.rep.Summary.Scores, percentScore(config.ScoreConcurrency, concurrencyChecked-concurrencyFailed, concurrencyChecked))
+		a.scores = append(a.scores, percentScore(config.ScoreConcurrency, concurrencyChecked-concurrencyFailed, concurrencyChecked))
 	}
 	// A threshold on a score nothing was generated for has no case to
 	// meet it: the score is listed as n/a, and the threshold as not met.
+	failUnder := a.settings.FailUnder
 	for _, name := range config.ScoreNames {
-		if _, ok := g.FailUnder[name]; ok && !slices.ContainsFunc(r.rep.Summary.Scores, func(sc Score) bool { return sc.Name == name }) {
-			r.rep.Summary.Scores = append(r.rep.Summary.Scores, percentScore(name, 0, 0))
+		if _, ok := failUnder[name]; ok && !slices.ContainsFunc(a.scores, func(sc Score) bool { return sc.Name == name }) {
+			a.scores = append(a.scores, percentScore(name, 0, 0))
 		}
 	}
-	sort.SliceStable(r.rep.Summary.Scores, func(i, j int) bool {
-		return scoreOrder(r.rep.Summary.Scores[i].Name) < scoreOrder(r.rep.Summary.Scores[j].Name)
+	sort.SliceStable(a.scores, func(i, j int) bool {
+		return scoreOrder(a.scores[i].Name) < scoreOrder(a.scores[j].Name)
 	})
-	for i := range r.rep.Summary.Scores {
-		sc := &r.rep.Summary.Scores[i]
-		if th, ok := g.FailUnder[sc.Name]; ok {
+	for i := range a.scores {
+		sc := &a.scores[i]
+		if th, ok := failUnder[sc.Name]; ok {
 			// A score with no case has nothing to meet a threshold with.
 			met := sc.Percent != nil && *sc.Percent >= th
 			sc.FailUnder, sc.Met = &th, &met
@@ -518,24 +704,21 @@ type NothingTested struct {
 	Fix    string `json:"fix"`
 }
 
-// nothingTested marks a run that only generates checks (no scenario of the
+// nothingTested marks a run that only generates checks (no step of the
 // fixture's own) and made no call at all: it tested nothing, whatever its
 // scores say. The run still passes unless a threshold was given, which
 // then has no case to meet.
-func (r *runState) nothingTested() {
-	if len(r.suite.Scenarios) > 0 {
+func (a *analysis) nothingTested() {
+	called := false
+	a.each(func(_ *ScenarioResult, st *StepResult) {
+		called = called || st.Outcome != "" || st.Origin == config.OriginFixture
+	})
+	if called {
 		return
 	}
-	for i := range r.rep.Scenarios {
-		for _, st := range r.rep.Scenarios[i].Steps {
-			if st.Outcome != "" {
-				return
-			}
-		}
-	}
 	n := &NothingTested{Reason: "the server lists no tool", Fix: "check that the server is the one you meant"}
-	if k := len(r.rep.SkippedTools); k > 0 {
-		groups := skippedGroups(r.rep.SkippedTools)
+	if k := len(a.skipped); k > 0 {
+		groups := skippedGroups(a.skipped)
 		var parts, fixes []string
 		for _, gr := range groups {
 			parts = append(parts, fmt.Sprintf("%d %s", len(gr.Tools), gr.Reason))
@@ -546,5 +729,5 @@ func (r *runState) nothingTested() {
 		n.Reason = fmt.Sprintf("every tool the server lists was left alone (%d): %s", k, strings.Join(parts, "; "))
 		n.Fix = strings.Join(fixes, "; ")
 	}
-	r.rep.NothingTested = n
+	a.nothing = n
 }

@@ -22,7 +22,8 @@
 //     follow the run as it goes ([Options.OnStep]).
 //   - [Report] is the one result model every writer renders (package
 //     runner/report); [StepResult] is one step's status, outcome and
-//     failed assertions, [Finding] and [Score] what generated checks add.
+//     failed assertions, [Finding] and [Score] what generated checks add;
+//     [Analyze] computes those from the report's steps, once, at the end.
 //   - [GuardedCall] and [LatencyGate] apply the same classification and
 //     fidelity rules to an agent's own calls on its own session.
 //   - [Drift] is a change between a contract file and the live server
@@ -31,8 +32,9 @@
 //   - Golden answers (expect.snapshot) live beside the fixture;
 //     [RecordAnswers] writes them from a recorded session.
 //   - For CI: a [Selection] (tags, --run, a [Shard]) leaves scenarios out,
-//     reported skipped; [Merge] puts shards' reports back into the whole
-//     run's; [ApplyBaseline] judges a report against known failures.
+//     reported skipped; [Merge] joins shards' reports and analyses them
+//     as the whole run's; [ApplyBaseline] judges a report against known
+//     failures.
 //
 // The rules a run follows are stated where they are enforced: the child's
 // environment in env.go, shutdown in stdio.go, outcome classes in

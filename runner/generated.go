@@ -16,26 +16,32 @@ import (
 // SkippedTool is a discovered tool that generation left alone, why, and
 // what would lift it.
 type SkippedTool struct {
-	Tool   string `json:"tool"`
-	Reason string `json:"reason"`
-	Fix    string `json:"fix,omitempty"`
+	Tool string `json:"tool"`
+	// ProtocolVersion is the version whose pass left it alone (as asked
+	// for with --protocol), in a multi-protocol run.
+	ProtocolVersion string `json:"protocolVersion,omitempty"`
+	Reason          string `json:"reason"`
+	Fix             string `json:"fix,omitempty"`
 }
 
-// SkippedGroup is the skipped tools that share a reason, for reports that
-// say it once.
+// SkippedGroup is the skipped tools that share a reason (and protocol
+// version, in a multi-protocol run), for reports that say it once.
 type SkippedGroup struct {
-	Reason, Fix string
-	Tools       []string
+	ProtocolVersion string
+	Reason, Fix     string
+	Tools           []string
 }
 
-// skippedGroups groups skipped tools by reason and fix, in the order the
-// reasons first appear.
+// skippedGroups groups skipped tools by version, reason and fix, in the
+// order the reasons first appear.
 func skippedGroups(list []SkippedTool) []SkippedGroup {
 	var out []SkippedGroup
 	for _, s := range list {
-		i := slices.IndexFunc(out, func(g SkippedGroup) bool { return g.Reason == s.Reason && g.Fix == s.Fix })
+		i := slices.IndexFunc(out, func(g SkippedGroup) bool {
+			return g.ProtocolVersion == s.ProtocolVersion && g.Reason == s.Reason && g.Fix == s.Fix
+		})
 		if i < 0 {
-			out = append(out, SkippedGroup{Reason: s.Reason, Fix: s.Fix})
+			out = append(out, SkippedGroup{ProtocolVersion: s.ProtocolVersion, Reason: s.Reason, Fix: s.Fix})
 			i = len(out) - 1
 		}
 		out[i].Tools = append(out[i].Tools, s.Tool)
@@ -61,42 +67,17 @@ const (
 	caseOverlapping      = "overlapping"
 )
 
-// generated is what generation adds to the plan: scenarios, and the typed
-// handles through which analysis reads them afterwards.
+// generated is what generation adds to the plan: scenarios (whose steps
+// carry the handles analysis reads them by: origin, case, property, score,
+// forbidden), the tools it left alone, and notes.
 type generated struct {
 	scenarios []*scenario
 	skipped   []SkippedTool
 	notes     []string // observations about the contracts (placeholders, no groups, ...)
-	// valid is each tool's valid call: what the probes measure.
-	valid []stepRef
-	// independent and crossed are the concurrency checks, per tool.
-	independent []independentCheck
-	crossed     []crossedCheck
-	// badInput are the fuzz cases with input the tool's own schema
-	// forbids, which schema enforcement judges (crash resilience judges
-	// every fuzz case).
-	badInput []stepRef
 }
 
 // stepRef is one step of the plan (indexes into the report).
 type stepRef struct{ scenario, step int }
-
-// independentCheck is a tool's valid call made on N connections at once.
-type independentCheck struct {
-	tool     string
-	scenario int
-}
-
-// crossedCheck is a tool's crossed-responses check: distinct inputs one by
-// one (the reference), then all at once.
-type crossedCheck struct {
-	tool       string
-	sequential int
-	together   int
-	// twins[j] is the one-by-one step with the same input as step j of
-	// the all-at-once scenario.
-	twins []int
-}
 
 // generator compiles the discovered tool contracts into ordinary plan
 // scenarios, following the suite's generate block. Nothing here runs a call:
@@ -183,7 +164,7 @@ func compileGenerated(suite *config.Suite, found *discovered, input func(string)
 }
 
 func (c *generator) skip(tool, why, fix string) {
-	c.out.skipped = append(c.out.skipped, SkippedTool{tool, why, fix})
+	c.out.skipped = append(c.out.skipped, SkippedTool{Tool: tool, Reason: why, Fix: fix})
 }
 
 func (c *generator) note(format string, args ...any) {
@@ -193,7 +174,7 @@ func (c *generator) note(format string, args ...any) {
 // scenario starts a generated scenario: in order on the shared session,
 // its failed and flagged steps listed as findings.
 func (c *generator) scenario(name string) *scenario {
-	return &scenario{name: name, mode: inOrder, isolation: config.IsolationShared, after: -1, findings: findingsAll}
+	return &scenario{name: name, mode: inOrder, isolation: config.IsolationShared, after: -1}
 }
 
 // add appends a scenario to the plan and returns its report index.
@@ -230,14 +211,11 @@ func (c *generator) cases(t tool, cases []gen.Case) {
 	}
 	for j := range sc.steps {
 		sc.steps[j].rerun = true
+		// Schema enforcement judges the answers to input the schema
+		// forbids (crash resilience judges every fuzz case).
+		sc.steps[j].forbidden = j > 0 && cases[j].Forbidden
 	}
-	i := c.add(sc)
-	c.out.valid = append(c.out.valid, stepRef{i, 0})
-	for j := 1; j < len(sc.steps); j++ {
-		if cases[j].Forbidden {
-			c.out.badInput = append(c.out.badInput, stepRef{i, j})
-		}
-	}
+	c.add(sc)
 }
 
 // validStep is a tool's call with realistic arguments: judged for fidelity
@@ -252,6 +230,9 @@ func (c *generator) validStep(tool string, k gen.Case) step {
 		origin = config.OriginFuzz
 	}
 	st := c.call("valid", tool, k.Arguments, origin, caseValid)
+	// The probes measure it (analysis finds it by its case, which no
+	// other step has).
+	st.measure = true
 	if c.g.Fidelity {
 		st.score = config.ScoreResponseFidelity
 		st.spec.Expect.Fidelity = true
@@ -506,11 +487,11 @@ func (c *generator) concurrency(targets, readOnly []tool, valid map[string]map[s
 		// One call of the check says nothing alone: the verdict compares
 		// them, so only a failed call is a finding of its own.
 		sc := c.scenario("concurrency: " + t.Name)
-		sc.mode, sc.isolation, sc.findings = allAtOnce, config.IsolationStep, findingsFailed
+		sc.mode, sc.isolation = allAtOnce, config.IsolationStep
 		for i := 1; i <= n; i++ {
 			sc.steps = append(sc.steps, advisory(c.call("connection-"+strconv.Itoa(i), t.Name, args, config.OriginConcurrency, caseIndependent)))
 		}
-		c.out.independent = append(c.out.independent, independentCheck{t.Name, c.add(sc)})
+		c.add(sc)
 	}
 	for _, t := range readOnly {
 		inputs := c.values.Distinct(t.Name, c.input(t.Name), n)
@@ -518,30 +499,33 @@ func (c *generator) concurrency(targets, readOnly []tool, valid map[string]map[s
 			c.note("tool %q: fewer than two distinct valid inputs; no crossed-responses check", t.Name)
 			continue
 		}
-		// One by one on a session of its own, so no other call overlaps.
+		// One by one on a session of its own, so no other call overlaps;
+		// then all at once, right after it in the plan. Analysis finds the
+		// pair by these cases and in this order.
 		seq := c.scenario("crossed: " + t.Name + " (one by one)")
-		seq.continueOnFailure, seq.isolation, seq.reference, seq.findings = true, config.IsolationScenario, true, findingsFailed
+		seq.continueOnFailure, seq.isolation, seq.reference = true, config.IsolationScenario, true
 		par := c.scenario("crossed: " + t.Name + " (all at once)")
-		par.mode, par.isolation, par.findings = allAtOnce, config.IsolationScenario, findingsFailed
-		var twins []int
+		par.mode, par.isolation = allAtOnce, config.IsolationScenario
+		// Each input is called, then again right after (referenceBroken
+		// names the step a differing repeat follows), then all at once.
+		seqIndex := c.base + len(c.out.scenarios)
 		for i, in := range inputs {
 			id := "input-" + strconv.Itoa(i+1)
 			first := advisory(c.call(id, t.Name, in, config.OriginConcurrency, caseSequential))
 			again := advisory(c.call(id+"-again", t.Name, in, config.OriginConcurrency, caseSequentialRepeat))
-			again.repeats = len(seq.steps)
-			twins = append(twins, len(seq.steps))
+			again.sameAs = &stepRef{seqIndex, len(seq.steps)}
+			overlapping := advisory(c.call(id, t.Name, in, config.OriginConcurrency, caseOverlapping))
+			overlapping.sameAs = &stepRef{seqIndex, len(seq.steps)}
 			seq.steps = append(seq.steps, first, again)
-			par.steps = append(par.steps, advisory(c.call(id, t.Name, in, config.OriginConcurrency, caseOverlapping)))
+			par.steps = append(par.steps, overlapping)
 		}
 		for _, sc := range []*scenario{seq, par} {
 			for j := range sc.steps {
 				sc.steps[j].record = true
 			}
 		}
-		check := crossedCheck{tool: t.Name, sequential: c.add(seq), twins: twins}
-		par.after = check.sequential
-		check.together = c.add(par)
-		c.out.crossed = append(c.out.crossed, check)
+		par.after = c.add(seq)
+		c.add(par)
 	}
 }
 

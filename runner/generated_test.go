@@ -278,6 +278,16 @@ func TestCrossedStopsOnNondeterministicTool(t *testing.T) {
 	if !slices.ContainsFunc(rep.Notes, func(n string) bool { return strings.Contains(n, `"drifting"`) && strings.Contains(n, "input-1") }) {
 		t.Errorf("no note on drifting: %q", rep.Notes)
 	}
+	// The report keeps no answers, only that a repeat's differed: read
+	// back, it is analysed to the same note.
+	back, err := clone(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	Analyze(back)
+	if !slices.Equal(back.Notes, rep.Notes) {
+		t.Errorf("notes analysed from JSON %q, the run's %q", back.Notes, rep.Notes)
+	}
 	for _, st := range byName["crossed: good (all at once)"].Steps {
 		if st.Status != StatusPassed || st.Outcome != "ok" {
 			t.Errorf("good all at once %s: %s %s %q", st.ID, st.Status, st.Outcome, st.Reason)

@@ -27,8 +27,9 @@ type Part struct {
 // report the unsharded run writes: the same scenarios, steps, findings,
 // scores, notes and verdict, apart from the durations (each step's is the
 // shard's that ran it, the suite's the sum of the shards') and the shard
-// field, which the merged report has not. The probes, which judge every
-// tool against the median, are judged again over the shards' samples.
+// field, which the merged report has not. Each scenario is taken from the
+// shard that ran it, and the joined report is analysed as one run's
+// ([Analyze]): findings and scores are never added up from the shards'.
 // Connections and restarts are what the shards opened, the session each
 // opens to discover the server counted once; they can be fewer than one
 // run's, since a lost shared session is replaced only when a later
@@ -79,14 +80,12 @@ func Merge(parts []Part, allowPartial bool) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.Shard, m.Probes = nil, nil
+	m.Shard = nil
 	m.Summary.DurationMs, m.Connections, m.Restarts = 0, 0, 0
 	owner := make([]string, len(m.Scenarios))
 	for _, p := range parts {
 		r := p.Report
-		m.Summary.DurationMs += r.Summary.DurationMs
-		m.Connections += r.Connections
-		m.Restarts += r.Restarts
+		m.joinPart(r, "")
 		for i := range r.Scenarios {
 			sc := &r.Scenarios[i]
 			if sc.NotSelected == ExcludedShard {
@@ -100,17 +99,6 @@ func Merge(parts []Part, allowPartial bool) (*Report, error) {
 			}
 			owner[i] = p.Source
 			m.Scenarios[i] = *sc
-		}
-		if m.Failure == nil {
-			m.Failure = r.Failure
-		}
-		if m.TerminatedEarly == nil {
-			m.TerminatedEarly = r.TerminatedEarly
-		}
-		for _, w := range r.Warnings {
-			if !slices.Contains(m.Warnings, w) {
-				m.Warnings = append(m.Warnings, w)
-			}
 		}
 		if p != parts[0] {
 			m.StaleBaseline = append(m.StaleBaseline, r.StaleBaseline...)
@@ -131,10 +119,46 @@ func Merge(parts []Part, allowPartial bool) (*Report, error) {
 			}
 		}
 	}
-	mergeGenerated(m, parts)
 	restorePositions(m)
-	m.Tally()
+	// The shards' own analyses saw some of the tools each: the joined
+	// steps are analysed again, as one run's.
+	Analyze(m)
 	return m, nil
+}
+
+// joinPart adds to m, a report joined from parts, what part r brings
+// besides its scenarios: its duration and sessions, the first failure and
+// early termination, and its warnings and notes, each listed once. With a
+// label (a multi-protocol run's version), the part's failure, warnings and
+// notes say which part they are from: "[label] ...".
+func (m *Report) joinPart(r *Report, label string) {
+	tag := func(s string) string {
+		if label == "" {
+			return s
+		}
+		return "[" + label + "] " + s
+	}
+	m.Summary.DurationMs += r.Summary.DurationMs
+	m.Connections += r.Connections
+	m.Restarts += r.Restarts
+	if m.Failure == nil && r.Failure != nil {
+		f := *r.Failure
+		f.Message = tag(f.Message)
+		m.Failure = &f
+	}
+	if m.TerminatedEarly == nil {
+		m.TerminatedEarly = r.TerminatedEarly
+	}
+	for _, w := range r.Warnings {
+		if w = tag(w); !slices.Contains(m.Warnings, w) {
+			m.Warnings = append(m.Warnings, w)
+		}
+	}
+	for _, n := range r.Notes {
+		if n = tag(n); !slices.Contains(m.Notes, n) {
+			m.Notes = append(m.Notes, n)
+		}
+	}
 }
 
 // restorePositions gives the steps and expectations of a report read from
@@ -210,167 +234,9 @@ func clone(r *Report) (*Report, error) {
 	return &c, nil
 }
 
-// mergeGenerated puts together what analysis adds for generated checks.
-// Each tool's checks and their analysis are in one shard (shardScenarios),
-// so a finding, a score's cases and a note about one tool come from that
-// shard alone: findings are taken from every shard and put in the order one
-// run lists them; scores add up their cases; notes every shard has (those
-// of generation) come first, then the others in their order (each names
-// its tool, and tools are judged in name order). Only the probes judge
-// tools against each other: they are judged again.
-func mergeGenerated(m *Report, parts []Part) {
-	var findings []Finding
-	var probes *ProbeInputs
-	scores := map[config.ScoreName]*Score{}
-	var notes []string
-	count := map[string]int{}
-	nothing := 0
-	for _, p := range parts {
-		r := p.Report
-		for _, f := range r.Findings {
-			if f.Origin == config.OriginProbe && f.Step == "" && r.Probes != nil {
-				continue // judged again below
-			}
-			findings = append(findings, f)
-		}
-		if r.Probes != nil {
-			if probes == nil {
-				probes = &ProbeInputs{SlowThresholdMs: r.Probes.SlowThresholdMs, BloatThresholdChars: r.Probes.BloatThresholdChars, PriceModel: r.Probes.PriceModel, Samples: []ProbeSample{}}
-			}
-			probes.Samples = append(probes.Samples, r.Probes.Samples...)
-		}
-		for _, sc := range r.Summary.Scores {
-			if r.Probes != nil && (sc.Name == config.ScoreLatency || sc.Name == config.ScoreResponseSize) {
-				continue
-			}
-			s := scores[sc.Name]
-			if s == nil {
-				s = &Score{Name: sc.Name}
-				scores[sc.Name] = s
-			}
-			s.Passed += sc.Passed
-			s.Total += sc.Total
-			s.Inconclusive += sc.Inconclusive
-		}
-		for _, n := range r.Notes {
-			if count[n] == 0 {
-				notes = append(notes, n)
-			}
-			count[n]++
-		}
-		if r.NothingTested != nil {
-			nothing++
-		}
-	}
-	m.Findings, m.Tokens, m.Summary.Scores = nil, nil, nil
-	if nothing < len(parts) {
-		m.NothingTested = nil
-	}
-	if probes != nil {
-		judgeProbes(m, probes)
-	}
-	order := findingOrder(m)
-	slices.SortStableFunc(findings, func(a, b Finding) int { return slices.Compare(order(a), order(b)) })
-	// The protocol probes' findings come last, after the server-level fuzz
-	// findings, which a shard leaves to merge (it sees some tools only).
-	probed := slices.IndexFunc(findings, func(f Finding) bool { return order(f)[0] == stageProtocol })
-	if probed < 0 {
-		probed = len(findings)
-	}
-	m.Findings = append(m.Findings, findings[:probed]...)
-	sdkFindings(m)
-	m.Findings = append(m.Findings, findings[probed:]...)
-	if len(m.Findings) == 0 {
-		m.Findings = nil
-	}
-	for _, s := range scores {
-		sc := percentScore(s.Name, s.Passed, s.Total)
-		sc.Inconclusive = s.Inconclusive
-		m.Summary.Scores = append(m.Summary.Scores, sc)
-	}
-	// Thresholds are the shards' (the same in each), met or not by the
-	// merged score.
-	for i := range m.Summary.Scores {
-		sc := &m.Summary.Scores[i]
-		for _, p := range parts {
-			k := slices.IndexFunc(p.Report.Summary.Scores, func(x Score) bool { return x.Name == sc.Name })
-			if k >= 0 && p.Report.Summary.Scores[k].FailUnder != nil {
-				th := *p.Report.Summary.Scores[k].FailUnder
-				met := sc.Percent != nil && *sc.Percent >= th
-				sc.FailUnder, sc.Met = &th, &met
-				break
-			}
-		}
-	}
-	sort.SliceStable(m.Summary.Scores, func(i, j int) bool {
-		return scoreOrder(m.Summary.Scores[i].Name) < scoreOrder(m.Summary.Scores[j].Name)
-	})
-	if len(m.Summary.Scores) == 0 {
-		m.Summary.Scores = nil
-	}
-	var common, own []string
-	for _, n := range notes {
-		if count[n] == len(parts) {
-			common = append(common, n)
-		} else {
-			own = append(own, n)
-		}
-	}
-	sort.Strings(own)
-	m.Notes = append(common, own...)
-	if len(m.Notes) == 0 {
-		m.Notes = nil
-	}
-}
-
-// findingOrder returns the place of a finding in the order analysis lists
-// them: probes, then concurrency (independent connections before crossed
-// responses), then schema enforcement, then the failed and flagged steps,
-// then the protocol probes'; within each, by the place of the checks in
-// the report.
-func findingOrder(m *Report) func(Finding) []int {
-	firstOf := map[string]int{} // origin + tool → first scenario
-	stepAt := map[string][2]int{}
-	for i := range m.Scenarios {
-		sc := &m.Scenarios[i]
-		for j := range sc.Steps {
-			st := &sc.Steps[j]
-			key := string(st.Origin) + "\x00" + st.Tool
-			if _, ok := firstOf[key]; !ok {
-				firstOf[key] = i
-			}
-			stepAt[sc.Name+" / "+st.ID] = [2]int{i, j}
-		}
-	}
-	return func(f Finding) []int {
-		where := firstOf[string(f.Origin)+"\x00"+f.Tool]
-		switch {
-		case f.Step != "" && f.Origin == config.OriginProtocol:
-			at := stepAt[f.Step]
-			return []int{stageProtocol, at[0], at[1]}
-		case f.Step != "":
-			at := stepAt[f.Step]
-			return []int{4, at[0], at[1]}
-		case f.Origin == config.OriginProbe:
-			return []int{1}
-		case f.Origin == config.OriginConcurrency:
-			kind := 1
-			if f.Kind == caseIndependent {
-				kind = 0
-			}
-			return []int{2, kind, where}
-		default:
-			return []int{3, where}
-		}
-	}
-}
-
 func line(p *Position) int {
 	if p == nil {
 		return 0
 	}
 	return p.Line
 }
-
-// stageProtocol is the place of the protocol probes' findings (findingOrder).
-const stageProtocol = 6

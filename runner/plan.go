@@ -37,15 +37,6 @@ const (
 	rawProbes
 )
 
-// findings says which steps of a scenario analysis lists as findings.
-type findings uint8
-
-const (
-	findingsNone   findings = iota // a fixture scenario: its steps speak for themselves
-	findingsAll                    // every failed or flagged step is a finding
-	findingsFailed                 // only failed steps: flagged calls are judged together (concurrency)
-)
-
 // scenario is one scenario of the plan.
 type scenario struct {
 	index     int // in the report
@@ -63,9 +54,8 @@ type scenario struct {
 	after int
 	// reference stops the scenario at the first step that cannot serve as
 	// a reference answer: one that did not come back ok, or a repeat whose
-	// answer differs from the step it repeats (step.repeats).
+	// answer differs from the step it repeats (referenceBroken).
 	reference bool
-	findings  findings
 	steps     []step
 	pos       config.Pos
 	// excluded, when set, leaves the scenario out of the run (Selection).
@@ -87,9 +77,16 @@ type step struct {
 	// result once the step passes; later steps read it with
 	// {$ref: "<step>#/mcpcheck:id"} (capturedID).
 	capture string
-	// repeats is the index of the step this one calls again with the same
-	// input (a reference scenario's determinism check), else -1.
-	repeats int
+	// sameAs, when set, is the earlier step whose answer this one must
+	// equal (the same input: a one-by-one repeat, an overlapping call's
+	// one-by-one twin); the step's AnswerDiffers says whether it did.
+	sameAs *stepRef
+	// forbidden: the step's input is one the tool's inputSchema forbids
+	// (a fuzz case), which schema enforcement judges.
+	forbidden bool
+	// measure keeps the size of the answer in the report, for the size
+	// probe (a tool's valid call).
+	measure bool
 	// flagNote, when set, replaces the checkers' words when the step is
 	// flagged: the generator knows what the observation means.
 	flagNote string
@@ -98,7 +95,8 @@ type step struct {
 	// of tools the user opted into) may be made twice: a fixture step may
 	// have side effects.
 	rerun bool
-	// record keeps the decoded result in the step's report for analysis.
+	// record keeps the decoded result in the step's report, to compare
+	// answers (sameAs).
 	record bool
 	// scratch: the parameters name ${tmp}, replaced when the step runs.
 	scratch bool
@@ -197,7 +195,6 @@ func newStep(st *config.Step, suiteTimeoutMs int) step {
 		spec:     st,
 		call:     callOf(st),
 		origin:   st.Origin,
-		repeats:  -1,
 		timeout:  ms2d(suiteTimeoutMs),
 		validate: st.Kind == config.KindTool && (st.ValidateArguments == nil || *st.ValidateArguments),
 	}

@@ -106,7 +106,7 @@ func (c *generator) protocol(t protocolTarget, readOnly []tool) {
 		probes = append(probes, p)
 	}
 	sc := c.scenario("protocol: " + t.transport)
-	sc.mode, sc.isolation, sc.continueOnFailure, sc.findings = rawProbes, config.IsolationScenario, true, findingsNone
+	sc.mode, sc.isolation, sc.continueOnFailure = rawProbes, config.IsolationScenario, true
 	for i := range probes {
 		p := &probes[i]
 		spec := &config.Step{ID: p.name, Origin: config.OriginProtocol}

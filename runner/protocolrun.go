@@ -177,7 +177,7 @@ func (r *runState) runProbe(ctx context.Context, sc *scenario, j int, conn rawCo
 		skipFrom(steps[j:j+2], 0, reasonInterrupted)
 		return true, false
 	}
-	r.judgeProbe(sc, j, pr, &ex, &out)
+	r.judgeProbe(pr, &ex, &out)
 	if s, ok := on.(*rawStdio); ok && ex.gone {
 		out.ExitStatus = ex.exitStatus
 		for _, l := range s.proc.StderrTail(stderrLines) {
@@ -269,8 +269,9 @@ func (r *runState) cancelProbe(ctx context.Context, conn rawConn, pr *probe, wai
 }
 
 // judgeProbe settles a probe step from its exchange: the outcome, and the
-// verdict as its status, note or reason, and as a finding.
-func (r *runState) judgeProbe(sc *scenario, j int, pr *probe, ex *exchange, out *StepResult) {
+// verdict as its status, note or reason, and (for a finding) what was
+// expected and got.
+func (r *runState) judgeProbe(pr *probe, ex *exchange, out *StepResult) {
 	rep := ex.reply()
 	switch {
 	case ex.gone:
@@ -299,10 +300,9 @@ func (r *runState) judgeProbe(sc *scenario, j int, pr *probe, ex *exchange, out 
 	v := pr.judge(ex)
 	ref := probeReference(pr.reference, r.rep.ProtocolVersion)
 	msg := fmt.Sprintf("expected %s; got %s (%s)", v.expected, v.got, ref)
-	f := Finding{Origin: config.OriginProtocol, Kind: pr.name, Message: msg, Step: r.rep.Scenarios[sc.index].Name + " / " + out.ID,
-		Expected: v.expected, Got: v.got, Reference: ref}
+	verdict := &ProbeVerdict{Expected: v.expected, Got: v.got, Reference: ref}
 	if strings.HasPrefix(out.Target, "tools/call ") {
-		f.Tool = strings.TrimPrefix(out.Target, "tools/call ")
+		verdict.Tool = strings.TrimPrefix(out.Target, "tools/call ")
 	}
 	switch v.level {
 	case levelPass:
@@ -315,14 +315,11 @@ func (r *runState) judgeProbe(sc *scenario, j int, pr *probe, ex *exchange, out 
 		}
 		out.Status, out.Flagged = StatusPassed, true
 		out.Notes = []string{word + msg}
-		f.Flagged, f.Message = true, word+msg
 	default:
 		out.Status, out.Reason = StatusFailed, msg
-		f.Status, f.Score = StatusFailed, config.ScoreProtocol
 	}
-	r.mu.Lock()
-	r.probeFindings = append(r.probeFindings, f)
-	r.mu.Unlock()
+	// Analysis lists it as a finding, with what the spec asks.
+	out.Probe = verdict
 }
 
 // probeReference is a probe's spec reference with the protocol version.

@@ -2,10 +2,8 @@ package runner
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/config"
@@ -16,6 +14,12 @@ type ProtocolRun struct {
 	Requested  string `json:"requested"`
 	Negotiated string `json:"negotiated"`
 	Passed     bool   `json:"passed"`
+
+	// from and to are the pass's scenarios in the joined report; failed
+	// says the pass failed outside its steps and findings (it could not
+	// start, was cut short, or its contract drifted).
+	from, to int
+	failed   bool
 }
 
 // Divergence is a step whose result differs between protocol versions.
@@ -33,17 +37,18 @@ type DivergentOutcome struct {
 	ErrorCode       *int64         `json:"errorCode,omitempty"`
 }
 
-// runProtocols runs the suite once per protocol version and merges the
-// reports into one: scenarios of each pass in turn (each tagged with its
-// negotiated version), counts summed, and the steps whose status or outcome
-// differ between versions listed as divergences. Steps skipped because of
-// a `protocols` tag are by design not divergent.
+// runProtocols runs the suite once per protocol version, each a part of
+// its own, and joins the parts: the scenarios of each pass in turn (each
+// tagged with its negotiated version), sessions summed, the first
+// failure, warnings, notes and skipped tools tagged with the version the
+// pass asked for. [Analyze] then judges each version's checks apart and
+// lists the divergences between them.
 func runProtocols(ctx context.Context, suite *config.Suite, opts Options, versions []string) (*Report, error) {
 	start := time.Now()
-	// Each pass has scenarios of its own; the merged report exists only at
+	// Each pass has scenarios of its own; the joined report exists only at
 	// the end, so the passes are not followed as they go.
 	opts.OnStart, opts.OnStep, opts.OnScenario = nil, nil, nil
-	var reps []*Report
+	var parts []*Report
 	for _, v := range versions {
 		s := *suite
 		s.ProtocolVersion = v
@@ -51,94 +56,126 @@ func runProtocols(ctx context.Context, suite *config.Suite, opts Options, versio
 		if err != nil {
 			return nil, err
 		}
-		reps = append(reps, rep)
+		parts = append(parts, rep)
 		if ctx.Err() != nil {
 			break
 		}
 	}
-	merged := &Report{
+	m := joinProtocols(parts, versions)
+	m.Summary.DurationMs = ms(time.Since(start))
+	return m, nil
+}
+
+// joinProtocols joins the passes of a multi-protocol run (requested[k] is
+// what parts[k] asked for) into one report, not analysed yet.
+func joinProtocols(parts []*Report, requested []string) *Report {
+	first := parts[0]
+	m := &Report{
 		SchemaVersion:   SchemaVersion,
-		Suite:           reps[0].Suite, // named by the server in quick mode
-		Target:          reps[0].Target,
-		ProtocolVersion: reps[0].ProtocolVersion,
+		Suite:           first.Suite, // named by the server in quick mode
+		Target:          first.Target,
+		ProtocolVersion: first.ProtocolVersion,
 		ToolsDiscovered: []string{},
-		StartedAt:       reps[0].StartedAt,
+		StartedAt:       first.StartedAt,
+		Analysis:        first.Analysis,
 	}
 	tools := map[string]bool{}
-	for k, rep := range reps {
-		v := versions[k]
-		merged.ProtocolRuns = append(merged.ProtocolRuns, ProtocolRun{Requested: v, Negotiated: rep.ProtocolVersion, Passed: rep.Passed})
-		if merged.Server == nil {
-			merged.Server = rep.Server
+	for k, rep := range parts {
+		v := requested[k]
+		pr := ProtocolRun{Requested: v, Negotiated: rep.ProtocolVersion, from: len(m.Scenarios)}
+		pr.failed = rep.Failure != nil || rep.TerminatedEarly != nil || len(rep.StaleBaseline) > 0 ||
+			slices.ContainsFunc(rep.Drift, func(d Drift) bool { return d.Failing })
+		if m.Server == nil {
+			m.Server = rep.Server
 		}
 		for _, t := range rep.ToolsDiscovered {
 			tools[t] = true
 		}
-		merged.Connections += rep.Connections
-		merged.Restarts += rep.Restarts
-		if merged.Failure == nil && rep.Failure != nil {
-			f := *rep.Failure
-			f.Message = "[" + v + "] " + f.Message
-			merged.Failure = &f
+		m.joinPart(rep, v)
+		if m.Analysis == nil {
+			m.Analysis = rep.Analysis
 		}
-		if merged.TerminatedEarly == nil {
-			merged.TerminatedEarly = rep.TerminatedEarly
-		}
-		for _, w := range rep.Warnings {
-			w = "[" + v + "] " + w
-			if !slices.Contains(merged.Warnings, w) {
-				merged.Warnings = append(merged.Warnings, w)
-			}
-		}
-		merged.ServerStderr = append(merged.ServerStderr, rep.ServerStderr...)
+		m.ServerStderr = append(m.ServerStderr, rep.ServerStderr...)
 		// The contract is compared under the first version asked for.
-		if merged.Summary.Drift == nil && rep.Summary.Drift != nil {
-			merged.Drift, merged.Summary.Drift = rep.Drift, rep.Summary.Drift
+		if m.Summary.Drift == nil && rep.Summary.Drift != nil {
+			m.Drift, m.Summary.Drift = rep.Drift, rep.Summary.Drift
 		}
 		for _, sc := range rep.Scenarios {
 			sc.ProtocolVersion = rep.ProtocolVersion
-			merged.Scenarios = append(merged.Scenarios, sc)
+			m.Scenarios = append(m.Scenarios, sc)
 		}
+		for _, st := range rep.SkippedTools {
+			st.ProtocolVersion = v
+			m.SkippedTools = append(m.SkippedTools, st)
+		}
+		pr.to = len(m.Scenarios)
+		m.ProtocolRuns = append(m.ProtocolRuns, pr)
 	}
 	for t := range tools {
-		merged.ToolsDiscovered = append(merged.ToolsDiscovered, t)
+		m.ToolsDiscovered = append(m.ToolsDiscovered, t)
 	}
-	sort.Strings(merged.ToolsDiscovered)
-	merged.Divergences = divergences(reps)
-	merged.Summary.DurationMs = ms(time.Since(start))
-	merged.Tally()
-	return merged, nil
+	sort.Strings(m.ToolsDiscovered)
+	sort.Strings(m.Warnings)
+	return m
 }
 
-func divergences(reps []*Report) []Divergence {
-	var out []Divergence
-	if len(reps) < 2 {
-		return nil
+// divergences lists the steps whose status, outcome or error code differ
+// between the passes of a multi-protocol run, compared by value: each
+// step of the first pass with the step of the same scenario name and id in
+// the others. A step that is not for one of the versions (a `protocols`
+// tag) is by design not divergent.
+func divergences(eras []era) []Divergence {
+	type key struct{ scenario, step string }
+	index := make([]map[key]*StepResult, len(eras))
+	for k, e := range eras {
+		index[k] = map[key]*StepResult{}
+		for i := range e.scenarios {
+			sc := &e.scenarios[i]
+			for j := range sc.Steps {
+				kk := key{sc.Name, sc.Steps[j].ID}
+				if _, dup := index[k][kk]; !dup {
+					index[k][kk] = &sc.Steps[j]
+				}
+			}
+		}
 	}
-	for i, sc := range reps[0].Scenarios {
-		for j, st := range sc.Steps {
+	var out []Divergence
+	for i := range eras[0].scenarios {
+		sc := &eras[0].scenarios[i]
+		for j := range sc.Steps {
+			kk := key{sc.Name, sc.Steps[j].ID}
+			if index[0][kk] != &sc.Steps[j] {
+				continue // a repeated name: compared at its first
+			}
 			var results []DivergentOutcome
-			differs := false
-			for _, rep := range reps {
-				if i >= len(rep.Scenarios) || j >= len(rep.Scenarios[i].Steps) {
+			differs, tagged := false, false
+			for k, e := range eras {
+				o := index[k][kk]
+				if o == nil {
 					continue
 				}
-				o := rep.Scenarios[i].Steps[j]
-				if strings.HasPrefix(o.Reason, "not run under protocol") {
-					results = nil
-					differs = false
+				if o.cause == skipNotForProtocol {
+					tagged = true
 					break
 				}
-				d := DivergentOutcome{ProtocolVersion: rep.ProtocolVersion, Status: o.Status, Outcome: o.Outcome, ErrorCode: o.ErrorCode}
-				if len(results) > 0 && (d.Status != results[0].Status || d.Outcome != results[0].Outcome || fmt.Sprint(d.ErrorCode) != fmt.Sprint(results[0].ErrorCode)) {
+				d := DivergentOutcome{ProtocolVersion: e.negotiated, Status: o.Status, Outcome: o.Outcome, ErrorCode: o.ErrorCode}
+				if len(results) > 0 && !sameResult(d, results[0]) {
 					differs = true
 				}
 				results = append(results, d)
 			}
-			if differs {
-				out = append(out, Divergence{Scenario: sc.Name, Step: st.ID, Results: results})
+			if differs && !tagged {
+				out = append(out, Divergence{Scenario: sc.Name, Step: sc.Steps[j].ID, Results: results})
 			}
 		}
 	}
 	return out
+}
+
+// sameResult reports whether two passes' results of a step are equal in
+// value: status, outcome and error code (the code compared as a number,
+// not as where it is stored).
+func sameResult(a, b DivergentOutcome) bool {
+	codeEqual := (a.ErrorCode == nil) == (b.ErrorCode == nil) && (a.ErrorCode == nil || *a.ErrorCode == *b.ErrorCode)
+	return a.Status == b.Status && a.Outcome == b.Outcome && codeEqual
 }

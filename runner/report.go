@@ -68,9 +68,12 @@ type Report struct {
 	Findings     []Finding     `json:"findings,omitempty"`
 	SkippedTools []SkippedTool `json:"skippedTools,omitempty"`
 	Tokens       *Tokens       `json:"tokens,omitempty"`
-	// Probes, in a shard's report, are what the probes judged, for merge.
-	Probes *ProbeInputs `json:"probes,omitempty"`
-	Notes  []string     `json:"notes,omitempty"`
+	Notes        []string      `json:"notes,omitempty"`
+	// Analysis is what the generated checks are judged by besides their
+	// steps (the generate block's thresholds), present when the run
+	// generated checks: a report read back from JSON (a shard's, for
+	// merge) is analysed as the run was ([Analyze]).
+	Analysis *AnalysisSettings `json:"analysis,omitempty"`
 	// StaleBaseline lists the entries of the baseline of known failures
 	// whose failure is gone: each one fails the run until it is removed.
 	StaleBaseline []StaleEntry `json:"staleBaseline,omitempty"`
@@ -153,8 +156,13 @@ type ScenarioResult struct {
 	Status          Status `json:"status"`
 	// NotSelected says why the scenario was left out of the run (its
 	// steps are skipped with the reason).
-	NotSelected Exclusion    `json:"notSelected,omitempty"`
-	Steps       []StepResult `json:"steps"`
+	NotSelected Exclusion `json:"notSelected,omitempty"`
+	// AnswersDiffer marks a scenario of overlapping calls, each planned to
+	// get the answer its input got one by one, in which one came back ok
+	// with another answer. Which call it was is chance, so the scenario
+	// says it, not a step; analysis reads it.
+	AnswersDiffer bool         `json:"answersDiffer,omitempty"`
+	Steps         []StepResult `json:"steps"`
 	// Pos is where the scenario was written (human report only).
 	Pos config.Pos `json:"-"`
 }
@@ -199,8 +207,23 @@ type StepResult struct {
 	// the step was in flight (sampling, elicitation, roots, ping), counted
 	// by method.
 	ServerRequests []ServerRequest `json:"serverRequests,omitempty"`
-	// ResponseChars is the size of the raw result, for the size probe.
-	ResponseChars int `json:"-"`
+	// ResponseChars is the size of the raw result of a tool's generated
+	// valid call, which the size probe measures (other steps leave it 0).
+	ResponseChars int `json:"responseChars,omitempty"`
+	// Forbidden marks a fuzz case whose input the tool's own inputSchema
+	// forbids: schema enforcement judges the answer to it.
+	Forbidden bool `json:"forbidden,omitempty"`
+	// AnswerDiffers marks a one-by-one call that repeats the step before
+	// it (the same input) and came back ok with another answer. It is
+	// judged when the call ends, since answers are not in the report;
+	// analysis reads it.
+	AnswerDiffers bool `json:"answerDiffers,omitempty"`
+	// Probe is a protocol probe's verdict on its answer, when it is a
+	// finding (failed or flagged).
+	Probe *ProbeVerdict `json:"probe,omitempty"`
+	// cause says, for a skipped step, why in a word the runner reads
+	// (Reason says it to the user).
+	cause skipCause
 
 	// result is the decoded result of a generated step, for analyzers.
 	result map[string]any
@@ -218,6 +241,35 @@ type StepResult struct {
 	// Stderr is the tail of a stdio server's stderr when this step's call
 	// lost it, redacted and stripped (human report only).
 	Stderr []string `json:"-"`
+}
+
+// skipCause is why a step was skipped, for code that treats some skips
+// apart (a step that is not for the negotiated protocol version is, by
+// design, no divergence); the step's Reason says it to the user. It is not
+// in the JSON report: only a run in progress reads it.
+type skipCause uint8
+
+// The skip causes the runner tells apart.
+const (
+	// skipOther is every cause no code reads: the reason says it.
+	skipOther skipCause = iota
+	// skipNotForProtocol: the step or its scenario is tagged `protocols`
+	// without the negotiated version.
+	skipNotForProtocol
+	// skipNotSelected: the scenario was left out of the run (--tag,
+	// --skip-tag, --run, --shard); its Exclusion says which.
+	skipNotSelected
+)
+
+// ProbeVerdict is what a protocol probe found: what the negotiated
+// protocol version asks of the answer, what came back, and where the spec
+// says so.
+type ProbeVerdict struct {
+	// Tool is the tool a tools/call probe called.
+	Tool      string `json:"tool,omitempty"`
+	Expected  string `json:"expected"`
+	Got       string `json:"got"`
+	Reference string `json:"reference"`
 }
 
 // ServerRequest is one method the server called on the client during a

@@ -36,19 +36,32 @@ const stderrLines = 20
 // resolved): those are the caller's input errors. Everything that happens
 // once the run has begun, the server failing to start included, is in the
 // report, with every step accounted for.
+//
+// The report is analysed once, at the end ([Analyze]); a run under
+// several protocol versions is one part per version, joined, then
+// analysed.
 func Run(ctx context.Context, suite *config.Suite, opts Options) (*Report, error) {
+	var rep *Report
+	var err error
 	switch len(opts.Protocols) {
 	case 0:
-		return runOne(ctx, suite, opts)
+		rep, err = runOne(ctx, suite, opts)
 	case 1:
 		s := *suite
 		s.ProtocolVersion = opts.Protocols[0]
-		return runOne(ctx, &s, opts)
+		rep, err = runOne(ctx, &s, opts)
+	default:
+		rep, err = runProtocols(ctx, suite, opts, opts.Protocols)
 	}
-	return runProtocols(ctx, suite, opts, opts.Protocols)
+	if err != nil {
+		return nil, err
+	}
+	Analyze(rep)
+	return rep, nil
 }
 
-// runOne runs the suite under its own protocol version.
+// runOne runs the suite under its own protocol version; its report is
+// not analysed yet.
 func runOne(ctx context.Context, suite *config.Suite, opts Options) (*Report, error) {
 	env := newEnviron(opts.Environ)
 	sec, err := resolveSecrets(suite, env)
@@ -176,12 +189,9 @@ type runState struct {
 	// add beyond one per scenario in flight, so at most twice the
 	// concurrency is ever in flight.
 	extra chan struct{}
-	// gen is what generation added, for analysis (nil without generate).
-	gen *generated
-	// probeFindings are the protocol probes' findings, in step order;
-	// probeClosers the fresh connections of probes still shutting down.
-	probeFindings []Finding
-	probeClosers  sync.WaitGroup
+	// probeClosers are the fresh connections of protocol probes still
+	// shutting down.
+	probeClosers sync.WaitGroup
 
 	// tokens numbers the calls' progress tokens.
 	tokens atomic.Int64
@@ -299,7 +309,6 @@ func (r *runState) run(ctx context.Context) *Report {
 			pt.caps = sess.init.Capabilities
 		}
 		g := compileGenerated(r.suite, found, func(name string) *schema.Schema { return r.contract(name).input }, offered, pt, len(r.plan))
-		r.gen = &g
 		from := len(r.plan)
 		r.plan = append(r.plan, g.scenarios...)
 		r.addScenarios(g.scenarios)
@@ -322,12 +331,13 @@ func (r *runState) run(ctx context.Context) *Report {
 	if r.opts.OnStart != nil {
 		r.opts.OnStart(rep)
 	}
+	if r.suite.Generate != nil {
+		// The generated checks are judged once the run is over (Analyze).
+		rep.Analysis = analysisSettings(r.suite.Generate)
+	}
 	r.schedule(ctx, shared)
 	if ctx.Err() != nil {
 		rep.Failure = &SuiteFailure{Stage: "interrupted", Message: "the run was interrupted; steps not run are skipped"}
-	}
-	if r.gen != nil {
-		r.analyze()
 	}
 	return rep
 }

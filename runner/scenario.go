@@ -26,7 +26,7 @@ func (r *runState) runScenario(ctx context.Context, sc *scenario, shared *link) 
 		return
 	}
 	if !r.protocolApplies(sc.protocols) {
-		skipFrom(steps, 0, r.protocolReason("scenario", sc.protocols))
+		skipFor(steps, 0, skipNotForProtocol, r.protocolReason("scenario", sc.protocols))
 		return
 	}
 	if why := r.afterStopped(sc.after); why != "" {
@@ -76,7 +76,7 @@ func (r *runState) runInOrder(ctx context.Context, sc *scenario, l *link, sess *
 			return
 		}
 		if !r.protocolApplies(p.spec.Protocols) {
-			steps[j].Reason = r.protocolReason("step", p.spec.Protocols)
+			skipFor(steps[j:j+1], 0, skipNotForProtocol, r.protocolReason("step", p.spec.Protocols))
 			continue
 		}
 		stepLink := l
@@ -98,11 +98,14 @@ func (r *runState) runInOrder(ctx context.Context, sc *scenario, l *link, sess *
 			r.noteLoss(stepLink, sess, sc, j, &res)
 			stepLink.close(r)
 		}
+		res.AnswerDiffers = r.answerDiffers(p, &res)
 		steps[j] = res
 		r.stepDone(sc, j)
-		if why := referenceStop(sc, steps[:j+1]); why != "" {
-			skipFrom(steps, j+1, why)
-			return
+		if sc.reference {
+			if why := referenceBroken(steps[:j+1]); why != "" {
+				skipFrom(steps, j+1, why)
+				return
+			}
 		}
 		switch {
 		case res.stop != "":
@@ -159,7 +162,7 @@ func (r *runState) runFanOut(ctx context.Context, sc *scenario, l *link, sess *s
 	run := func(j int, sess *session) {
 		p := &sc.steps[j]
 		if !r.protocolApplies(p.spec.Protocols) {
-			steps[j].Reason = r.protocolReason("step", p.spec.Protocols)
+			skipFor(steps[j:j+1], 0, skipNotForProtocol, r.protocolReason("step", p.spec.Protocols))
 			return
 		}
 		steps[j], _ = r.callOnLink(ctx, l, sess, sc, j, map[string]any{})
@@ -235,7 +238,7 @@ func (r *runState) runAllAtOnce(ctx context.Context, sc *scenario, shared *link)
 	for j := range sc.steps {
 		p := &sc.steps[j]
 		if !r.protocolApplies(p.spec.Protocols) {
-			steps[j].Reason = r.protocolReason("step", p.spec.Protocols)
+			skipFor(steps[j:j+1], 0, skipNotForProtocol, r.protocolReason("step", p.spec.Protocols))
 			continue
 		}
 		ready.Add(1)
@@ -263,6 +266,13 @@ func (r *runState) runAllAtOnce(ctx context.Context, sc *scenario, shared *link)
 	ready.Wait()
 	close(start)
 	wg.Wait()
+	// Which of the overlapping calls got another's answer is chance: the
+	// scenario says that one did.
+	for j := range sc.steps {
+		if r.answerDiffers(&sc.steps[j], &steps[j]) {
+			r.rep.Scenarios[sc.index].AnswersDiffer = true
+		}
+	}
 	if identicalCalls(sc.steps) {
 		// Identical calls are interchangeable: which of them won a race is
 		// chance, so results are listed in a fixed order (by outcome), and
@@ -294,9 +304,13 @@ func resultKey(st *StepResult) string {
 
 // skipFrom marks steps[from:] skipped with why.
 func skipFrom(steps []StepResult, from int, why string) {
+	skipFor(steps, from, skipOther, why)
+}
+
+// skipFor marks steps[from:] skipped for cause, with why.
+func skipFor(steps []StepResult, from int, cause skipCause, why string) {
 	for k := from; k < len(steps); k++ {
-		steps[k].Status = StatusSkipped
-		steps[k].Reason = why
+		steps[k].Status, steps[k].Reason, steps[k].cause = StatusSkipped, why, cause
 	}
 }
 
@@ -339,15 +353,14 @@ func (r *runState) protocolReason(what string, tags []string) string {
 	return fmt.Sprintf("not run under protocol %s: this %s is for %s", r.rep.ProtocolVersion, what, strings.Join(tags, ", "))
 }
 
-// referenceStop says why a reference scenario (done are its steps run so
-// far) can already not serve as the reference: a call that did not come
-// back ok, or a repeat whose answer differs from the step it repeats.
-// Nothing more is called then, and the scenario that runs after it is
-// skipped too: there would be nothing to compare with.
-func referenceStop(sc *scenario, done []StepResult) string {
-	if !sc.reference {
-		return ""
-	}
+// referenceBroken says why the steps of a reference scenario (run so far)
+// can already not serve as the reference: a call that did not come back
+// ok, or a repeat whose answer differs from the step it repeats (the step
+// before it: see the generator's concurrency). Nothing more is called then,
+// and the scenario that runs after it is skipped too: there would be
+// nothing to compare with. It reads the steps' data only, so analysis
+// reaches the same verdict from a report.
+func referenceBroken(done []StepResult) string {
 	for k := range done {
 		st := &done[k]
 		if st.Status == StatusSkipped && st.Outcome == "" {
@@ -356,11 +369,23 @@ func referenceStop(sc *scenario, done []StepResult) string {
 		if st.Outcome != config.OutcomeOK {
 			return fmt.Sprintf("%s came back %s one by one, so this tool has no reference answer; crossed-responses check skipped", st.ID, st.Outcome)
 		}
-		if i := sc.steps[k].repeats; i >= 0 && !assert.Equal(answer(&done[i]), answer(st)) {
-			return fmt.Sprintf("the same input (%s) one by one gave two different answers, so this tool is not deterministic; crossed-responses check skipped", done[i].ID)
+		if st.AnswerDiffers && k > 0 {
+			return fmt.Sprintf("the same input (%s) one by one gave two different answers, so this tool is not deterministic; crossed-responses check skipped", done[k-1].ID)
 		}
 	}
 	return ""
+}
+
+// answerDiffers reports whether step p, planned to get the same answer as
+// an earlier step (p.sameAs), came back ok (as res) with another one. The
+// answers are compared while the run holds them: the report keeps no
+// values, only this verdict.
+func (r *runState) answerDiffers(p *step, res *StepResult) bool {
+	if p.sameAs == nil || res.Outcome != config.OutcomeOK {
+		return false
+	}
+	twin := &r.rep.Scenarios[p.sameAs.scenario].Steps[p.sameAs.step]
+	return !assert.Equal(answer(twin), answer(res))
 }
 
 // afterStopped is why a scenario that needs scenario i is not run: that one

@@ -145,7 +145,7 @@ func (r *runState) exclude(sc *scenario, why Exclusion) {
 	res := &r.rep.Scenarios[sc.index]
 	res.NotSelected = why
 	if why != "" {
-		skipFrom(res.Steps, 0, reasons[why])
+		skipFor(res.Steps, 0, skipNotSelected, reasons[why])
 	}
 }
 

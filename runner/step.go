@@ -22,7 +22,7 @@ import (
 // result is the step's place in the report before it has run.
 func (p *step) result() StepResult {
 	out := StepResult{ID: p.spec.ID, Kind: p.call.kind, Origin: p.origin, Score: p.score, Case: p.caseName, Property: p.property,
-		Pos: p.spec.Pos, Position: positionOf(p.spec.Pos)}
+		Forbidden: p.forbidden, Pos: p.spec.Pos, Position: positionOf(p.spec.Pos)}
 	if p.call.kind == config.KindTool {
 		out.Tool = p.call.name
 	} else {
@@ -128,7 +128,9 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 	if err == nil && rep != nil {
 		ar.HasResult, ar.IsError = true, rep.isError
 		ar.Text, ar.HasContent = rep.text, rep.hasContent
-		out.ResponseChars = len(rep.raw)
+		if p.measure {
+			out.ResponseChars = len(rep.raw)
+		}
 		validateOut := contract != nil && contract.output != nil && !rep.isError && p.call.kind == config.KindTool
 		if p.keep || p.record || p.whole || validateOut || p.call.kind != config.KindTool || hasStructured(rep.raw) {
 			decoded = decodeResult(rep.raw)

@@ -69,7 +69,7 @@ func runChecks(r *runner.Report) []check {
 func scoreChecks(r *runner.Report) []check {
 	var cs []check
 	for _, sc := range r.Summary.Scores {
-		c := check{Name: scoreTitles[sc.Name], Status: runner.StatusPassed, Message: scoreText(&sc)}
+		c := check{Name: versionTag(sc.ProtocolVersion) + scoreTitles[sc.Name], Status: runner.StatusPassed, Message: scoreText(&sc)}
 		switch {
 		case sc.Met != nil && !*sc.Met:
 			c.Status = runner.StatusFailed
@@ -108,7 +108,7 @@ func findingChecks(r *runner.Report) []check {
 		if f.Step != "" {
 			continue
 		}
-		c := check{Name: f.Tool + " " + string(f.Origin) + " " + f.Kind, Status: runner.StatusPassed, Message: f.Message}
+		c := check{Name: versionTag(f.ProtocolVersion) + f.Tool + " " + string(f.Origin) + " " + f.Kind, Status: runner.StatusPassed, Message: f.Message}
 		if f.Status == runner.StatusFailed {
 			c.Status = runner.StatusFailed
 		} else if f.Flagged {

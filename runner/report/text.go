@@ -86,9 +86,9 @@ func (t *textWriter) generated(r *runner.Report) {
 		for _, sc := range r.Summary.Scores {
 			var line string
 			if sc.Percent == nil {
-				line = fmt.Sprintf("  %-18s    n/a      (no case to judge", scoreTitles[sc.Name])
+				line = fmt.Sprintf("  %s%-18s    n/a      (no case to judge", versionTag(sc.ProtocolVersion), scoreTitles[sc.Name])
 			} else {
-				line = fmt.Sprintf("  %-18s %6.2f%%  %s  (%d/%d", scoreTitles[sc.Name], *sc.Percent, sc.Grade, sc.Passed, sc.Total)
+				line = fmt.Sprintf("  %s%-18s %6.2f%%  %s  (%d/%d", versionTag(sc.ProtocolVersion), scoreTitles[sc.Name], *sc.Percent, sc.Grade, sc.Passed, sc.Total)
 			}
 			if sc.Inconclusive > 0 {
 				line += fmt.Sprintf("; %d judged, %d inconclusive", sc.Total, sc.Inconclusive)
@@ -120,7 +120,7 @@ func (t *textWriter) generated(r *runner.Report) {
 			if f.Status == runner.StatusFailed {
 				mark = t.paint(red, "FAIL")
 			}
-			t.printf("  %s %s [%s %s] %s\n", mark, f.Tool, f.Origin, f.Kind, f.Message)
+			t.printf("  %s %s%s [%s %s] %s\n", mark, versionTag(f.ProtocolVersion), f.Tool, f.Origin, f.Kind, f.Message)
 		}
 	}
 	if tok := r.Tokens; tok != nil {
@@ -137,7 +137,7 @@ func (t *textWriter) generated(r *runner.Report) {
 			if g.Fix != "" {
 				why += " (" + g.Fix + ")"
 			}
-			t.printf("  %s: %s\n", why, strings.Join(g.Tools, ", "))
+			t.printf("  %s%s: %s\n", versionTag(g.ProtocolVersion), why, strings.Join(g.Tools, ", "))
 		}
 	}
 	if len(r.Notes) > 0 {
@@ -146,6 +146,15 @@ func (t *textWriter) generated(r *runner.Report) {
 			t.printf("  %s\n", n)
 		}
 	}
+}
+
+// versionTag is "[version] " for what one pass of a multi-protocol run
+// found (each version's checks are judged apart), else "".
+func versionTag(version string) string {
+	if version == "" {
+		return ""
+	}
+	return "[" + version + "] "
 }
 
 // Text writes the human report. On a terminal, [Stream] writes the very

@@ -80,3 +80,29 @@ func TestEveryScoreHasATitle(t *testing.T) {
 		}
 	}
 }
+
+// In a multi-protocol run each version's checks are judged apart: the
+// text report says which version a score, a finding and a skipped tool
+// are from.
+func TestTextNamesEachVersion(t *testing.T) {
+	r := sample()
+	pct := 50.0
+	for _, v := range []string{"2025-11-25", "2026-07-28"} {
+		r.Summary.Scores = append(r.Summary.Scores, runner.Score{Name: config.ScoreCrashResilience, ProtocolVersion: v, Percent: &pct, Grade: "F", Passed: 1, Total: 2})
+		r.Findings = append(r.Findings, runner.Finding{Tool: "a", Origin: config.OriginFuzz, Kind: "wrong-type x", ProtocolVersion: v, Status: runner.StatusFailed, Message: "answered ok"})
+		r.SkippedTools = append(r.SkippedTools, runner.SkippedTool{Tool: "w", ProtocolVersion: v, Reason: "not read-only"})
+	}
+	var b bytes.Buffer
+	Text(&b, r, TextOptions{NoDurations: true})
+	for _, v := range []string{"2025-11-25", "2026-07-28"} {
+		for _, want := range []string{
+			"  [" + v + "] crash resilience",
+			"FAIL [" + v + "] a [fuzz wrong-type x] answered ok",
+			"  [" + v + "] not read-only: w\n",
+		} {
+			if !strings.Contains(b.String(), want) {
+				t.Errorf("output lacks %q:\n%s", want, b.String())
+			}
+		}
+	}
+}
