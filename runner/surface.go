@@ -66,7 +66,7 @@ type PromptArgument struct {
 // description).
 func surface(red *redactor, ir *mcp.InitializeResult, protocol string, found *discovered) *Surface {
 	s := rawSurface(ir, protocol, found)
-	if red == nil || len(red.secrets) == 0 {
+	if red == nil || len(red.needles) == 0 {
 		return s
 	}
 	b, err := json.Marshal(s)
