@@ -119,22 +119,40 @@ func Clean(s string, max int) string {
 	return cut(Sanitize(s), max)
 }
 
-// cut shortens s to max runes plus a marker, "… (N more characters)".
+// cut shortens s to at most max runes, its end replaced by a marker
+// saying how much was left out ("… (N more characters)"). The result is
+// never longer than max, so cutting twice changes nothing.
 func cut(s string, max int) string {
 	if max <= 0 || len(s) <= max {
 		return s
 	}
-	n, end := 0, 0
-	for end < len(s) && n < max {
-		_, size := utf8.DecodeRuneInString(s[end:])
-		end += size
-		n++
-	}
-	if end == len(s) {
+	total := utf8.RuneCountInString(s)
+	if total <= max {
 		return s
 	}
-	return fmt.Sprintf("%s… (%d more characters)", s[:end], utf8.RuneCountInString(s[end:]))
+	// The marker's length depends on the count it states: settle it.
+	keep := max
+	var marker string
+	for range 3 {
+		marker = fmt.Sprintf("… (%d more characters)", total-keep)
+		keep = max - utf8.RuneCountInString(marker)
+		if keep < 1 {
+			keep = 1
+		}
+	}
+	marker = fmt.Sprintf("… (%d more characters)", total-keep)
+	end := 0
+	for n := 0; n < keep; n++ {
+		_, size := utf8.DecodeRuneInString(s[end:])
+		end += size
+	}
+	return s[:end] + marker
 }
+
+// maxField bounds every string of a report (redactor.report): a server's
+// megabyte of tool name, description or pattern is cut with a marker
+// before any writer sees it.
+const maxField = 4096
 
 // # What is a secret
 //
@@ -440,7 +458,7 @@ func (r *redactor) walk(v reflect.Value) {
 	case reflect.String:
 		if v.Type() == stringType && v.CanSet() {
 			if s := v.String(); s != "" {
-				if c := r.String(s); c != s {
+				if c := cut(r.String(s), maxField); c != s {
 					v.SetString(c)
 				}
 			}

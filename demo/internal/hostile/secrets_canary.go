@@ -83,6 +83,7 @@ func canaryTools(canary string) []Tool {
 	// violation whose path is the key.
 	echo["outputSchema"] = map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "string"}}
 	tools := []Tool{named, echo,
+		SimpleTool("say", "Says the secret in text and keys (no outputSchema).", "text"),
 		SimpleTool("fail", "Fails with the secret in its error.", "text"),
 		SimpleTool("rpcerror", "Answers a JSON-RPC error quoting the secret.", "text"),
 		SimpleTool("crash", "Writes the secret on stderr and exits.", "text"),
@@ -93,7 +94,7 @@ func canaryTools(canary string) []Tool {
 func canaryResult(call Call, canary string) map[string]any {
 	text := "echo " + canaryForms(canary)
 	switch call.Name {
-	case "echo":
+	case "echo", "say":
 		keys := map[string]any{canary: 1}
 		for _, s := range canarySplits(canary) {
 			keys[s] = 2

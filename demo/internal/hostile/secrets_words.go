@@ -13,8 +13,9 @@ import (
 //     ordinary words "string", "false" and "8080" (and the URL
 //     http://127.0.0.1:8080/), which a test also gives as --env values. A
 //     redactor that treats every --env value as a secret rewrites them.
-//   - secrets-long-pattern declares a string property whose pattern is
-//     1 MiB long: a human report that quotes it must cut it.
+//   - secrets-long-pattern declares string properties whose pattern is
+//     1 MiB long, and a tool with a 100 KiB name and a 1 MiB description:
+//     a human report that quotes them must cut them.
 func init() {
 	words := readOnly([]Tool{SimpleTool("describe", HonestWords, "text")})
 	register(Mode{
@@ -38,10 +39,13 @@ func init() {
 		"properties": map[string]any{
 			"code": map[string]any{"type": "string", "pattern": LongPattern()},
 		},
-	}}})
+	}}, {"name": "find_broken", "description": "Finds by a pattern that does not compile.", "inputSchema": map[string]any{
+		"type":       "object",
+		"properties": map[string]any{"code": map[string]any{"type": "string", "pattern": "(" + LongPattern()}},
+	}}, SimpleTool("long_"+strings.Repeat("n", 100<<10), "A 100 KiB name and a 1 MiB description: "+LongPattern(), "text")})
 	register(Mode{
 		Name: "secrets-long-pattern",
-		Doc:  "a tool whose input schema has a 1 MiB pattern",
+		Doc:  "tools with a 1 MiB pattern (one that does not compile), a 100 KiB name and a 1 MiB description",
 		Stdio: func(ctx context.Context, c *Conn) error {
 			return c.Loop(ctx, "secrets-long-pattern", long, func(c *Conn, m *Msg, call Call) error {
 				return c.Reply(m.ID, TextResult("found"))
@@ -59,7 +63,8 @@ func init() {
 // answers.
 const HonestWords = "The message string is required; false positive of synthetic-input; listens on http://127.0.0.1:8080/ (port 8080)."
 
-// LongPattern is secrets-long-pattern's 1 MiB pattern: a character class
+// LongPattern is secrets-long-pattern's 1 MiB pattern (find_broken's is
+// the same with an unclosed group): a character class
 // spelt out at length, which any regexp engine compiles to a few ranges.
 func LongPattern() string {
 	return "^[" + strings.Repeat("abcdefghijklmnop", 1<<20/16) + "]{1,8}$"
