@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -442,15 +443,12 @@ func (r *redactor) walk(v reflect.Value) {
 			r.walk(v.Elem())
 		}
 	case reflect.Struct:
-		t := v.Type()
-		for i := 0; i < v.NumField(); i++ {
-			if t.Field(i).IsExported() {
-				r.walk(v.Field(i))
-			}
+		for _, i := range textFields(v.Type()) {
+			r.walk(v.Field(i))
 		}
 	case reflect.Slice, reflect.Array:
-		if v.Type().Elem().Kind() == reflect.Uint8 {
-			return // raw JSON, redacted where it is made
+		if !holdsText(v.Type().Elem()) {
+			return // raw JSON is redacted where it is made; numbers are not text
 		}
 		for i := 0; i < v.Len(); i++ {
 			r.walk(v.Index(i))
@@ -473,6 +471,64 @@ func (r *redactor) walk(v reflect.Value) {
 	case reflect.Map:
 		r.walkMap(v)
 	}
+}
+
+// textFields lists the exported fields of struct type t that may hold
+// text, computed once per type: the walk runs on every report and every
+// hooked step, and asking reflect about each field each time costs more
+// than the strings themselves.
+func textFields(t reflect.Type) []int {
+	if f, ok := fieldPlans.Load(t); ok {
+		return f.([]int)
+	}
+	var out []int
+	for i := 0; i < t.NumField(); i++ {
+		if f := t.Field(i); f.IsExported() && holdsText(f.Type) {
+			out = append(out, i)
+		}
+	}
+	fieldPlans.Store(t, out)
+	return out
+}
+
+var fieldPlans sync.Map // reflect.Type → []int
+
+// holdsText reports whether a value of type t may hold a string the walk
+// changes: a plain string, an interface, or a container of one. Named
+// string types (Status, Outcome) are vocabularies, not text.
+func holdsText(t reflect.Type) bool {
+	if h, ok := textTypes.Load(t); ok {
+		return h.(bool)
+	}
+	h := holdsTextSeen(t, map[reflect.Type]bool{})
+	textTypes.Store(t, h)
+	return h
+}
+
+var textTypes sync.Map // reflect.Type → bool
+
+func holdsTextSeen(t reflect.Type, seen map[reflect.Type]bool) bool {
+	if seen[t] {
+		return false // a cycle adds nothing the first visit did not find
+	}
+	seen[t] = true
+	switch t.Kind() {
+	case reflect.String:
+		return t == stringType
+	case reflect.Interface:
+		return true
+	case reflect.Pointer, reflect.Slice, reflect.Array:
+		return holdsTextSeen(t.Elem(), seen)
+	case reflect.Map:
+		return t.Key() == stringType || holdsTextSeen(t.Elem(), seen)
+	case reflect.Struct:
+		for i := 0; i < t.NumField(); i++ {
+			if f := t.Field(i); f.IsExported() && holdsTextSeen(f.Type, seen) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // walkMap cleans a map's string keys and its values, rebuilding it when a
