@@ -310,12 +310,24 @@ func TestSecretsMergeAndDiff(t *testing.T) {
 	data, _ = os.ReadFile(old)
 	nw := filepath.Join(dir, "new.json")
 	os.WriteFile(nw, []byte(strings.NewReplacer(`"description": "`, `"description": "\u001b]0;pwned\u0007\u001b[2J`,
-		`"name": "keys"`, `"name": "keys\u001b[2J"`).Replace(string(data))), 0o644)
+		`"name": "keys"`, `"name": "keys\u001b[2J"`, `"name": "hostile`, `"name": "\u001b]0;pwned\u0007hostile`).Replace(string(data))), 0o644)
 	d := runCmd(t, "diff", old, nw, "--json", filepath.Join(dir, "diff.json"))
 	djson, _ := os.ReadFile(filepath.Join(dir, "diff.json"))
 	checkOutputs(t, map[string][]byte{"diff stdout": []byte(d.stdout), "diff stderr": []byte(d.stderr), "diff json": djson})
 	if d.code != 1 || !strings.Contains(d.stdout, `keys\x1b[2J`) {
 		t.Errorf("diff: exit %d, want 1 and the renamed tool shown escaped:\n%s\n%s", d.code, d.stdout, d.stderr)
+	}
+
+	// A file that is not a report or a contract: the error quotes the key
+	// the schema refuses, made visible.
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`{"schemaVersion": 1, "\u001b]0;pwned\u0007": 1}`), 0o644)
+	for _, args := range [][]string{{"merge", bad}, {"diff", bad, nw}} {
+		r := runCmd(t, args...)
+		if r.code != 2 {
+			t.Errorf("%s: exit %d, want 2\n%s", args[0], r.code, r.stderr)
+		}
+		checkOutputs(t, map[string][]byte{args[0] + " stderr": []byte(r.stderr), args[0] + " stdout": []byte(r.stdout)})
 	}
 }
 
