@@ -228,6 +228,9 @@ func proxyStdio(ctx context.Context, f *recordFlags, sess *record.Session, in io
 	serverStderr := newLineRedactor(stderr, runner.Redactor(recordSecrets(f)))
 	defer serverStderr.Close()
 	cmd.Stderr = serverStderr
+	// A writer that is not a file is fed by a pipe Wait waits on: a
+	// grandchild holding the server's stderr must not hold record too.
+	cmd.WaitDelay = 2 * time.Second
 	toServer, err := cmd.StdinPipe()
 	if err != nil {
 		return err

@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/mcpcheck/mcpcheck/runner"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -449,4 +450,22 @@ func TestSecretsWarningNamesItsCall(t *testing.T) {
 func asList(v any) []any {
 	l, _ := v.([]any)
 	return l
+}
+
+// TestLineRedactor: record's stderr passthrough redacts a line as one
+// string however the writes split it, and cuts an endless line.
+func TestLineRedactor(t *testing.T) {
+	var b strings.Builder
+	l := newLineRedactor(&b, runner.Redactor([]runner.Secret{{Value: testCanary, Declared: true}}))
+	for _, part := range []string{"log: " + testCanary[:5], testCanary[5:] + " \x1b[2J\nnext ", "line"} {
+		l.Write([]byte(part))
+	}
+	l.Write([]byte(strings.Repeat("x", 3*maxStderrLine)))
+	l.Write([]byte("\nend\n"))
+	l.Close()
+	lines := strings.Split(b.String(), "\n")
+	if lines[0] != `log: [redacted] \x1b[2J` || !strings.HasPrefix(lines[1], "next line") || !strings.HasSuffix(lines[1], " … (line cut)") ||
+		len(lines[1]) > maxStderrLine+100 || lines[2] != "end" {
+		t.Errorf("passed on:\n%.300q", b.String())
+	}
 }
