@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -435,6 +436,18 @@ func TestSecretsLongStrings(t *testing.T) {
 	}
 	if !strings.Contains(string(outs["stdout"]), "more characters)") {
 		t.Errorf("no cut is marked:\n%.3000s", outs["stdout"])
+	}
+
+	// As a process of its own, mcpcheck's peak memory stays bounded.
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], append([]string{"--json", filepath.Join(dir, "r.json"), "--html", filepath.Join(dir, "r.html"), "--"}, hostileCommand("secrets-long-pattern")...)...)
+	cmd.Env = append(os.Environ(), asCLI+"=1")
+	out, _ := cmd.CombinedOutput()
+	if cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 1 {
+		t.Fatalf("mcpcheck as a process: %v\n%.2000s", cmd.ProcessState, out)
+	}
+	if rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss; rss > 256<<10 {
+		t.Errorf("peak RSS %d KiB, over 256 MiB", rss)
 	}
 }
 
