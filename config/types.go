@@ -154,9 +154,11 @@ type Suite struct {
 	// variable holding its value.
 	HeadersFromEnv map[string]string
 	// SecretEnv (child variables) and SecretHeaders (HTTP headers) are
-	// credentials given as values rather than by variable name (quick
-	// mode's --env and --header): the runner redacts them from every output
-	// like envFromEnv and headersFromEnv values.
+	// values given on the command line (quick mode's --env and --header),
+	// credentials or configuration: the runner redacts one from every
+	// output when its name says credential (API_KEY, Authorization) or it
+	// looks like one, so that MODE=string never rewrites the server's
+	// words (runner's redact.go, "What is a secret").
 	SecretEnv, SecretHeaders map[string]string
 
 	ProtocolVersion string

@@ -135,7 +135,9 @@ func walkPages(ctx context.Context, cs *mcp.ClientSession, what string) ([]json.
 		if page > maxPages {
 			return nil, errListWalk{fmt.Sprintf("%s: more than %d pages; stopping", method, maxPages)}
 		}
-		tp := &tap{}
+		// A warning about this call (a duplicate or late response) names
+		// it: discovery has no step to name.
+		tp := &tap{label: fmt.Sprintf("discovery's %s page %d", method, page)}
 		raw, next, err := listPage(withTap(ctx, tp), cs, what, cursor)
 		tp.markDone()
 		if cut := tp.oversizedErr(); err != nil && cut != nil {

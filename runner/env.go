@@ -45,7 +45,7 @@ func newEnviron(list []string) environ {
 type secrets struct {
 	childEnv map[string]string // child variable → value
 	headers  map[string]string // header → value
-	values   []string
+	values   []Secret          // what the redactor hides (see "What is a secret")
 }
 
 func resolveSecrets(s *config.Suite, env environ) (*secrets, error) {
@@ -59,7 +59,7 @@ func resolveSecrets(s *config.Suite, env environ) (*secrets, error) {
 			continue
 		}
 		out.childEnv[child] = v
-		out.values = append(out.values, v)
+		out.values = append(out.values, Secret{Value: v, Declared: true})
 	}
 	for _, h := range sortedMapKeys(s.HeadersFromEnv) {
 		name := s.HeadersFromEnv[h]
@@ -73,18 +73,22 @@ func resolveSecrets(s *config.Suite, env environ) (*secrets, error) {
 			continue
 		}
 		out.headers[h] = v
-		out.values = append(out.values, v)
+		out.values = append(out.values, Secret{Value: v, Declared: true})
 	}
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("%w: %s", ErrMissingCredential, strings.Join(missing, "; "))
 	}
+	// Quick mode's --env and --header values are configuration as often
+	// as credentials: a secret when the name says so (API_KEY,
+	// Authorization) or the value looks like one; MODE=string and
+	// PORT=8080 are not, and the server's words "string" and "8080" stay.
 	for _, k := range sortedMapKeys(s.SecretEnv) {
 		out.childEnv[k] = s.SecretEnv[k]
-		out.values = append(out.values, s.SecretEnv[k])
+		out.values = append(out.values, Secret{Value: s.SecretEnv[k], Declared: credentialName(k)})
 	}
 	for _, h := range sortedMapKeys(s.SecretHeaders) {
 		out.headers[h] = s.SecretHeaders[h]
-		out.values = append(out.values, s.SecretHeaders[h])
+		out.values = append(out.values, Secret{Value: s.SecretHeaders[h], Declared: credentialName(h)})
 	}
 	return out, nil
 }

@@ -44,6 +44,12 @@ func Merge(parts []Part, allowPartial bool) (*Report, error) {
 		return nil, fmt.Errorf("%w: no report given", ErrMerge)
 	}
 	parts = slices.Clone(parts)
+	// Reports are files a hostile server's run may have written: every
+	// string is sanitized before merge reads it, so its errors and the
+	// merged report show nothing raw (redact.go, "What reaches an output").
+	for _, p := range parts {
+		(*redactor)(nil).report(p.Report)
+	}
 	for _, p := range parts {
 		if p.Report.Shard == nil {
 			return nil, fmt.Errorf("%w: %s is not a shard's report (run with --shard K/N)", ErrMerge, p.Source)

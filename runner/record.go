@@ -24,9 +24,9 @@ type RecordedAnswer struct {
 
 // RecordAnswers writes answers as the golden answers of the steps of a
 // fixture's scenario (mcpcheck record), exactly as a run of the fixture
-// would store them, with secrets (the values of credentials) redacted. It
-// replaces what the fixture's snapshot file held.
-func RecordAnswers(fixture, scenario string, answers []RecordedAnswer, secrets []string) (path string, err error) {
+// would store them, sanitized and with secrets redacted. It replaces what
+// the fixture's snapshot file held.
+func RecordAnswers(fixture, scenario string, answers []RecordedAnswer, secrets []Secret) (path string, err error) {
 	path = golden.PathFor(fixture)
 	f := golden.New(path)
 	red := newRedactor(secrets, "")
@@ -43,8 +43,9 @@ func RecordAnswers(fixture, scenario string, answers []RecordedAnswer, secrets [
 	return path, err
 }
 
-// Redactor returns what replaces each of secrets (credential values) in a
-// string with [REDACTED], as every output of a run does.
-func Redactor(secrets []string) func(string) string {
+// Redactor returns the function every output of a run passes its strings
+// through: [Sanitize], then each of secrets replaced by [Redacted] (see
+// "What is a secret" in redact.go).
+func Redactor(secrets []Secret) func(string) string {
 	return newRedactor(secrets, "").String
 }

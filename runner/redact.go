@@ -1,56 +1,232 @@
 package runner
 
 import (
-	"regexp"
+	"fmt"
+	"net/url"
+	"reflect"
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
-// Redacted replaces secret values in every output.
-const Redacted = "[REDACTED]"
+// The one sanitizer and the one redactor; edge.go applies them to every
+// report (see "What reaches an output" there).
 
-// redactor removes the credential values the run was given (envFromEnv and
-// headersFromEnv values) from any text before it reaches a report or the
-// terminal.
+// Redacted replaces a secret in every output (README: "What is redacted").
+const Redacted = "[redacted]"
+
+// Sanitize makes s safe to print anywhere, by one rule: a control
+// character is shown as an escape, never acted on or dropped.
+//
+//   - C0 controls other than tab and newline, and DEL, become the escape
+//     Go's %q writes: \a \b \f \r \v, else \xHH (ESC is \x1b);
+//   - each byte of invalid UTF-8 becomes \xHH;
+//   - C1 controls (U+0080..U+009F, which some terminals take as ESC
+//     sequences), the bidirectional overrides and isolates (U+202A..U+202E,
+//     U+2066..U+2069) and the line and paragraph separators (U+2028,
+//     U+2029) become \uHHHH.
+//
+// Everything else, backslashes included, is kept, so Sanitize is
+// idempotent: its output only holds printable characters, tab and newline.
+func Sanitize(s string) string {
+	i := 0
+	for i < len(s) {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 && c != '\t' && c != '\n' || c == 0x7f {
+				break
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 || unsafeRune(r) {
+			break
+		}
+		i += n
+	}
+	if i == len(s) {
+		return s // the common case: nothing to show
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	b.WriteString(s[:i])
+	for i < len(s) {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 && c != '\t' && c != '\n' || c == 0x7f {
+				writeControl(&b, c)
+			} else {
+				b.WriteByte(c)
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, c)
+		case unsafeRune(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// writeControl writes the escape of the ASCII control c.
+func writeControl(b *strings.Builder, c byte) {
+	switch c {
+	case '\a':
+		b.WriteString(`\a`)
+	case '\b':
+		b.WriteString(`\b`)
+	case '\f':
+		b.WriteString(`\f`)
+	case '\r':
+		b.WriteString(`\r`)
+	case '\v':
+		b.WriteString(`\v`)
+	default:
+		fmt.Fprintf(b, `\x%02x`, c)
+	}
+}
+
+// unsafeRune reports a non-ASCII rune that Sanitize shows as an escape.
+func unsafeRune(r rune) bool {
+	return r >= 0x80 && r <= 0x9f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 || r == 0x2028 || r == 0x2029
+}
+
+// Clean is s sanitized and cut to at most max characters for a human
+// report: a longer string ends with a visible marker saying how much was
+// left out. It does not redact: the report it reads from already is.
+func Clean(s string, max int) string {
+	return cut(Sanitize(s), max)
+}
+
+// cut shortens s to at most max runes, its end replaced by a marker
+// saying how much was left out ("… (N more characters)"). The result is
+// never longer than max, so cutting twice changes nothing.
+func cut(s string, max int) string {
+	if max <= 0 || len(s) <= max {
+		return s
+	}
+	total := utf8.RuneCountInString(s)
+	if total <= max {
+		return s
+	}
+	// The marker's length depends on the count it states: settle it.
+	keep := max
+	var marker string
+	for range 3 {
+		marker = fmt.Sprintf("… (%d more characters)", total-keep)
+		keep = max - utf8.RuneCountInString(marker)
+		if keep < 1 {
+			keep = 1
+		}
+	}
+	marker = fmt.Sprintf("… (%d more characters)", total-keep)
+	end := 0
+	for n := 0; n < keep; n++ {
+		_, size := utf8.DecodeRuneInString(s[end:])
+		end += size
+	}
+	return s[:end] + marker
+}
+
+// maxField bounds every string of a report (redactor.report): a server's
+// megabyte of tool name, description or pattern is cut with a marker
+// before any writer sees it.
+const maxField = 4096
+
+// # What is a secret
+//
+// A value is searched for only when it is at least minSecret bytes long
+// (shorter values cannot be told from ordinary text). Then:
+//
+//   - a value that looks like a credential ([looksLikeCredential]) is
+//     replaced wherever it occurs, inside a longer string too;
+//   - any other declared value is replaced only as a whole token: where the
+//     characters on both sides of it are not letters or digits, so that
+//     "false" never rewrites "falsehood";
+//   - an undeclared value that does not look like a credential is not a
+//     secret at all.
+//
+// Declared are the values of envFromEnv, headersFromEnv and record's
+// --secret, every --env and --header value of mcpcheck record (it must
+// write none of them), and the quick mode --env / --header values whose
+// name says they are credentials ([credentialName]). Other quick mode
+// --env / --header values are secrets only when they look like one: a
+// --env MODE=string or PORT=8080 is configuration, and the server's
+// words "string" and "8080" stay as they are.
+
+// minSecret is the shortest value the redactor searches for.
+const minSecret = 4
+
+// Secret is one value the redactor hides. Declared says the user named it
+// a credential (see "What is a secret").
+type Secret struct {
+	Value    string
+	Declared bool
+}
+
+// needle is one form of a secret the redactor searches for.
+type needle struct {
+	s        string
+	anywhere bool // else as a whole token only
+}
+
+// redactor replaces secrets in text that has been sanitized. The zero and
+// the nil redactor only sanitize.
 type redactor struct {
-	secrets []string // longest first, so a secret containing another is replaced whole
+	needles []needle // longest first, so a secret containing another is replaced whole
 	// endpoint and origin: error messages from the HTTP stack quote the
 	// whole endpoint URL; reports show only its origin.
 	endpoint, origin string
 }
 
-func newRedactor(values []string, endpoint string) *redactor {
+func newRedactor(secrets []Secret, endpoint string) *redactor {
 	r := &redactor{endpoint: endpoint, origin: endpointOrigin(endpoint)}
-	seen := map[string]bool{}
-	add := func(s string) {
-		// Very short values would turn ordinary text into noise; they are
-		// still never printed by mcpcheck itself.
-		if len(s) < 4 || seen[s] {
+	seen := map[string]int{}
+	add := func(v string, declared bool) {
+		v = Sanitize(v) // it is searched for in sanitized text
+		if len(v) < minSecret {
 			return
 		}
-		seen[s] = true
-		r.secrets = append(r.secrets, s)
+		anywhere := looksLikeCredential(v)
+		if !anywhere && !declared {
+			return
+		}
+		if i, ok := seen[v]; ok {
+			r.needles[i].anywhere = r.needles[i].anywhere || anywhere
+			return
+		}
+		seen[v] = len(r.needles)
+		r.needles = append(r.needles, needle{s: v, anywhere: anywhere})
 	}
-	for _, v := range values {
-		add(v)
+	for _, sec := range secrets {
+		add(sec.Value, sec.Declared)
 		// "Bearer abc..." — the token alone is as secret as the header.
-		if _, tok, ok := strings.Cut(v, " "); ok {
-			add(strings.TrimSpace(tok))
+		if _, tok, ok := strings.Cut(strings.TrimSpace(sec.Value), " "); ok {
+			add(strings.TrimSpace(tok), sec.Declared)
 		}
 	}
-	sort.Slice(r.secrets, func(i, j int) bool { return len(r.secrets[i]) > len(r.secrets[j]) })
+	sort.SliceStable(r.needles, func(i, j int) bool { return len(r.needles[i].s) > len(r.needles[j].s) })
 	return r
 }
 
-// String redacts s.
+// String sanitizes s, then replaces the secrets in it.
 func (r *redactor) String(s string) string {
+	s = Sanitize(s)
 	if r == nil {
 		return s
 	}
-	for _, sec := range r.secrets {
-		if strings.Contains(s, sec) {
-			s = strings.ReplaceAll(s, sec, Redacted)
+	for _, n := range r.needles {
+		if strings.Contains(s, n.s) {
+			s = replace(s, n)
 		}
 	}
 	if r.endpoint != "" && r.endpoint != r.origin && strings.Contains(s, r.endpoint) {
@@ -59,53 +235,172 @@ func (r *redactor) String(s string) string {
 	return s
 }
 
-// Value redacts every string inside a generic JSON value (a copy is made
-// only where something changes).
-func (r *redactor) Value(v any) any {
-	if r == nil || len(r.secrets) == 0 {
-		return v
+// replace puts Redacted for n in s: every occurrence, or only the whole
+// tokens.
+func replace(s string, n needle) string {
+	if n.anywhere {
+		return strings.ReplaceAll(s, n.s, Redacted)
 	}
+	var b strings.Builder
+	i := 0
+	for {
+		j := strings.Index(s[i:], n.s)
+		if j < 0 {
+			break
+		}
+		j += i
+		end := j + len(n.s)
+		b.WriteString(s[i:j])
+		if wordBefore(s, j) || wordAfter(s, end) {
+			// Part of a longer word: keep it, search on from its next byte.
+			b.WriteByte(s[j])
+			i = j + 1
+			continue
+		}
+		b.WriteString(Redacted)
+		i = end
+	}
+	if i == 0 {
+		return s
+	}
+	b.WriteString(s[i:])
+	return b.String()
+}
+
+func wordBefore(s string, i int) bool {
+	if i == 0 {
+		return false
+	}
+	r, _ := utf8.DecodeLastRuneInString(s[:i])
+	return isWord(r)
+}
+
+func wordAfter(s string, i int) bool {
+	if i >= len(s) {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(s[i:])
+	return isWord(r)
+}
+
+func isWord(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// tokenPrefixes start the API tokens of well-known services.
+var tokenPrefixes = []string{"sk-", "sk_", "pk_", "rk_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_",
+	"glpat-", "xoxb-", "xoxp-", "xoxa-", "AKIA", "ASIA", "AIza", "ya29.", "npm_", "pypi-", "eyJ"}
+
+// looksLikeCredential is the shape rule for values nobody declared secret:
+// no white space, and a known token prefix (12 characters or more), or 12
+// characters or more mixing lower case, upper case and digits, or 20 or
+// more that mix letters and digits with at least one digit in five (hex
+// tokens, UUIDs). A URL is one only when it carries a user or password.
+// Words, numbers, ports, host:port, paths and plain URLs are not.
+func looksLikeCredential(v string) bool {
+	if len(v) < 12 || strings.ContainsFunc(v, unicode.IsSpace) {
+		return false
+	}
+	if strings.Contains(v, "://") {
+		u, err := url.Parse(v)
+		return err == nil && u.User != nil
+	}
+	for _, p := range tokenPrefixes {
+		if strings.HasPrefix(v, p) {
+			return true
+		}
+	}
+	var lower, upper, digits int
+	for _, c := range v {
+		switch {
+		case unicode.IsLower(c):
+			lower++
+		case unicode.IsUpper(c):
+			upper++
+		case unicode.IsDigit(c):
+			digits++
+		}
+	}
+	if lower > 0 && upper > 0 && digits > 0 {
+		return true
+	}
+	n := utf8.RuneCountInString(v)
+	return n >= 20 && lower+upper > 0 && digits*5 >= n
+}
+
+// credentialName reports whether a variable or header name says its value
+// is a credential (Authorization, Cookie, API_KEY, GITHUB_TOKEN, ...).
+func credentialName(name string) bool {
+	n := strings.ToLower(name)
+	for _, w := range []string{"auth", "cookie", "token", "secret", "key", "pass", "credential", "session", "signature"} {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// Value sanitizes and redacts every string inside a generic JSON value,
+// object keys included (a copy is made only where something changes).
+func (r *redactor) Value(v any) any {
 	switch x := v.(type) {
 	case string:
 		return r.String(x)
 	case []any:
-		out := make([]any, len(x))
+		var out []any
 		for i, e := range x {
-			out[i] = r.Value(e)
+			ne := r.Value(e)
+			if out == nil && !same(ne, e) {
+				out = make([]any, len(x))
+				copy(out, x[:i])
+			}
+			if out != nil {
+				out[i] = ne
+			}
+		}
+		if out == nil {
+			return x
 		}
 		return out
 	case map[string]any:
+		// Keys are rare to change: note the changes, copy only then.
+		var changes map[string]any
+		for k, e := range x {
+			nk, ne := r.String(k), r.Value(e)
+			if nk != k || !same(ne, e) {
+				if changes == nil {
+					changes = map[string]any{}
+				}
+				changes[k] = ne
+			}
+		}
+		if changes == nil {
+			return x
+		}
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[r.String(k)] = r.Value(e)
+			if ne, ok := changes[k]; ok {
+				out[r.String(k)] = ne
+			} else {
+				out[k] = e
+			}
 		}
 		return out
 	}
 	return v
 }
 
-var controlSeq = regexp.MustCompile(`\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)|\x1b[@-Z\\-_]`)
-
-// Clean makes server-provided text safe for a terminal: terminal control
-// sequences and other control characters (except tab) are removed, invalid
-// UTF-8 is replaced, and the text is cut to max runes.
-func Clean(s string, max int) string {
-	s = controlSeq.ReplaceAllString(s, "")
-	var b strings.Builder
-	n := 0
-	for _, c := range s {
-		if c == utf8.RuneError || (c < 0x20 && c != '\t' && c != '\n') || c == 0x7f || (c >= 0x80 && c < 0xa0) {
-			if c == utf8.RuneError {
-				b.WriteRune('\uFFFD')
-			}
-			continue
-		}
-		if n >= max {
-			b.WriteString("…")
-			break
-		}
-		b.WriteRune(c)
-		n++
+// same reports whether Value returned its input unchanged (strings by
+// value, containers by identity).
+func same(a, b any) bool {
+	switch x := a.(type) {
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case []any:
+		y, ok := b.([]any)
+		return ok && len(x) == len(y) && (len(x) == 0 || &x[0] == &y[0])
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		return ok && reflect.ValueOf(x).UnsafePointer() == reflect.ValueOf(y).UnsafePointer()
 	}
-	return b.String()
+	return true
 }

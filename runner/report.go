@@ -88,7 +88,7 @@ type Report struct {
 	// would make JSON reports differ run to run).
 	StartedAt time.Time `json:"-"`
 	// ServerStderr holds the last lines the server wrote to stderr when it
-	// died or the suite failed, redacted and stripped of control sequences.
+	// died or the suite failed, sanitized and redacted.
 	ServerStderr []string `json:"-"`
 	// NotConnected marks a --list of a fixture's own steps, which needs
 	// no server: nothing was discovered.
@@ -236,10 +236,10 @@ type StepResult struct {
 	Position *Position  `json:"position,omitempty"`
 	Pos      config.Pos `json:"-"`
 	// Detail is server-provided text for the human report (a tool error's
-	// text, a JSON-RPC error message), redacted and stripped.
+	// text, a JSON-RPC error message), sanitized and redacted.
 	Detail string `json:"-"`
 	// Stderr is the tail of a stdio server's stderr when this step's call
-	// lost it, redacted and stripped (human report only).
+	// lost it, sanitized and redacted (human report only).
 	Stderr []string `json:"-"`
 }
 

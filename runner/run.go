@@ -96,20 +96,25 @@ func runOne(ctx context.Context, suite *config.Suite, opts Options) (*Report, er
 			return nil, err
 		}
 	}
+	red := newRedactor(sec.values, suite.Endpoint)
 	r := &runState{
 		golden: gs,
 		old:    old,
 		suite:  suite,
 		opts:   &opts,
-		trace:  newTracer(opts.Trace),
-		red:    newRedactor(sec.values, suite.Endpoint),
+		trace:  newTracer(opts.Trace, red),
+		red:    red,
 		d:      d,
 		plan:   plan,
 	}
 	// A server may ask the client (roots, sampling, elicitation) outside any
 	// call, on the standalone stream, too.
 	d.stream = listens(r.plan) || suite.Client != nil
-	return r.run(ctx), nil
+	rep := r.run(ctx)
+	// The edge: every string of the report, from here to every writer, is
+	// sanitized and redacted (redact.go, "What reaches an output").
+	r.red.report(rep)
+	return rep, nil
 }
 
 // usesScratch reports whether the suite names ${tmp} anywhere it is
@@ -329,7 +334,7 @@ func (r *runState) run(ctx context.Context) *Report {
 	}
 
 	if r.opts.OnStart != nil {
-		r.opts.OnStart(rep)
+		r.opts.OnStart(visible(r.red, rep))
 	}
 	if r.suite.Generate != nil {
 		// The generated checks are judged once the run is over (Analyze).
@@ -534,7 +539,9 @@ func (r *runState) keepStderr(s *session) {
 	}
 }
 
-// clean redacts and strips server-provided or error text.
+// clean sanitizes, redacts and bounds server-provided or error text where
+// it enters the report: the same steps as the edge (which then changes
+// nothing), and the cut last, so it never leaves half a secret.
 func (r *runState) clean(s string, max int) string {
-	return Clean(r.red.String(s), max)
+	return cut(r.red.String(s), max)
 }

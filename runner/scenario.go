@@ -18,7 +18,7 @@ import (
 // scenario it needs stopped early.
 func (r *runState) runScenario(ctx context.Context, sc *scenario, shared *link) {
 	if r.opts.OnScenario != nil {
-		defer func() { r.opts.OnScenario(sc.index, r.rep.Scenarios[sc.index]) }()
+		defer func() { r.opts.OnScenario(sc.index, visible(r.red, r.rep.Scenarios[sc.index])) }()
 	}
 	steps := r.rep.Scenarios[sc.index].Steps
 	if ctx.Err() != nil {
@@ -124,7 +124,7 @@ func (r *runState) runInOrder(ctx context.Context, sc *scenario, l *link, sess *
 // stepDone tells the caller (Options.OnStep) that step j of sc is final.
 func (r *runState) stepDone(sc *scenario, j int) {
 	if r.opts.OnStep != nil {
-		r.opts.OnStep(sc.index, j, r.rep.Scenarios[sc.index].Steps[j])
+		r.opts.OnStep(sc.index, j, visible(r.red, r.rep.Scenarios[sc.index].Steps[j]))
 	}
 }
 

@@ -11,8 +11,9 @@ import (
 // Surface is what a server offers, as discovery found it: its tools with
 // their schemas and annotations as sent, its resources, resource templates
 // and prompts (mcpcheck tools prints it). Lists are sorted by name or URI.
-// Strings are the server's own, not cleaned: a writer for a terminal or a
-// page escapes them.
+// Strings are the server's own, sanitized and redacted with the rest of the
+// report; the schemas (raw JSON) are redacted, and a writer for a terminal
+// or a page escapes what it prints of them.
 type Surface struct {
 	Server            *ServerInfo       `json:"server,omitempty"`
 	ProtocolVersion   string            `json:"protocolVersion"`
@@ -66,7 +67,7 @@ type PromptArgument struct {
 // description).
 func surface(red *redactor, ir *mcp.InitializeResult, protocol string, found *discovered) *Surface {
 	s := rawSurface(ir, protocol, found)
-	if red == nil || len(red.secrets) == 0 {
+	if red == nil || len(red.needles) == 0 {
 		return s
 	}
 	b, err := json.Marshal(s)

@@ -2,10 +2,12 @@ package runner
 
 import (
 	"encoding/json"
-	"github.com/mcpcheck/mcpcheck/config"
 	"io"
+	"reflect"
 	"sync"
 	"time"
+
+	"github.com/mcpcheck/mcpcheck/config"
 )
 
 // TraceEntry is one line of a --trace JSONL file: one tool call, with what
@@ -34,22 +36,26 @@ type TraceEntry struct {
 type tracer struct {
 	mu  sync.Mutex
 	enc *json.Encoder
+	red *redactor
 	err error
 }
 
-func newTracer(w io.Writer) *tracer {
+func newTracer(w io.Writer, red *redactor) *tracer {
 	if w == nil {
 		return nil
 	}
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	return &tracer{enc: enc}
+	return &tracer{enc: enc, red: red}
 }
 
 func (t *tracer) write(e TraceEntry) {
 	if t == nil {
 		return
 	}
+	// The trace's one funnel: every string of the entry, names and
+	// argument keys included, is sanitized and redacted here.
+	t.red.walk(reflect.ValueOf(&e).Elem())
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.err == nil {

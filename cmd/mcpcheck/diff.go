@@ -76,14 +76,14 @@ func diffContracts(args []string, stdout, stderr io.Writer) int {
 	for i, name := range files {
 		b, err := os.ReadFile(name)
 		if err != nil {
-			fmt.Fprintf(stderr, "mcpcheck diff: %v\n", err)
+			fmt.Fprintf(stderr, "mcpcheck diff: %s\n", runner.Sanitize(err.Error()))
 			return exitBadArgs
 		}
 		data[i] = b
 	}
 	rep, err := runner.DiffContracts(files[0], data[0], files[1], data[1], *failOn)
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpcheck diff: %v\n", err)
+		fmt.Fprintf(stderr, "mcpcheck diff: %s\n", runner.Sanitize(err.Error()))
 		return exitBadArgs
 	}
 	outs := outputsOf(&files0)

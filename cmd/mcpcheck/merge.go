@@ -75,7 +75,8 @@ func mergeReports(args []string, stdout, stderr io.Writer) int {
 	for _, file := range files {
 		reps, err := readReports(file)
 		if err != nil {
-			fmt.Fprintf(stderr, "mcpcheck merge: %v\n", err)
+			// The error may quote the file (a key the schema refuses).
+			fmt.Fprintf(stderr, "mcpcheck merge: %s\n", runner.Sanitize(err.Error()))
 			return exitBadArgs
 		}
 		if parts == nil {
@@ -93,7 +94,7 @@ func mergeReports(args []string, stdout, stderr io.Writer) int {
 	for i, p := range parts {
 		m, err := runner.Merge(p, allowPartial)
 		if err != nil {
-			fmt.Fprintf(stderr, "mcpcheck merge: %v\n", err)
+			fmt.Fprintf(stderr, "mcpcheck merge: %s\n", runner.Sanitize(err.Error()))
 			return exitBadArgs
 		}
 		merged[i] = m

@@ -508,7 +508,7 @@ scenarios:
 	}
 	// The failure is there, with the value redacted where values are shown.
 	for _, name := range []string{"junit", "html", "stderr"} {
-		if !strings.Contains(all[name], "[REDACTED]") || !strings.Contains(all[name], "structuredEquals /auth") {
+		if !strings.Contains(all[name], "[redacted]") || !strings.Contains(all[name], "structuredEquals /auth") {
 			t.Errorf("%s lacks the redacted failure:\n%s", name, all[name])
 		}
 	}

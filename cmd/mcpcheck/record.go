@@ -126,16 +126,14 @@ func recordSession(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	sess := record.New()
 	target := record.Target{EnvFromEnv: map[string]string{}, HeadersFromEnv: map[string]string{}}
-	var secretValues []string
 	for _, name := range f.secrets {
-		if v, ok := f.env[name]; ok {
+		if _, ok := f.env[name]; ok {
 			target.EnvFromEnv[name] = name
-			secretValues = append(secretValues, v)
 		} else {
 			target.HeadersFromEnv[name] = headerVariable(name)
-			secretValues = append(secretValues, f.headers[name])
 		}
 	}
+	secretValues := recordSecrets(f)
 	if f.url != "" {
 		target.Endpoint = f.url
 		err = proxyHTTP(ctx, f, sess, stderr)
@@ -157,7 +155,7 @@ func headerVariable(header string) string {
 	return "MCP_" + strings.ToUpper(strings.NewReplacer("-", "_", " ", "_").Replace(header))
 }
 
-func writeRecording(f *recordFlags, sess *record.Session, target record.Target, secretValues []string, stderr io.Writer) int {
+func writeRecording(f *recordFlags, sess *record.Session, target record.Target, secretValues []runner.Secret, stderr io.Writer) int {
 	red := runner.Redactor(secretValues)
 	target.Name = "Recorded session with " + filepath.Base(f.out)
 	rec, err := sess.Fixture(target, config.SupportedProtocolVersions, red)
@@ -225,7 +223,14 @@ func proxyStdio(ctx context.Context, f *recordFlags, sess *record.Session, in io
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = runner.ChildEnv(nil, f.env)
-	cmd.Stderr = stderr
+	// The server's stderr reaches the user as the runner shows it:
+	// sanitized, secrets redacted, line by line.
+	serverStderr := newLineRedactor(stderr, runner.Redactor(recordSecrets(f)))
+	defer serverStderr.Close()
+	cmd.Stderr = serverStderr
+	// A writer that is not a file is fed by a pipe Wait waits on: a
+	// grandchild holding the server's stderr must not hold record too.
+	cmd.WaitDelay = 2 * time.Second
 	toServer, err := cmd.StdinPipe()
 	if err != nil {
 		return err

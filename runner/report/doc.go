@@ -7,8 +7,11 @@
 // only the report's JSON fields, which by construction carry no tool
 // arguments, result values, headers, URL paths or server error text. The
 // text writer adds, for failing steps only, the expected and actual values at
-// the failing path and the server's own message, already redacted and
-// stripped of terminal control sequences by the runner.
+// the failing path and the server's own message. Every string of a Report
+// has been through the runner's one sanitizer and one redactor before a
+// writer sees it (runner's redact.go): control characters are escapes, never
+// raw bytes, and secrets are [runner.Redacted]; writers only escape for
+// their format (HTML, XML, workflow commands) and cut for readability.
 //
 // For CI pages the same Report is also written as JUnit XML ([JUnit]), a
 // Markdown job summary ([Markdown]), one self-contained HTML page ([HTML])

@@ -1,0 +1,153 @@
+package runner
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestSanitize(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"plain text, tabs\tand\nnewlines", "plain text, tabs\tand\nnewlines"},
+		{"\x1b]0;pwned\x07title", `\x1b]0;pwned\atitle`},
+		{"\x1b[2J\rPASS", `\x1b[2J\rPASS`},
+		{"a\x00b\x01c\x7fd\be\ff\vg", `a\x00b\x01c\x7fd\be\ff\vg`},
+		{"csi \u009b31m", `csi \u009b31m`},
+		{"bidi \u202eevil\u2066", `bidi \u202eevil\u2066`},
+		{"bad \xff\xfe utf8", `bad \xff\xfe utf8`},
+		{"ünïcödé and emoji 🙂 stay", "ünïcödé and emoji 🙂 stay"},
+		{`a backslash \x1b stays`, `a backslash \x1b stays`},
+	} {
+		got := Sanitize(tc.in)
+		if got != tc.want {
+			t.Errorf("Sanitize(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		if again := Sanitize(got); again != got {
+			t.Errorf("Sanitize is not idempotent on %q: %q", got, again)
+		}
+		if !utf8.ValidString(got) {
+			t.Errorf("Sanitize(%q) is not UTF-8", tc.in)
+		}
+	}
+}
+
+func TestCut(t *testing.T) {
+	long := strings.Repeat("é", 5000)
+	got := cut(long, 100)
+	if n := utf8.RuneCountInString(got); n > 100 || !strings.HasSuffix(got, "more characters)") {
+		t.Errorf("cut to 100: %d runes, %q", n, got)
+	}
+	if cut(got, 100) != got {
+		t.Errorf("cutting twice changed the string")
+	}
+	if cut("short", 100) != "short" {
+		t.Errorf("a short string was cut")
+	}
+}
+
+func TestRedactorSecrets(t *testing.T) {
+	const token = "hcZq81xYw40pLm7Tv2AB"
+	r := newRedactor([]Secret{
+		{Value: token},                   // credential-shaped, undeclared: everywhere
+		{Value: "string"},                // undeclared, plain: not a secret
+		{Value: "8080"},                  // undeclared, plain: not a secret
+		{Value: "false", Declared: true}, // declared, plain: whole tokens
+		{Value: "Bearer zz-plain-token", Declared: true}, // the token alone too
+		{Value: "abc", Declared: true},                   // too short to search for
+	}, "")
+	for _, tc := range []struct{ in, want string }{
+		{"key " + token + " and x" + token + "y", "key [redacted] and x[redacted]y"},
+		{"split " + token[:10] + "\x1b[0m" + token[10:], `split ` + token[:10] + `\x1b[0m` + token[10:]},
+		{"split " + token[:10] + "\x01" + token[10:], `split ` + token[:10] + `\x01` + token[10:]},
+		{"message string required, port 8080", "message string required, port 8080"},
+		{"false positive, not falsehood or isfalse", "[redacted] positive, not falsehood or isfalse"},
+		{"/false/ and false.", "/[redacted]/ and [redacted]."},
+		{"got zz-plain-token", "got [redacted]"},
+		{"abc stays", "abc stays"},
+	} {
+		if got := r.String(tc.in); got != tc.want {
+			t.Errorf("String(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	// Keys of values too.
+	v := r.Value(map[string]any{token: []any{"false"}, "ok": "string"}).(map[string]any)
+	if _, ok := v["[redacted]"]; !ok || v["ok"] != "string" || v["[redacted]"].([]any)[0] != "[redacted]" {
+		t.Errorf("Value: %v", v)
+	}
+}
+
+func TestLooksLikeCredential(t *testing.T) {
+	for v, want := range map[string]bool{
+		"hcZq81xYw40pLm7Tv2AB":                 true,
+		"ghp_abcdefghijklmnop":                 true,
+		"sk-proj-abcdefghij":                   true,
+		"3f9a2b7c4d1e8f6a0b5c9d2e7f1a4b8c":     true, // hex
+		"550e8400-e29b-41d4-a716-446655440000": true, // UUID
+		"postgres://u:pw@db.example.com/x":     true,
+		"string":                               false,
+		"false":                                false,
+		"8080":                                 false,
+		"synthetic-input":                      false,
+		"localhost:8080":                       false,
+		"http://127.0.0.1:8080/":               false,
+		"/home/someone/project2/data":          false,
+		"Hello World 2024":                     false, // white space
+	} {
+		if got := looksLikeCredential(v); got != want {
+			t.Errorf("looksLikeCredential(%q) = %v, want %v", v, got, want)
+		}
+	}
+	for name, want := range map[string]bool{"Authorization": true, "Cookie": true, "X-Api-Key": true, "GITHUB_TOKEN": true,
+		"DB_PASSWORD": true, "MY_SECRET": true, "MY_FLAG": false, "PORT": false, "X": false} {
+		if got := credentialName(name); got != want {
+			t.Errorf("credentialName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+// TestRedactorReport: the walk reaches every string of a report, map keys
+// and assertion values included, and writes nothing when nothing changes.
+func TestRedactorReport(t *testing.T) {
+	const token = "hcZq81xYw40pLm7Tv2AB"
+	r := newRedactor([]Secret{{Value: token, Declared: true}}, "")
+	rep := &Report{Suite: "s " + token, ToolsDiscovered: []string{"\x1b[2J" + token},
+		Scenarios: []ScenarioResult{{Name: "generated: " + token, Steps: []StepResult{{
+			ID: "a\x1bb", Tool: token, Notes: []string{"n " + token},
+			Assertions: []AssertionResult{{Path: "/" + token, Actual: map[string]any{token: "\x07"}}},
+		}}}}}
+	step := visible(r, rep.Scenarios[0].Steps[0])
+	if step.Tool != Redacted || rep.Scenarios[0].Steps[0].Tool != token {
+		t.Errorf("visible: copy %q, original %q", step.Tool, rep.Scenarios[0].Steps[0].Tool)
+	}
+	r.report(rep)
+	st := rep.Scenarios[0].Steps[0]
+	got := []string{rep.Suite, rep.ToolsDiscovered[0], rep.Scenarios[0].Name, st.ID, st.Tool, st.Notes[0], st.Assertions[0].Path}
+	want := []string{"s [redacted]", `\x1b[2J[redacted]`, "generated: [redacted]", `a\x1bb`, Redacted, "n [redacted]", "/[redacted]"}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Errorf("field %d: %q, want %q", i, got[i], want[i])
+		}
+	}
+	if a := st.Assertions[0].Actual.(map[string]any); a[Redacted] != `\a` {
+		t.Errorf("assertion value: %v", a)
+	}
+}
+
+// BenchmarkRedactorReport is the edge's cost on a 10,000-step report with
+// a secret to look for (the common case: nothing to change).
+func BenchmarkRedactorReport(b *testing.B) {
+	r := newRedactor([]Secret{{Value: "hcZq81xYw40pLm7Tv2AB", Declared: true}}, "")
+	rep := &Report{}
+	for i := 0; i < 100; i++ {
+		sc := ScenarioResult{Name: "scenario with an ordinary name"}
+		for j := 0; j < 100; j++ {
+			sc.Steps = append(sc.Steps, StepResult{ID: "step-id", Tool: "get_household", Reason: "an earlier step of this scenario failed",
+				Notes: []string{"note: fidelity: the answer mentions none of the input strings"}})
+		}
+		rep.Scenarios = append(rep.Scenarios, sc)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		r.report(rep)
+	}
+}
