@@ -142,6 +142,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		switch args[0] {
 		case "demo":
+			signalEnds(ctx) // a server: a signal is how it is stopped
 			return demo.Run(ctx, args[1:], stdin, stdout, stderr)
 		case "merge":
 			return mergeReports(args[1:], stdout, stderr)
