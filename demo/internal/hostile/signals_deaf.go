@@ -3,7 +3,9 @@ package hostile
 import (
 	"context"
 	"net/http"
+	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 )
@@ -20,11 +22,15 @@ func init() {
 		Doc:  "never answers tools/call, ignores SIGTERM and the end of its input",
 		Stdio: func(ctx context.Context, c *Conn) error {
 			deaf()
-			c.Loop(ctx, "sigterm-deaf", tools, func(*Conn, *Msg, Call) error { return nil })
+			c.Loop(ctx, "sigterm-deaf", tools, func(*Conn, *Msg, Call) error {
+				mark()
+				return nil
+			})
 			return linger()
 		},
 		HTTP: func(string) http.Handler {
 			return Streamable("sigterm-deaf", tools, func(w http.ResponseWriter, _ *http.Request, _ *Msg, _ Call) {
+				mark()
 				// An event stream that is opened and never written to; the
 				// request's end is ignored too (the listener's Close ends it).
 				w.Header().Set("Content-Type", "text/event-stream")
@@ -40,8 +46,12 @@ func init() {
 		Stdio: func(ctx context.Context, c *Conn) error {
 			deaf()
 			for ctx.Err() == nil {
-				if _, err := c.Read(); err != nil {
+				m, err := c.Read()
+				if err != nil {
 					break
+				}
+				if m.Method == "initialize" {
+					mark()
 				}
 			}
 			return linger()
@@ -53,6 +63,7 @@ func init() {
 		Stdio: func(ctx context.Context, c *Conn) error {
 			deaf()
 			c.Loop(ctx, "sigterm-deaf-reader", tools, func(*Conn, *Msg, Call) error {
+				mark()
 				// Returning an error ends the loop: nothing is read again,
 				// so the client's next large write fills the pipe.
 				return errStopReading
@@ -60,6 +71,17 @@ func init() {
 			return linger()
 		},
 	})
+}
+
+// MarkEnv names a file the sigterm-deaf modes write their process id to
+// when the request they will never answer arrives, so that a test knows
+// the call is in flight (and which process must be gone after the run).
+const MarkEnv = "HOSTILE_MARK"
+
+func mark() {
+	if path := os.Getenv(MarkEnv); path != "" {
+		_ = os.WriteFile(path, []byte(strconv.Itoa(os.Getpid())), 0o644)
+	}
 }
 
 type stopReading struct{}
