@@ -133,7 +133,8 @@ MCPCHECK_PROTOCOL_VERSION, MCPCHECK_TIMEOUT_MS, MCPCHECK_CONCURRENCY, ...
 (flags win over the environment, the environment over the fixture).
 
 Exit status: 0 every check passed, 1 a check failed, 2 bad command line,
-fixture or credentials.
+fixture or credentials, 130/143 interrupted by SIGINT/SIGTERM (reports of
+what ran are written; a second signal stops at once).
 `
 
 // run is the whole command: it parses args, runs, writes reports and
