@@ -28,10 +28,18 @@ import (
 // command has still not returned stopBound after it (a bug), it exits as
 // on a second signal.
 //
+// merge, diff, schema, version and help start no server and wait on
+// nothing but the files they read: the first signal ends them at once
+// (130/143), before or instead of writing (their files are written whole
+// or not at all, see the file writers).
+//
 // A command whose documented end is a signal (mcpcheck demo, a server;
 // record --url, whose session ends with Ctrl-C) says so with signalEnds:
 // the signal then ends it as it documents, with its own exit code.
 const stopBound = 15 * time.Second
+
+// stopsAtOnce are the commands the first signal ends at once.
+var stopsAtOnce = map[string]bool{"merge": true, "diff": true, "schema": true, "version": true, "help": true}
 
 type signalEndsKey struct{}
 
@@ -63,6 +71,7 @@ func runWithSignals(args []string, stdout, stderr io.Writer) int {
 	done := make(chan int, 1)
 	go func() { done <- run(ctx, args, stdout, stderr) }()
 
+	atOnce := len(args) > 0 && stopsAtOnce[args[0]]
 	var first os.Signal
 	var bound <-chan time.Time
 	for {
@@ -73,6 +82,10 @@ func runWithSignals(args []string, stdout, stderr io.Writer) int {
 			}
 			return code
 		case sig := <-sigs:
+			if first == nil && atOnce {
+				fmt.Fprintf(stderr, "mcpcheck: %s: stopped\n", signalName(sig))
+				return exitSignal(sig)
+			}
 			if first == nil {
 				first = sig
 				cancel()
