@@ -22,63 +22,65 @@ import (
 // read and write on their pipes, and the run ends with its report.
 const interruptGrace = 3 * time.Second
 
-// procSet is a set of stdio server processes started and not yet closed.
+// procSet is a set of stdio server processes and their process groups:
+// the ones started and not yet seen to have exited (an entry is dropped
+// when a later one is added after it exited, so the set stays as small as
+// the servers alive at once). It knows nothing of how a process is closed.
 type procSet struct {
 	mu    sync.Mutex
-	procs map[*process]struct{}
+	procs map[*process]int // the process group (its leader's pid)
 }
 
-func (s *procSet) add(p *process) {
+func (s *procSet) add(p *process, pgid int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.procs == nil {
-		s.procs = map[*process]struct{}{}
+		s.procs = map[*process]int{}
 	}
-	s.procs[p] = struct{}{}
-}
-
-func (s *procSet) remove(p *process) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	delete(s.procs, p)
+	for q := range s.procs {
+		if q.Exited(0) {
+			delete(s.procs, q)
+		}
+	}
+	s.procs[p] = pgid
 }
 
 // kill sends SIGKILL to the process group of every process in the set,
-// and returns how many there were. It waits for nothing.
+// and returns how many of them were still running. It waits for nothing.
+// A group whose leader was reaped is killed too, then forgotten (what the
+// leader left in its group goes, as process.Close does; a group id is not
+// reused while the group has members).
 func (s *procSet) kill() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for p := range s.procs {
-		p.signal(syscall.SIGKILL)
+	n := 0
+	for p, pgid := range s.procs {
+		exited := p.Exited(0)
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		if exited {
+			delete(s.procs, p)
+		} else {
+			n++
+		}
 	}
-	return len(s.procs)
+	return n
 }
 
-// allServers holds every server process this program started and has not
-// closed yet, whatever run started it (see KillServers).
+// allServers holds every server process this program started, whatever run
+// started it (see KillServers).
 var allServers procSet
 
-// track adds p, just started by the dialer of a run, to the run's set and
-// to allServers; process.Close takes it out of both.
-func (d *dialer) track(p *process) {
-	p.run = &d.live
-	d.live.add(p)
-	allServers.add(p)
-}
-
-// untrack takes p out of the sets it is in, once it has been closed.
-func (p *process) untrack() {
-	if p.run != nil {
-		p.run.remove(p)
-	}
-	allServers.remove(p)
+// track adds p, just started by the dialer of a run in a process group of
+// its own (pgid), to the run's set and to allServers.
+func (d *dialer) track(p *process, pgid int) {
+	d.live.add(p, pgid)
+	allServers.add(p, pgid)
 }
 
 // KillServers sends SIGKILL to the process group of every stdio server
-// this program started and has not yet shut down, and returns how many
-// there were. It is for a program about to exit at once (a second Ctrl-C):
-// it waits for nothing, and leaves no server or grandchild of its group
-// behind. Safe from any goroutine.
+// this program started that may still run, and returns how many there
+// were. It is for a program about to exit at once (a second Ctrl-C): it
+// waits for nothing. Safe from any goroutine.
 func KillServers() int { return allServers.kill() }
 
 // watchInterrupt kills the run's servers when ctx ends and the run has not

@@ -77,8 +77,8 @@ type dialer struct {
 	// stream opens the HTTP standalone stream: a step waits for messages
 	// only it carries.
 	stream bool
-	// live holds the stdio servers the dialer started and that are not
-	// closed yet (see interruptGrace).
+	// live holds the stdio servers the dialer started (see
+	// interruptGrace).
 	live procSet
 }
 
@@ -216,7 +216,7 @@ func (d *dialer) start(tmp string) (*process, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%sstarting server %s: %w", at(d.suite, "command"), filepath.Base(d.argv[0]), err)
 	}
-	d.track(p)
+	d.track(p, p.cmd.Process.Pid)
 	return p, nil
 }
 
@@ -291,33 +291,13 @@ type dialError struct {
 func (e *dialError) Error() string { return e.err.Error() }
 func (e *dialError) Unwrap() error { return e.err }
 
-// closeWait bounds how long closing a session waits for the SDK's Close,
-// which over Streamable HTTP sends the DELETE (bounded to 5 s by the SDK
-// itself); past it the Close is left to finish on its own.
-const closeWait = 5 * time.Second
-
 // Close ends the session: over HTTP the session is deleted, over stdio the
-// server is shut down and reaped. It is bounded whatever the server does.
-// The SDK's Close waits for its handlers of the server's requests before it
-// closes the transport, and a handler blocked writing to a server that
-// stopped reading would hold it for ever; so over stdio the process is shut
-// down alongside (process.Close, bounded by its graces), which ends every
-// write to it, and the SDK's Close is waited for closeWait at most.
+// server is shut down and reaped.
 func (s *session) Close() {
-	closed := make(chan struct{})
-	go func() {
-		s.cs.Close()
-		close(closed)
-	}()
+	s.cs.Close()
 	if s.proc != nil {
 		s.proc.Close()
 	}
-	t := time.NewTimer(closeWait)
-	select {
-	case <-closed:
-	case <-t.C:
-	}
-	t.Stop()
 	if s.stop != nil {
 		s.stop()
 	}

@@ -37,8 +37,6 @@ type process struct {
 
 	closeOnce sync.Once
 	closeErr  error
-	// run is the set of the run that started it (see dialer.track).
-	run *procSet
 }
 
 // startProcess starts argv in dir with env.
@@ -151,7 +149,6 @@ func (p *process) Close() error {
 		// The leader is gone; anything it left in its group goes too.
 		p.signal(syscall.SIGKILL)
 		p.stdout.Close()
-		p.untrack()
 	})
 	return p.closeErr
 }
