@@ -104,8 +104,11 @@ func (c *cliProc) wait(t *testing.T, d time.Duration) int {
 		t.Fatalf("mcpcheck still running %s after the signal\nstdout:\n%s\nstderr:\n%s", d, c.stdout.String(), c.stderr.String())
 	}
 	st := c.cmd.ProcessState
-	if ru, ok := st.SysUsage().(*syscall.Rusage); ok && ru.Maxrss > 256<<10 {
-		t.Errorf("mcpcheck peak RSS %d KiB, want < 256 MiB", ru.Maxrss)
+	if ru, ok := st.SysUsage().(*syscall.Rusage); ok {
+		t.Logf("mcpcheck peak RSS %d KiB", ru.Maxrss)
+		if ru.Maxrss > 256<<10 {
+			t.Errorf("mcpcheck peak RSS %d KiB, want < 256 MiB", ru.Maxrss)
+		}
 	}
 	return st.ExitCode()
 }
