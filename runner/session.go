@@ -216,7 +216,7 @@ func (d *dialer) start(tmp string) (*process, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%sstarting server %s: %w", at(d.suite, "command"), filepath.Base(d.argv[0]), err)
 	}
-	d.track(p, p.cmd.Process.Pid)
+	d.track(p, p.Pid())
 	return p, nil
 }
 
