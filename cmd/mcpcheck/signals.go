@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/runner"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // Signals. The first SIGINT or SIGTERM interrupts the command: it starts
@@ -90,7 +91,7 @@ func runWithSignals(args []string, stdout, stderr io.Writer) int {
 				first = sig
 				cancel()
 				if !ends.Load() {
-					fmt.Fprintf(stderr, "mcpcheck: %s: stopping; writing the reports of what ran (again to stop at once)\n", signalName(sig))
+					fmt.Fprintf(stderr, "%smcpcheck: %s: stopping; writing the reports of what ran (again to stop at once)\n", newLine(stderr), signalName(sig))
 				}
 				bound = time.After(stopBound)
 				continue
@@ -117,4 +118,14 @@ func signalName(sig os.Signal) string {
 		return "SIGTERM"
 	}
 	return sig.String()
+}
+
+// newLine clears the current line when w is a terminal: the message then
+// takes the place of the live status line (which the stream draws again
+// below it) or of the "^C" the terminal echoed, instead of following them.
+func newLine(w io.Writer) string {
+	if f, ok := w.(*os.File); ok && report.IsTerminal(f) {
+		return "\r\x1b[K"
+	}
+	return ""
 }
