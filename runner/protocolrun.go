@@ -174,7 +174,9 @@ func (r *runState) runProbe(ctx context.Context, sc *scenario, j int, conn rawCo
 	}
 	out.DurationMs = ms(time.Since(began))
 	if ctx.Err() != nil {
-		skipFrom(steps[j:j+2], 0, reasonInterrupted)
+		// The probe was sent; its observer was not.
+		skipFrom(steps[j:j+1], 0, reasonInterruptedCall)
+		skipFrom(steps[j+1:j+2], 0, reasonInterrupted)
 		return true, false
 	}
 	r.judgeProbe(pr, &ex, &out)

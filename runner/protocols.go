@@ -56,10 +56,9 @@ func runProtocols(ctx context.Context, suite *config.Suite, opts Options, versio
 		if err != nil {
 			return nil, err
 		}
+		// An interrupted run still gives every pass its report: the passes
+		// not begun list their steps skipped, "interrupted".
 		parts = append(parts, rep)
-		if ctx.Err() != nil {
-			break
-		}
 	}
 	m := joinProtocols(parts, versions)
 	m.Summary.DurationMs = ms(time.Since(start))
@@ -154,7 +153,9 @@ func divergences(eras []era) []Divergence {
 				if o == nil {
 					continue
 				}
-				if o.cause == skipNotForProtocol {
+				// A step not judged under one version (out of its scope,
+				// or the run was interrupted) differs in nothing.
+				if o.cause == skipNotForProtocol || interruptedStep(o) {
 					tagged = true
 					break
 				}

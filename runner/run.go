@@ -23,9 +23,12 @@ const (
 	reasonEarlierFailed = "an earlier step of this scenario failed"
 	reasonNotRun        = "not run: the suite failed before the first call"
 	reasonInterrupted   = "not run: the run was interrupted"
-	reasonUnreachable   = "not run: server unreachable"
-	reasonListed        = "listed, not run (--list)"
-	reasonSnapshot      = "not run: a snapshot calls nothing"
+	// reasonInterruptedCall is a step whose call was in flight when the run
+	// was interrupted: it was cancelled, and the step judges nothing.
+	reasonInterruptedCall = "interrupted while waiting for the server"
+	reasonUnreachable     = "not run: server unreachable"
+	reasonListed          = "listed, not run (--list)"
+	reasonSnapshot        = "not run: a snapshot calls nothing"
 )
 
 // stderrLines is how many lines of a dead server's stderr a report keeps.
@@ -243,8 +246,20 @@ func (r *runState) run(ctx context.Context) *Report {
 	}
 	defer func() { rep.KeptScratch = r.scratch.cleanup(r.opts.KeepTmp) }()
 	defer r.saveGoldens()
+	// Deferred first, so it runs last: the sessions close under its watch.
+	defer r.watchInterrupt(ctx)()
+	if ctx.Err() != nil {
+		// Interrupted before it began (a suite queued behind others): no
+		// server is started.
+		r.interrupted()
+		return rep
+	}
 	sess, err := r.open(ctx, r.tmp)
 	if err != nil {
+		if ctx.Err() != nil {
+			r.interrupted()
+			return rep
+		}
 		r.fail("connect", err)
 		return rep
 	}

@@ -77,6 +77,9 @@ type dialer struct {
 	// stream opens the HTTP standalone stream: a step waits for messages
 	// only it carries.
 	stream bool
+	// live holds the stdio servers the dialer started (see
+	// interruptGrace).
+	live procSet
 }
 
 // target describes the dialer's target for the report.
@@ -218,6 +221,7 @@ func (d *dialer) start(tmp string) (*process, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%sstarting server %s: %w", at(d.suite, "command"), filepath.Base(d.argv[0]), err)
 	}
+	d.track(p, p.Pid())
 	return p, nil
 }
 

@@ -119,6 +119,9 @@ func (p *process) Exited(d time.Duration) bool {
 	}
 }
 
+// Pid is the child's process id, also its process group's.
+func (p *process) Pid() int { return p.cmd.Process.Pid }
+
 // ExitStatus describes how the child ended ("exit status 3", "signal:
 // killed"), or "" while it runs.
 func (p *process) ExitStatus() string {

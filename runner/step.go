@@ -86,6 +86,7 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 	began := time.Now()
 	rep, err := p.call.do(withTap(callCtx, tp), sess, params, token)
 	elapsed := time.Since(began)
+	interrupted := err != nil && cutShort(ctx, callCtx)
 	cancel()
 	sess.finish(tp)
 	out.DurationMs = ms(elapsed)
@@ -97,8 +98,10 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 	}
 	window := sess.inbox.between(from, sess.inbox.next())
 
-	if err != nil && ctx.Err() != nil {
-		out.Reason = "interrupted while waiting for the server"
+	if interrupted {
+		// The call was sent, so the trace has it.
+		out.Status, out.Reason = StatusSkipped, reasonInterruptedCall
+		r.traceStep(sc, p, &out, argv, began)
 		return out
 	}
 	var walk errListWalk
@@ -207,8 +210,8 @@ func (r *runState) runAwait(ctx context.Context, sess *session, sc *scenario, j 
 		n := got.notification()
 		out.Outcome, ar.Outcome, ar.HasResult = config.OutcomeOK, config.OutcomeOK, true
 		ar.Whole = map[string]any{"method": n.Method, "params": n.Params}
-	case ctx.Err() != nil:
-		out.Reason = "interrupted while waiting for the server"
+	case cutShort(ctx, waitCtx):
+		out.Status, out.Reason = StatusSkipped, reasonInterruptedCall
 		return out
 	case sess.inbox.cutCount() > cuts:
 		// The stream that would carry the notification had a message

@@ -30,8 +30,9 @@ func TestMain(m *testing.M) {
 	}
 	if os.Getenv(asCLI) == "1" {
 		// The binary as a user runs it (the CI workflow test starts it as
-		// separate processes): main's run, nothing of the tests'.
-		os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+		// separate processes): main's run and signal rules, nothing of the
+		// tests'.
+		os.Exit(runWithSignals(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	runOptions = &runner.Options{SelfCommand: []string{os.Args[0]}, TerminateGrace: time.Second}
 	// Under GitHub Actions the command would annotate and summarise every

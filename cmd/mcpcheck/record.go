@@ -135,11 +135,20 @@ func recordSession(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	secretValues := recordSecrets(f)
 	if f.url != "" {
+		// Over HTTP the session ends with Ctrl-C (or SIGTERM): that is
+		// the recording's documented end, not an interruption.
+		signalEnds(ctx)
 		target.Endpoint = f.url
 		err = proxyHTTP(ctx, f, sess, stderr)
 	} else {
 		target.Command = f.command
 		err = proxyStdio(ctx, f, sess, stdin, stdout, stderr)
+		if err == nil && ctx.Err() != nil {
+			// Over stdio the session ends when the client closes stdin;
+			// a signal before that cuts it short, and a session cut short
+			// is not written as a fixture.
+			err = errors.New("interrupted before the client ended the session; nothing written")
+		}
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpcheck record: %v\n", err)

@@ -133,7 +133,8 @@ MCPCHECK_PROTOCOL_VERSION, MCPCHECK_TIMEOUT_MS, MCPCHECK_CONCURRENCY, ...
 (flags win over the environment, the environment over the fixture).
 
 Exit status: 0 every check passed, 1 a check failed, 2 bad command line,
-fixture or credentials.
+fixture or credentials, 130/143 interrupted by SIGINT/SIGTERM (reports of
+what ran are written; a second signal stops at once).
 `
 
 // run is the whole command: it parses args, runs, writes reports and
@@ -142,6 +143,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		switch args[0] {
 		case "demo":
+			signalEnds(ctx) // a server: a signal is how it is stopped
 			return demo.Run(ctx, args[1:], stdin, stdout, stderr)
 		case "merge":
 			return mergeReports(args[1:], stdout, stderr)
