@@ -37,11 +37,19 @@ func classify(callCtx context.Context, rep *reply, err error, tp *tap) classific
 	if m := tp.Malformed(); m != "" {
 		return classification{Outcome: config.OutcomeMalformedResponse, Detail: m}
 	}
+	// A stdio request the server never took: the SDK reports the call's
+	// deadline, but the connection is gone (see stdioConn.Write).
+	if stuck := tp.Stuck(); stuck != nil {
+		return classification{Outcome: config.OutcomeTransportClosed, Detail: stuck.Error()}
+	}
 	if err == nil {
 		if rep != nil && rep.isError {
 			return classification{Outcome: config.OutcomeToolError, Detail: rep.text}
 		}
 		return classification{Outcome: config.OutcomeOK}
+	}
+	if errors.Is(err, errOversizedMessage) {
+		return classification{Outcome: config.OutcomeOversizedResponse, Detail: err.Error()}
 	}
 	if callCtx.Err() != nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)) {
 		return classification{Outcome: config.OutcomeTimeout}

@@ -23,6 +23,7 @@ type inbox struct {
 	mu    sync.Mutex
 	items []received
 	first int           // sequence number of items[0]
+	bytes int           // the params of items, in bytes
 	wake  chan struct{} // closed (and replaced) when an item arrives
 
 	// streamAnswered is closed when the server first answered the HTTP
@@ -41,8 +42,12 @@ type received struct {
 	used    bool   // consumed by an await
 }
 
-// maxInbox bounds how many messages a session keeps; the oldest go first.
-const maxInbox = 10000
+// maxInbox and maxInboxBytes bound how many messages a session keeps and
+// the bytes of their params; the oldest go first.
+const (
+	maxInbox      = 10000
+	maxInboxBytes = 32 << 20
+)
 
 func newInbox() *inbox { return &inbox{wake: make(chan struct{}), streamAnswered: make(chan struct{})} }
 
@@ -74,10 +79,15 @@ func (b *inbox) add(method string, params json.RawMessage, request bool) {
 	defer b.mu.Unlock()
 	r.seq = b.first + len(b.items)
 	b.items = append(b.items, r)
-	if len(b.items) > maxInbox {
-		n := len(b.items) - maxInbox
-		b.items = append(b.items[:0], b.items[n:]...)
-		b.first += n
+	b.bytes += len(params)
+	// The oldest go by reslicing, not copying (a flood of messages would
+	// otherwise cost a copy of the whole inbox each); append moves only
+	// the live ones when it grows the array.
+	for len(b.items) > maxInbox || (b.bytes > maxInboxBytes && len(b.items) > 1) {
+		b.bytes -= len(b.items[0].params)
+		b.items[0] = received{}
+		b.items = b.items[1:]
+		b.first++
 	}
 	close(b.wake)
 	b.wake = make(chan struct{})

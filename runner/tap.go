@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -43,6 +44,9 @@ type tap struct {
 	duplicates int
 	id         jsonrpc.ID
 	hasID      bool
+	// stuck is the failed write of the call's request to a stdio server
+	// that stopped reading (the SDK reports only the call's deadline).
+	stuck error
 
 	// HTTP only: the POST response, and the notifications and requests
 	// its event stream carried before the response.
@@ -301,9 +305,23 @@ func (c *tapConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			c.mu.Lock()
 			c.pending[req.ID] = t
 			c.mu.Unlock()
+			err := c.Connection.Write(ctx, msg)
+			if errors.Is(err, errStuckWrite) {
+				t.mu.Lock()
+				t.stuck = err
+				t.mu.Unlock()
+			}
+			return err
 		}
 	}
 	return c.Connection.Write(ctx, msg)
+}
+
+// Stuck returns the error of a request write that did not complete, or nil.
+func (t *tap) Stuck() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.stuck
 }
 
 func (c *tapConn) Read(ctx context.Context) (jsonrpc.Message, error) {
@@ -454,6 +472,10 @@ func (t *tapTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		return nil, err
 	}
 	t.conn = &tapConn{Connection: c, inbox: t.inbox, pending: map[jsonrpc.ID]*tap{}}
+	if sc, ok := c.(*stdioConn); ok {
+		// The SDK starts reading once Connect has returned.
+		sc.note = t.conn.note
+	}
 	return t.conn, nil
 }
 

@@ -1,0 +1,182 @@
+package stdio
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// prSetChildSubreaper is prctl's PR_SET_CHILD_SUBREAPER (linux/prctl.h).
+const prSetChildSubreaper = 36
+
+var subreaper sync.Once
+
+// becomeSubreaper makes mcpcheck the reaper of its orphaned descendants,
+// so a server's grandchild whose parent has exited stays in reach (see the
+// package doc). It is process-wide and set once, before the first server
+// starts.
+func becomeSubreaper() {
+	subreaper.Do(func() {
+		syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0)
+	})
+}
+
+// procEntry is what /proc/PID/stat says of one process.
+type procEntry struct {
+	ppid, pgid int
+	start      uint64 // start time since boot, in clock ticks: with the pid, an identity
+	zombie     bool
+}
+
+// tree is what mcpcheck knows of one server's processes.
+type tree struct {
+	mu    sync.Mutex
+	known map[int]uint64 // pid → start time of members seen so far
+}
+
+// members returns the server's tree as it is now: the server while it has
+// not been reaped, every process re-parented to mcpcheck that is in its
+// process group or carries its mark, the members seen by an earlier scan
+// (same pid and start time), and every descendant of those.
+func (t *tree) members(p *Process) map[int]procEntry {
+	procs := readProcs()
+	self := os.Getpid()
+	leader := p.Pid()
+	alive := !p.Exited(0)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	in := map[int]procEntry{}
+	children := map[int][]int{}
+	for pid, e := range procs {
+		children[e.ppid] = append(children[e.ppid], pid)
+		switch {
+		case pid == self:
+			continue
+		case pid == leader && alive:
+		case e.pgid == leader && (alive || e.ppid == self):
+		case e.ppid == self && hasMark(pid, p.mark):
+		case t.known[pid] == e.start && t.known[pid] != 0:
+		default:
+			continue
+		}
+		in[pid] = e
+	}
+	queue := make([]int, 0, len(in))
+	for pid := range in {
+		queue = append(queue, pid)
+	}
+	for len(queue) > 0 {
+		pid := queue[0]
+		queue = queue[1:]
+		for _, c := range children[pid] {
+			if _, ok := in[c]; !ok && c != self {
+				in[c] = procs[c]
+				queue = append(queue, c)
+			}
+		}
+	}
+	if t.known == nil {
+		t.known = map[int]uint64{}
+	}
+	for pid, e := range in {
+		t.known[pid] = e.start
+	}
+	return in
+}
+
+// scan records the tree while the server is alive.
+func (t *tree) scan(p *Process) { t.members(p) }
+
+// signal sends sig to every live member.
+func (t *tree) signal(p *Process, sig syscall.Signal) {
+	for pid, e := range t.members(p) {
+		if !e.zombie {
+			syscall.Kill(pid, sig)
+		}
+	}
+}
+
+// sweep kills what is left of the tree once the server has gone and reaps
+// the members re-parented to mcpcheck, until none is left (bounded).
+func (t *tree) sweep(p *Process) {
+	self := os.Getpid()
+	leader := p.Pid()
+	for deadline := time.Now().Add(killWait); ; time.Sleep(5 * time.Millisecond) {
+		left := 0
+		for pid, e := range t.members(p) {
+			if pid == leader {
+				continue // os/exec reaps the server itself
+			}
+			left++
+			if !e.zombie {
+				syscall.Kill(pid, syscall.SIGKILL)
+			} else if e.ppid == self {
+				var ws syscall.WaitStatus
+				syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
+			}
+		}
+		if left == 0 || time.Now().After(deadline) {
+			return
+		}
+	}
+}
+
+// hasMark reports whether process pid carries mark in its environment.
+func hasMark(pid int, mark string) bool {
+	env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		return false
+	}
+	kv := []byte(TreeEnv + "=" + mark + "\x00")
+	return bytes.HasPrefix(env, kv) || bytes.Contains(env, append([]byte{0}, kv...))
+}
+
+// readProcs reads every process's stat line.
+func readProcs() map[int]procEntry {
+	d, err := os.Open("/proc")
+	if err != nil {
+		return nil
+	}
+	defer d.Close()
+	names, _ := d.Readdirnames(-1)
+	out := make(map[int]procEntry, len(names))
+	buf := make([]byte, 1024)
+	for _, name := range names {
+		pid, err := strconv.Atoi(name)
+		if err != nil {
+			continue
+		}
+		if e, ok := readStat(pid, buf); ok {
+			out[pid] = e
+		}
+	}
+	return out
+}
+
+// readStat parses /proc/PID/stat: the fields after the command name (which
+// may hold spaces and parentheses) are state, ppid, pgrp, ... and, 20th,
+// starttime.
+func readStat(pid int, buf []byte) (procEntry, bool) {
+	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return procEntry{}, false
+	}
+	n, _ := f.Read(buf)
+	f.Close()
+	data := buf[:n]
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return procEntry{}, false
+	}
+	fields := bytes.Fields(data[i+1:])
+	if len(fields) < 20 {
+		return procEntry{}, false
+	}
+	ppid, _ := strconv.Atoi(string(fields[1]))
+	pgid, _ := strconv.Atoi(string(fields[2]))
+	start, _ := strconv.ParseUint(string(fields[19]), 10, 64)
+	return procEntry{ppid: ppid, pgid: pgid, start: start, zombie: fields[0][0] == 'Z' || fields[0][0] == 'X'}, true
+}
