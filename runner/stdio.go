@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -33,6 +34,9 @@ type process struct {
 	stderr *tailBuffer
 	// maxLine bounds one line from the server (suite.MaxMessageBytes).
 	maxLine int
+	// broken is set when the connection broke it off (a line over the
+	// limit, a stuck write): the server did not end the session itself.
+	broken atomic.Bool
 }
 
 // startProcess starts argv in dir with env.
@@ -63,7 +67,7 @@ func (t stdioTransport) Connect(context.Context) (mcp.Connection, error) {
 // errOversizedMessage is a line from a stdio server longer than
 // maxMessageBytes: the call in flight ends as oversized_response and the
 // connection is closed (the line is never held whole).
-var errOversizedMessage = errors.New("message larger than maxMessageBytes")
+var errOversizedMessage = errors.New("the server sent a line over maxMessageBytes")
 
 // errStuckWrite is a write to a stdio server that did not complete within
 // the deadline of the call it belonged to: the server stopped reading its
@@ -90,6 +94,12 @@ type stdioConn struct {
 	// note reports a dropped message (set by the tap before reading starts).
 	note func(string)
 
+	// asked holds the server's requests read and not yet answered; at
+	// maxServerRequests reading waits for an answer (freed).
+	amu   sync.Mutex
+	asked map[jsonrpc.ID]struct{}
+	freed chan struct{}
+
 	wmu  sync.Mutex // one write at a time
 	dmu  sync.Mutex // guards the write deadline and gen
 	gen  uint64     // the write the deadline belongs to
@@ -102,9 +112,28 @@ type lineOrErr struct {
 }
 
 func newStdioConn(p *process) *stdioConn {
-	c := &stdioConn{p: p, incoming: make(chan lineOrErr), closed: make(chan struct{})}
+	c := &stdioConn{p: p, incoming: make(chan lineOrErr), closed: make(chan struct{}), freed: make(chan struct{}, 1)}
 	go c.readLines()
+	go c.watchExit()
 	return c
+}
+
+// watchExit ends the connection a moment after the server has exited, if
+// its output has not ended by then: a process it left behind holding
+// stdout open must not keep the calls in flight waiting.
+func (c *stdioConn) watchExit() {
+	select {
+	case <-c.closed:
+		return
+	case <-c.p.Done():
+	}
+	t := time.NewTimer(stdio.ExitDrain)
+	defer t.Stop()
+	select {
+	case <-c.closed:
+	case <-t.C:
+		c.once.Do(func() { close(c.closed) })
+	}
 }
 
 // readLines feeds incoming until the server's output ends or breaks the
@@ -116,7 +145,7 @@ func (c *stdioConn) readLines() {
 		var v lineOrErr
 		switch {
 		case errors.Is(err, stdio.ErrLineTooLong):
-			v.err = fmt.Errorf("%w: the server sent a line over %d bytes; the connection was closed", errOversizedMessage, c.p.maxLine)
+			v.err = fmt.Errorf("%w (%d bytes); the connection was closed", errOversizedMessage, c.p.maxLine)
 		case err != nil:
 			v.err = err
 		case len(bytes.TrimSpace(line)) == 0:
@@ -165,7 +194,55 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			continue
 		}
 		c.queue = msgs[1:]
+		if req, ok := msgs[0].(*jsonrpc.Request); ok && req.IsCall() {
+			if err := c.admit(ctx, req.ID); err != nil {
+				return nil, err
+			}
+		}
 		return msgs[0], nil
+	}
+}
+
+// maxServerRequests bounds the server's requests the client has read and
+// not yet answered. The SDK answers each in a goroutine of its own; a
+// server that sends requests without end and stops reading the answers
+// would otherwise grow them without bound. Beyond it reading waits, so the
+// server's writes block and the call in flight ends at its deadline.
+const maxServerRequests = 256
+
+// admit counts the server's request id as waiting for its answer, first
+// waiting for room.
+func (c *stdioConn) admit(ctx context.Context, id jsonrpc.ID) error {
+	for {
+		c.amu.Lock()
+		if c.asked == nil {
+			c.asked = map[jsonrpc.ID]struct{}{}
+		}
+		_, dup := c.asked[id]
+		if dup || len(c.asked) < maxServerRequests {
+			c.asked[id] = struct{}{}
+			c.amu.Unlock()
+			return nil
+		}
+		c.amu.Unlock()
+		select {
+		case <-c.freed:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-c.closed:
+			return io.EOF
+		}
+	}
+}
+
+// answered frees the room of the server's request id.
+func (c *stdioConn) answered(id jsonrpc.ID) {
+	c.amu.Lock()
+	delete(c.asked, id)
+	c.amu.Unlock()
+	select {
+	case c.freed <- struct{}{}:
+	default:
 	}
 }
 
@@ -255,6 +332,10 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		return fmt.Errorf("marshaling message: %w", err)
 	}
 	data = append(data, '\n')
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		// Answered, whether or not the answer gets through.
+		defer c.answered(resp.ID)
+	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	select {
@@ -305,14 +386,21 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 // reads and writes fail from now on and the server is shut down in the
 // background.
 func (c *stdioConn) shut() {
+	c.p.broken.Store(true)
 	c.once.Do(func() { close(c.closed) })
 	go c.p.Close()
 }
 
 // Close ends the connection and shuts the server down (bounded; see
-// stdio.Process.Close).
+// stdio.Process.Close). A connection that broke is shutting the server
+// down already, in the background: the SDK closes it from the call that
+// failed, which must end at its deadline, not two graces later (the
+// session's Close waits for it).
 func (c *stdioConn) Close() error {
 	c.once.Do(func() { close(c.closed) })
+	if c.p.broken.Load() {
+		return nil
+	}
 	return c.p.Close()
 }
 

@@ -250,6 +250,17 @@ func proxyStdio(ctx context.Context, f *recordFlags, sess *record.Session, in io
 			return fmt.Errorf("the server: %w", err)
 		}
 		return nil
+	case <-proc.Done():
+		// The server exited; what it wrote last is read for a moment (a
+		// process it left may hold its stdout open).
+		select {
+		case err := <-serverDone:
+			if err != nil {
+				return fmt.Errorf("the server: %w", err)
+			}
+			return nil
+		case <-time.After(stdio.ExitDrain):
+		}
 	}
 	// The client is gone: the server gets its grace to exit, then signals
 	// (Close is bounded and ends the copy from the server).

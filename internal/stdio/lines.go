@@ -35,7 +35,11 @@ type LineReader struct {
 // NewLineReader reads lines of at most max bytes (without the newline)
 // from r.
 func NewLineReader(r io.Reader, max int) *LineReader {
-	return &LineReader{r: bufio.NewReaderSize(r, lineBuffer), max: max}
+	return newLineReaderSize(r, max, lineBuffer)
+}
+
+func newLineReaderSize(r io.Reader, max, size int) *LineReader {
+	return &LineReader{r: bufio.NewReaderSize(r, size), max: max}
 }
 
 // ReadLine returns the next line without its "\n"; the bytes are valid

@@ -49,6 +49,12 @@ const TreeEnv = "MCPCHECK_SERVER_TREE"
 // killWait bounds the wait for a process to go after SIGKILL.
 const killWait = 5 * time.Second
 
+// ExitDrain is how long a server's stdout is still read once the server has
+// exited: what it wrote last is in the pipe, but a process it left behind
+// may hold the pipe open, and the end of the server is the end of the
+// session.
+const ExitDrain = time.Second
+
 // Process is one server started by mcpcheck, with its stdin and stdout
 // pipes.
 type Process struct {
@@ -151,6 +157,9 @@ func newMark() string {
 
 // Pid is the server's process id.
 func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
+// Done is closed once the server has exited and been waited for.
+func (p *Process) Done() <-chan struct{} { return p.done }
 
 // Exited reports whether the server has exited, waiting up to d for it.
 func (p *Process) Exited(d time.Duration) bool {

@@ -60,9 +60,12 @@ func init() {
 	})
 	register(Mode{
 		Name: "stdio-ignore-term",
-		Doc:  "ignores SIGTERM and does not exit when its stdin closes; answers echo",
+		Doc:  "ignores SIGTERM and does not exit when its stdin closes (writes its pid); answers echo",
 		Stdio: func(ctx context.Context, c *Conn) error {
 			signal.Ignore(syscall.SIGTERM)
+			if f := os.Getenv(PidFileEnv); f != "" {
+				os.WriteFile(f, []byte(strconv.Itoa(os.Getpid())), 0o600)
+			}
 			c.Loop(ctx, "stdio-ignore-term", tools, echo)
 			for {
 				time.Sleep(time.Hour)
