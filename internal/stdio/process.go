@@ -14,22 +14,24 @@
 //   - On Linux, mcpcheck makes itself a child subreaper (prctl
 //     PR_SET_CHILD_SUBREAPER), so a descendant whose parent exits is
 //     re-parented to mcpcheck rather than to init. The tree is the server,
-//     every process descending from it (found by parent pid in /proc, so a
-//     grandchild that called setsid is included), the members of its
-//     process group, and any process re-parented to mcpcheck that carries
-//     the server's [TreeEnv] mark in its environment (a daemon whose parent
-//     has already exited). Those are killed and reaped. A process that
-//     neither descends from a live member nor carries the mark (it
-//     cleared its environment after its parent exited) cannot be told
-//     from others, and is left alone: mcpcheck never signals a process it
-//     cannot tie to a server it started.
+//     the members of its process group, and every process descending from
+//     those (found by parent pid in /proc, scanned before the server is
+//     asked to stop, so a grandchild that called setsid is included).
+//     Those are killed and reaped. Every server starts with [TreeEnv] in
+//     its environment, which its descendants inherit: when the last server
+//     of this mcpcheck has been closed, each marked process re-parented to
+//     mcpcheck (a daemon whose parent exited before the scan) is killed
+//     and reaped too. A process that is in none of these (it left the
+//     group and cleared its environment, and its parent exited early) is
+//     left alone: mcpcheck never signals a process it cannot tie to a
+//     server it started.
 //   - Elsewhere, the tree is the server's process group: a descendant that
 //     left the group (setsid, setpgid) survives the server.
+//
+// A mcpcheck killed with SIGKILL cleans up nothing.
 package stdio
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -41,10 +43,22 @@ import (
 	"time"
 )
 
-// TreeEnv is the variable that marks every process of one server's tree: a
-// process re-parented to mcpcheck is killed with the tree whose mark it
-// carries.
+// TreeEnv is the variable that marks the processes of the servers mcpcheck
+// starts (set to "1", the same in every run, so a server that reports its
+// environment answers the same in a recording and its replay).
 const TreeEnv = "MCPCHECK_SERVER_TREE"
+
+const treeMark = "1"
+
+// live counts the servers started and not yet closed. While one is, a
+// marked process re-parented to mcpcheck may be a helper it still uses;
+// when the last is closed, every such process is left by a server that is
+// gone, and is killed. The lock also keeps a server from being started
+// (marked, a child of mcpcheck) while the orphans are swept.
+var live struct {
+	mu sync.Mutex
+	n  int
+}
 
 // killWait bounds the wait for a process to go after SIGKILL.
 const killWait = 5 * time.Second
@@ -68,7 +82,6 @@ type Process struct {
 	Stdout *os.File
 	stderr *os.File // our end of its stderr, copied until Close
 	grace  time.Duration
-	mark   string // the TreeEnv value of this server's tree
 
 	done    chan struct{} // closed once the server has been waited for
 	waitErr error
@@ -91,9 +104,8 @@ func Start(argv []string, dir string, env []string, stderr io.Writer, grace time
 	if env == nil {
 		env = os.Environ()
 	}
-	mark := newMark()
 	cmd.Dir = dir
-	cmd.Env = append(env[:len(env):len(env)], TreeEnv+"="+mark)
+	cmd.Env = append(env[:len(env):len(env)], TreeEnv+"="+treeMark)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if stderr == nil {
 		stderr = io.Discard
@@ -118,7 +130,12 @@ func Start(argv []string, dir string, env []string, stderr io.Writer, grace time
 		return nil, err
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	live.mu.Lock()
 	err = cmd.Start()
+	if err == nil {
+		live.n++
+	}
+	live.mu.Unlock()
 	// The child holds its own copies now (or never will).
 	inR.Close()
 	outW.Close()
@@ -129,7 +146,7 @@ func Start(argv []string, dir string, env []string, stderr io.Writer, grace time
 		errR.Close()
 		return nil, err
 	}
-	p := &Process{cmd: cmd, Stdin: inW, Stdout: outR, stderr: errR, grace: grace, mark: mark, done: make(chan struct{})}
+	p := &Process{cmd: cmd, Stdin: inW, Stdout: outR, stderr: errR, grace: grace, done: make(chan struct{})}
 	copied := make(chan struct{})
 	go func() {
 		io.Copy(stderr, errR)
@@ -147,12 +164,6 @@ func Start(argv []string, dir string, env []string, stderr io.Writer, grace time
 		close(p.done)
 	}()
 	return p, nil
-}
-
-func newMark() string {
-	var b [8]byte
-	rand.Read(b[:])
-	return fmt.Sprintf("%d-%s", os.Getpid(), hex.EncodeToString(b[:]))
 }
 
 // Pid is the server's process id.
@@ -221,6 +232,12 @@ func (p *Process) Close() error {
 		}
 		// The server is gone; anything it left goes too.
 		p.tree.sweep(p)
+		live.mu.Lock()
+		live.n--
+		if live.n == 0 {
+			sweepOrphans()
+		}
+		live.mu.Unlock()
 		p.Stdout.Close()
 		// A descendant outside the tree may still hold stderr open; the
 		// copy ends here.

@@ -38,46 +38,25 @@ type tree struct {
 }
 
 // members returns the server's tree as it is now: the server while it has
-// not been reaped, every process re-parented to mcpcheck that is in its
-// process group or carries its mark, the members seen by an earlier scan
+// not been reaped, every process in its process group (re-parented to
+// mcpcheck once the server is gone), the members seen by an earlier scan
 // (same pid and start time), and every descendant of those.
 func (t *tree) members(p *Process) map[int]procEntry {
-	procs := readProcs()
 	self := os.Getpid()
 	leader := p.Pid()
 	alive := !p.Exited(0)
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	in := map[int]procEntry{}
-	children := map[int][]int{}
-	for pid, e := range procs {
-		children[e.ppid] = append(children[e.ppid], pid)
+	in := descendants(func(pid int, e procEntry) bool {
 		switch {
-		case pid == self:
-			continue
 		case pid == leader && alive:
 		case e.pgid == leader && (alive || e.ppid == self):
-		case e.ppid == self && hasMark(pid, p.mark):
 		case t.known[pid] == e.start && t.known[pid] != 0:
 		default:
-			continue
+			return false
 		}
-		in[pid] = e
-	}
-	queue := make([]int, 0, len(in))
-	for pid := range in {
-		queue = append(queue, pid)
-	}
-	for len(queue) > 0 {
-		pid := queue[0]
-		queue = queue[1:]
-		for _, c := range children[pid] {
-			if _, ok := in[c]; !ok && c != self {
-				in[c] = procs[c]
-				queue = append(queue, c)
-			}
-		}
-	}
+		return true
+	})
 	if t.known == nil {
 		t.known = map[int]uint64{}
 	}
@@ -99,17 +78,74 @@ func (t *tree) signal(p *Process, sig syscall.Signal) {
 	}
 }
 
+// descendants returns the processes root accepts, and every descendant of
+// those, mcpcheck itself excepted.
+func descendants(root func(pid int, e procEntry) bool) map[int]procEntry {
+	procs := readProcs()
+	self := os.Getpid()
+	in := map[int]procEntry{}
+	children := map[int][]int{}
+	for pid, e := range procs {
+		children[e.ppid] = append(children[e.ppid], pid)
+		if pid != self && root(pid, e) {
+			in[pid] = e
+		}
+	}
+	queue := make([]int, 0, len(in))
+	for pid := range in {
+		queue = append(queue, pid)
+	}
+	for len(queue) > 0 {
+		pid := queue[0]
+		queue = queue[1:]
+		for _, c := range children[pid] {
+			if _, ok := in[c]; !ok && c != self {
+				in[c] = procs[c]
+				queue = append(queue, c)
+			}
+		}
+	}
+	return in
+}
+
 // sweep kills what is left of the tree once the server has gone and reaps
 // the members re-parented to mcpcheck, until none is left (bounded).
 func (t *tree) sweep(p *Process) {
-	self := os.Getpid()
 	leader := p.Pid()
+	kill(func() map[int]procEntry {
+		m := t.members(p)
+		delete(m, leader) // os/exec reaps the server itself
+		return m
+	})
+}
+
+// sweepOrphans kills and reaps every process re-parented to mcpcheck that
+// carries TreeEnv, and its descendants. It runs when no server of this
+// mcpcheck is alive (live.mu held), so each is left by a server that is
+// gone: a daemon whose parent exited before the tree was scanned.
+func sweepOrphans() {
+	self := os.Getpid()
+	// Killed, they are zombies whose environment is gone: they are still
+	// known by pid and start time, to be reaped.
+	known := map[int]uint64{}
+	kill(func() map[int]procEntry {
+		m := descendants(func(pid int, e procEntry) bool {
+			return (e.ppid == self && hasMark(pid)) || (known[pid] == e.start && e.start != 0)
+		})
+		for pid, e := range m {
+			known[pid] = e.start
+		}
+		return m
+	})
+}
+
+// kill sends SIGKILL to what members returns, and reaps those that are
+// mcpcheck's children, until members returns none (bounded).
+func kill(members func() map[int]procEntry) {
+	self := os.Getpid()
 	for deadline := time.Now().Add(killWait); ; time.Sleep(5 * time.Millisecond) {
 		left := 0
-		for pid, e := range t.members(p) {
-			if pid == leader {
-				continue // os/exec reaps the server itself
-			}
+		for pid, e := range members() {
 			left++
 			if !e.zombie {
 				syscall.Kill(pid, syscall.SIGKILL)
@@ -124,13 +160,13 @@ func (t *tree) sweep(p *Process) {
 	}
 }
 
-// hasMark reports whether process pid carries mark in its environment.
-func hasMark(pid int, mark string) bool {
+// hasMark reports whether process pid carries TreeEnv in its environment.
+func hasMark(pid int) bool {
 	env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
 	if err != nil {
 		return false
 	}
-	kv := []byte(TreeEnv + "=" + mark + "\x00")
+	kv := []byte(TreeEnv + "=" + treeMark + "\x00")
 	return bytes.HasPrefix(env, kv) || bytes.Contains(env, append([]byte{0}, kv...))
 }
 
