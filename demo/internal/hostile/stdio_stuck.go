@@ -3,6 +3,8 @@ package hostile
 import (
 	"context"
 	"fmt"
+	"os"
+	"strconv"
 )
 
 // Servers that stop taking what the client writes, or bury it in requests
@@ -53,7 +55,10 @@ func init() {
 		Name: "stdio-request-storm",
 		Doc:  "on tools/call, sends 30,000 ping requests, reads their answers, then answers",
 		Stdio: func(ctx context.Context, c *Conn) error {
-			const n = 30000
+			n := 30000
+			if v, err := strconv.Atoi(os.Getenv("HOSTILE_STORM_REQUESTS")); err == nil && v > 0 {
+				n = v // a test may ask for a bigger storm
+			}
 			return c.Loop(ctx, "stdio-request-storm", tools, func(c *Conn, m *Msg, _ Call) error {
 				go func() {
 					for i := range n {
