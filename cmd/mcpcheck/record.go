@@ -265,8 +265,13 @@ func proxyStdio(ctx context.Context, f *recordFlags, sess *record.Session, in io
 	// The client is gone: the server gets its grace to exit, then signals
 	// (Close is bounded and ends the copy from the server).
 	proc.Close()
-	if err := <-serverDone; err != nil && cerr == nil {
-		cerr = fmt.Errorf("the server: %w", err)
+	select {
+	case err := <-serverDone:
+		if err != nil && cerr == nil {
+			cerr = fmt.Errorf("the server: %w", err)
+		}
+	case <-time.After(recordGrace):
+		// The copy is stuck writing to a client that no longer reads.
 	}
 	return cerr
 }
