@@ -211,7 +211,7 @@ func (d *dialer) start(tmp string) (*process, error) {
 	for i, kv := range env {
 		env[i] = strings.ReplaceAll(kv, scratchVar, tmp)
 	}
-	p, err := startProcess(argv, strings.ReplaceAll(d.suite.Cwd, scratchVar, tmp), env, d.opts.terminateGrace(), d.suite.MaxMessageBytes)
+	p, err := startProcess(argv, strings.ReplaceAll(d.suite.Cwd, scratchVar, tmp), env, d.opts.terminateGrace(), d.suite.MaxMessageBytes, ms2d(d.suite.TimeoutMs))
 	if err != nil {
 		return nil, fmt.Errorf("%sstarting server %s: %w", at(d.suite, "command"), filepath.Base(d.argv[0]), err)
 	}

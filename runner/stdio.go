@@ -34,22 +34,28 @@ type process struct {
 	stderr *tailBuffer
 	// maxLine bounds one line from the server (suite.MaxMessageBytes).
 	maxLine int
+	// writeTimeout bounds a write without a deadline of its own (a step's
+	// timeout, suite.TimeoutMs).
+	writeTimeout time.Duration
 	// broken is set when the connection broke it off (a line over the
 	// limit, a stuck write): the server did not end the session itself.
 	broken atomic.Bool
 }
 
 // startProcess starts argv in dir with env.
-func startProcess(argv []string, dir string, env []string, grace time.Duration, maxLine int) (*process, error) {
+func startProcess(argv []string, dir string, env []string, grace time.Duration, maxLine int, writeTimeout time.Duration) (*process, error) {
 	if maxLine <= 0 {
 		maxLine = config.DefaultMaxMessageBytes
+	}
+	if writeTimeout <= 0 {
+		writeTimeout = ms2d(config.DefaultTimeoutMs)
 	}
 	tail := &tailBuffer{limit: stderrLimit}
 	p, err := stdio.Start(argv, dir, env, tail, grace)
 	if err != nil {
 		return nil, err
 	}
-	return &process{Process: p, stderr: tail, maxLine: maxLine}, nil
+	return &process{Process: p, stderr: tail, maxLine: maxLine, writeTimeout: writeTimeout}, nil
 }
 
 // StderrTail returns up to n last lines of the child's stderr.
@@ -80,9 +86,10 @@ var errStuckWrite = errors.New("the server stopped reading its stdin")
 //   - every line read is at most maxMessageBytes (a longer one fails the
 //     connection with errOversizedMessage as soon as the limit is passed);
 //   - every write ends by its context: at its deadline, or when it is
-//     cancelled; a write that did not complete closes the connection
-//     (errStuckWrite), and closing unblocks writes that have no deadline
-//     (the SDK's answers to the server's own requests);
+//     cancelled; one without a deadline (the SDK's answers to the server's
+//     own requests) gets a step's timeout; a write that did not complete
+//     closes the connection (errStuckWrite), which fails the writes
+//     waiting behind it;
 //   - a message whose id no request can have (null, an object, an array,
 //     or a response without one) is dropped and noted, instead of ending
 //     the session with an error the SDK would invent ("invalid request").
@@ -100,7 +107,7 @@ type stdioConn struct {
 	asked map[jsonrpc.ID]struct{}
 	freed chan struct{}
 
-	wmu  sync.Mutex // one write at a time
+	wsem chan struct{} // one write at a time
 	dmu  sync.Mutex // guards the write deadline and gen
 	gen  uint64     // the write the deadline belongs to
 	once sync.Once
@@ -112,7 +119,7 @@ type lineOrErr struct {
 }
 
 func newStdioConn(p *process) *stdioConn {
-	c := &stdioConn{p: p, incoming: make(chan lineOrErr), closed: make(chan struct{}), freed: make(chan struct{}, 1)}
+	c := &stdioConn{p: p, incoming: make(chan lineOrErr), closed: make(chan struct{}), freed: make(chan struct{}, 1), wsem: make(chan struct{}, 1)}
 	go c.readLines()
 	go c.watchExit()
 	return c
@@ -336,17 +343,30 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		// Answered, whether or not the answer gets through.
 		defer c.answered(resp.ID)
 	}
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
+	// Waiting for another write ends with the context too; nothing of
+	// this message was written, so the connection is intact.
+	select {
+	case c.wsem <- struct{}{}:
+	case <-c.closed:
+		return io.ErrClosedPipe
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-c.wsem }()
 	select {
 	case <-c.closed:
 		return io.ErrClosedPipe
 	default:
 	}
 	if err := ctx.Err(); err != nil {
-		return err // nothing was written: the connection is intact
+		return err
 	}
-	deadline, _ := ctx.Deadline()
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		// The SDK's answers to the server's requests have no deadline:
+		// they get a step's timeout.
+		deadline = time.Now().Add(c.p.writeTimeout)
+	}
 	c.dmu.Lock()
 	c.gen++
 	gen := c.gen
@@ -377,7 +397,7 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if errors.Is(err, os.ErrDeadlineExceeded) {
 		// Part of the message may be in the pipe; nothing more can follow.
 		c.shut()
-		return fmt.Errorf("%w: %d of %d bytes of a message were taken before the call's deadline; the session was closed", errStuckWrite, n, len(data))
+		return fmt.Errorf("%w: %d of %d bytes of a message were taken before its deadline; the session was closed", errStuckWrite, n, len(data))
 	}
 	return err
 }
