@@ -108,8 +108,8 @@ type stdioConn struct {
 	freed chan struct{}
 
 	wsem chan struct{} // one write at a time
-	dmu  sync.Mutex // guards the write deadline and gen
-	gen  uint64     // the write the deadline belongs to
+	dmu  sync.Mutex    // guards the write deadline and gen
+	gen  uint64        // the write the deadline belongs to
 	once sync.Once
 }
 
