@@ -89,7 +89,7 @@ func runCLI(t *testing.T, limit time.Duration, stdin []byte, env []string, args 
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		h.rssKiB = ru.Maxrss
 	}
-	if h.rssKiB > maxRSSKiB {
+	if h.rssKiB > maxRSSKiB && !raceEnabled {
 		t.Errorf("peak RSS %d KiB, over %d KiB", h.rssKiB, maxRSSKiB)
 	}
 	return h
