@@ -26,13 +26,15 @@ type classification struct {
 
 // classify maps what a call returned to an outcome class. It is the
 // one place that tells apart tool errors, protocol errors, timeouts, dead
-// transports, lost sessions and broken messages (input_rejected and
-// output_invalid are decided before and after the call, against the tool's
-// schemas). The order of the checks matters (see SDK_NOTES §2): broken
-// messages the SDK tolerates first (it lets an error win over a result and
-// reads a response with neither as EOF, so only the tap can tell), then the
-// call's own deadline, the SDK's sentinel errors, JSON-RPC errors, EOF, and
-// decoding failures.
+// transports, lost sessions, broken and oversized messages (input_rejected
+// and output_invalid are decided before and after the call, against the
+// tool's schemas). The order of the checks matters (see SDK_NOTES §2):
+// broken messages the SDK tolerates first (it lets an error win over a
+// result and reads a response with neither as EOF, so only the tap can
+// tell), and a stdio request the server never took (the SDK reports it as
+// the call's deadline); then a line over maxMessageBytes, the call's own
+// deadline, the SDK's sentinel errors, JSON-RPC errors, EOF, and decoding
+// failures.
 func classify(callCtx context.Context, rep *reply, err error, tp *tap) classification {
 	if m := tp.Malformed(); m != "" {
 		return classification{Outcome: config.OutcomeMalformedResponse, Detail: m}
