@@ -15,7 +15,8 @@
 //     PR_SET_CHILD_SUBREAPER), so a descendant whose parent exits is
 //     re-parented to mcpcheck rather than to init. The tree is the server,
 //     the members of its process group, and every process descending from
-//     those (found by parent pid in /proc, scanned before the server is
+//     those (found through the kernel's children lists, or by parent pid
+//     in all of /proc where there are none, scanned before the server is
 //     asked to stop, so a grandchild that called setsid is included).
 //     Those are killed and reaped. Every server starts with [TreeEnv] in
 //     its environment, which its descendants inherit: when the last server

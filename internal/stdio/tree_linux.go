@@ -2,6 +2,8 @@ package stdio
 
 import (
 	"bytes"
+	"errors"
+	"io/fs"
 	"os"
 	"strconv"
 	"sync"
@@ -47,7 +49,14 @@ func (t *tree) members(p *Process) map[int]procEntry {
 	alive := !p.Exited(0)
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	in := descendants(func(pid int, e procEntry) bool {
+	cands := make([]int, 0, len(t.known)+1)
+	if alive {
+		cands = append(cands, leader)
+	}
+	for pid := range t.known {
+		cands = append(cands, pid)
+	}
+	in := descendants(cands, func(pid int, e procEntry) bool {
 		switch {
 		case pid == leader && alive:
 		case e.pgid == leader && (alive || e.ppid == self):
@@ -69,8 +78,12 @@ func (t *tree) members(p *Process) map[int]procEntry {
 // scan records the tree while the server is alive.
 func (t *tree) scan(p *Process) { t.members(p) }
 
-// signal sends sig to every live member.
+// signal sends sig to every live member, and to the server's process group
+// while the server lives (its pid cannot be reused before it is reaped).
 func (t *tree) signal(p *Process, sig syscall.Signal) {
+	if !p.Exited(0) {
+		syscall.Kill(-p.Pid(), sig)
+	}
 	for pid, e := range t.members(p) {
 		if !e.zombie {
 			syscall.Kill(pid, sig)
@@ -79,10 +92,18 @@ func (t *tree) signal(p *Process, sig syscall.Signal) {
 }
 
 // descendants returns the processes root accepts, and every descendant of
-// those, mcpcheck itself excepted.
-func descendants(root func(pid int, e procEntry) bool) map[int]procEntry {
-	procs := readProcs()
+// those, mcpcheck itself excepted. The candidates for root are cands and
+// mcpcheck's children; where the kernel lists a process's children
+// (/proc/PID/task/TID/children) only those are read, otherwise all of
+// /proc.
+func descendants(cands []int, root func(pid int, e procEntry) bool) map[int]procEntry {
 	self := os.Getpid()
+	if kids, ok := childrenOf(self); ok {
+		if in, ok := walkChildren(append(cands, kids...), root); ok {
+			return in
+		}
+	}
+	procs := readProcs()
 	in := map[int]procEntry{}
 	children := map[int][]int{}
 	for pid, e := range procs {
@@ -108,6 +129,71 @@ func descendants(root func(pid int, e procEntry) bool) map[int]procEntry {
 	return in
 }
 
+// walkChildren is descendants by the kernel's children lists: false when
+// it has none.
+func walkChildren(cands []int, root func(pid int, e procEntry) bool) (map[int]procEntry, bool) {
+	self := os.Getpid()
+	buf := make([]byte, 1024)
+	in := map[int]procEntry{}
+	var queue []int
+	for _, pid := range cands {
+		if _, seen := in[pid]; seen || pid == self {
+			continue
+		}
+		if e, ok := readStat(pid, buf); ok && root(pid, e) {
+			in[pid] = e
+			queue = append(queue, pid)
+		}
+	}
+	for len(queue) > 0 {
+		pid := queue[0]
+		queue = queue[1:]
+		kids, ok := childrenOf(pid)
+		if !ok {
+			return nil, false
+		}
+		for _, c := range kids {
+			if _, seen := in[c]; seen || c == self {
+				continue
+			}
+			if e, ok := readStat(c, buf); ok {
+				in[c] = e
+				queue = append(queue, c)
+			}
+		}
+	}
+	return in, true
+}
+
+// childrenOf lists the children of pid's threads; false when the kernel
+// does not list children (built without CONFIG_PROC_CHILDREN). A process
+// that is gone has none.
+func childrenOf(pid int) ([]int, bool) {
+	dir := "/proc/" + strconv.Itoa(pid) + "/task"
+	d, err := os.Open(dir)
+	if err != nil {
+		return nil, true
+	}
+	tasks, _ := d.Readdirnames(-1)
+	d.Close()
+	var out []int
+	for _, tid := range tasks {
+		b, err := os.ReadFile(dir + "/" + tid + "/children")
+		if errors.Is(err, fs.ErrNotExist) {
+			if _, serr := os.Stat(dir + "/" + tid); serr == nil {
+				return nil, false // the thread is there, its list is not
+			}
+			continue // the thread ended
+		}
+		for _, f := range bytes.Fields(b) {
+			if n, err := strconv.Atoi(string(f)); err == nil {
+				out = append(out, n)
+			}
+		}
+	}
+	return out, true
+}
+
 // sweep kills what is left of the tree once the server has gone and reaps
 // the members re-parented to mcpcheck, until none is left (bounded).
 func (t *tree) sweep(p *Process) {
@@ -129,7 +215,11 @@ func sweepOrphans() {
 	// known by pid and start time, to be reaped.
 	known := map[int]uint64{}
 	kill(func() map[int]procEntry {
-		m := descendants(func(pid int, e procEntry) bool {
+		cands := make([]int, 0, len(known))
+		for pid := range known {
+			cands = append(cands, pid)
+		}
+		m := descendants(cands, func(pid int, e procEntry) bool {
 			return (e.ppid == self && hasMark(pid)) || (known[pid] == e.start && e.start != 0)
 		})
 		for pid, e := range m {
