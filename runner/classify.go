@@ -26,22 +26,35 @@ type classification struct {
 
 // classify maps what a call returned to an outcome class. It is the
 // one place that tells apart tool errors, protocol errors, timeouts, dead
-// transports, lost sessions and broken messages (input_rejected and
-// output_invalid are decided before and after the call, against the tool's
-// schemas). The order of the checks matters (see SDK_NOTES §2): a message
-// cut at maxMessageBytes first (over HTTP the SDK keeps only the words of
-// the error, so the tap says so), broken messages the SDK tolerates next (it lets an error win over a result and
-// reads a response with neither as EOF, so only the tap can tell), then the
-// call's own deadline, the SDK's sentinel errors, JSON-RPC errors, EOF, and
-// decoding failures.
+// transports, lost sessions, broken and oversized messages (input_rejected
+// and output_invalid are decided before and after the call, against the
+// tool's schemas). The order of the checks matters (see SDK_NOTES §2):
+// broken messages the SDK tolerates first (it lets an error win over a
+// result and reads a response with neither as EOF, so only the tap can
+// tell), and a stdio request the server never took (the SDK reports it as
+// the call's deadline); then a message over maxMessageBytes (a stdio line,
+// an HTTP body, an SSE line or event: over HTTP the SDK keeps only the
+// words of the error, so the tap says so), the call's own
+// deadline, the SDK's sentinel errors, JSON-RPC errors, EOF, and decoding
+// failures.
 func classify(callCtx context.Context, rep *reply, err error, tp *tap) classification {
-	if err != nil && (errors.Is(err, errOversized) || tp.Oversized()) {
+	if err != nil {
 		// A message over maxMessageBytes was cut off where it passed the
 		// bound; whatever the SDK then said is about the cut, not the server.
-		return classification{Outcome: config.OutcomeOversizedResponse}
+		if errors.Is(err, errOversized) {
+			return classification{Outcome: config.OutcomeOversizedResponse, Detail: err.Error()}
+		}
+		if cut := tp.oversizedErr(); cut != nil {
+			return classification{Outcome: config.OutcomeOversizedResponse, Detail: cut.Error()}
+		}
 	}
 	if m := tp.Malformed(); m != "" {
 		return classification{Outcome: config.OutcomeMalformedResponse, Detail: m}
+	}
+	// A stdio request the server never took: the SDK reports the call's
+	// deadline, but the connection is gone (see stdioConn.Write).
+	if stuck := tp.Stuck(); stuck != nil {
+		return classification{Outcome: config.OutcomeTransportClosed, Detail: stuck.Error()}
 	}
 	if err == nil {
 		if rep != nil && rep.isError {

@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -11,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcpcheck/mcpcheck/internal/stdio"
 )
 
 // A raw connection carries the protocol probes: JSON-RPC written byte for
@@ -147,14 +148,19 @@ func (d *dialer) openRawStdio(ctx context.Context, tmp string, bare bool) (*rawS
 	c := &rawStdio{proc: p, lines: make(chan []byte, 64), observer: "ping"}
 	go func() {
 		defer close(c.lines)
-		r := bufio.NewReaderSize(p.stdout, 64<<10)
+		// A line over the limit is dropped (the probe sees no answer);
+		// the reader never holds more than the limit of it.
+		r := stdio.NewLineReader(p.Stdout, p.maxLine)
 		for {
-			line, err := r.ReadBytes('\n')
-			if len(bytes.TrimSpace(line)) > 0 && len(line) < maxTapBody {
-				c.lines <- line
+			line, err := r.ReadLine()
+			if errors.Is(err, stdio.ErrLineTooLong) {
+				continue
 			}
 			if err != nil {
 				return
+			}
+			if len(bytes.TrimSpace(line)) > 0 {
+				c.lines <- bytes.Clone(line)
 			}
 		}
 	}()
@@ -180,12 +186,17 @@ func (d *dialer) openRawStdio(ctx context.Context, tmp string, bare bool) (*rawS
 	return c, nil
 }
 
+// rawWriteTimeout bounds one write of a probe to a stdio server.
+const rawWriteTimeout = 10 * time.Second
+
 func (c *rawStdio) write(msg []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	// A server that died has closed its stdin: the write fails, and the
-	// read side says so.
-	_, _ = c.proc.stdin.Write(append(bytes.TrimRight(msg, "\n"), '\n'))
+	// read side says so. One that stopped reading fails it at the
+	// deadline: the probe then sees no answer.
+	c.proc.Stdin.SetWriteDeadline(time.Now().Add(rawWriteTimeout))
+	_, _ = c.proc.Stdin.Write(append(bytes.TrimRight(msg, "\n"), '\n'))
 }
 
 // drain drops what arrived since the last exchange: late answers to

@@ -63,7 +63,9 @@ func (s *session) lost() bool {
 		return true
 	default:
 	}
-	return s.proc != nil && s.proc.Exited(0)
+	// A stdio connection that broke (a line over the limit, a stuck
+	// write) is closing the server before it has exited.
+	return s.proc != nil && (s.proc.Closing() || s.proc.Exited(0))
 }
 
 // dialer opens sessions to the suite's target.
@@ -217,7 +219,7 @@ func (d *dialer) start(tmp string) (*process, error) {
 	for i, kv := range env {
 		env[i] = strings.ReplaceAll(kv, scratchVar, tmp)
 	}
-	p, err := startProcess(argv, strings.ReplaceAll(d.suite.Cwd, scratchVar, tmp), env, d.opts.terminateGrace())
+	p, err := startProcess(argv, strings.ReplaceAll(d.suite.Cwd, scratchVar, tmp), env, d.opts.terminateGrace(), d.suite.MaxMessageBytes, ms2d(d.suite.TimeoutMs))
 	if err != nil {
 		return nil, fmt.Errorf("%sstarting server %s: %w", at(d.suite, "command"), filepath.Base(d.argv[0]), err)
 	}
@@ -298,12 +300,40 @@ type dialError struct {
 func (e *dialError) Error() string { return e.err.Error() }
 func (e *dialError) Unwrap() error { return e.err }
 
+// closeWait bounds how long closing a session waits for the SDK to let go
+// of it: its Close waits for the handlers of the server's requests, which
+// a server that stopped reading keeps blocked on their writes. After it,
+// the server is shut down (which fails those writes), and the SDK gets as
+// long again to return.
+const closeWait = time.Second
+
 // Close ends the session: over HTTP the session is deleted, over stdio the
-// server is shut down and reaped.
+// server is shut down and reaped. Over stdio it is bounded by closeWait
+// twice plus the server's shutdown (see stdio.Process.Close).
 func (s *session) Close() {
-	s.cs.Close()
-	if s.proc != nil {
-		s.proc.Close()
+	if s.proc == nil {
+		s.cs.Close()
+		if s.stop != nil {
+			s.stop()
+		}
+		return
+	}
+	done := make(chan struct{})
+	go func() {
+		s.cs.Close()
+		close(done)
+	}()
+	t := time.NewTimer(closeWait)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	}
+	s.proc.Close()
+	t.Reset(closeWait)
+	select {
+	case <-done:
+	case <-t.C:
 	}
 	if s.stop != nil {
 		s.stop()

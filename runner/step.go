@@ -323,7 +323,9 @@ func (r *runState) noteTransport(sess *session, outcome config.Outcome, out *Ste
 		sess.suspect.Store(true)
 	case config.OutcomeTransportClosed:
 		sess.suspect.Store(true)
-		if sess.proc != nil && sess.proc.Exited(2*time.Second) {
+		// A connection mcpcheck broke off (a stuck write) is not a server
+		// exiting: its end says nothing, and is not waited for.
+		if sess.proc != nil && !sess.proc.broken.Load() && sess.proc.Exited(2*time.Second) {
 			out.ExitStatus = sess.proc.ExitStatus()
 			for _, l := range sess.proc.StderrTail(stderrLines) {
 				out.Stderr = append(out.Stderr, r.clean(l, 500))

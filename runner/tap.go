@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -37,9 +38,12 @@ type tap struct {
 	malformed string
 	id        jsonrpc.ID
 	hasID     bool
+	// stuck is the failed write of the call's request to a stdio server
+	// that stopped reading (the SDK reports only the call's deadline).
+	stuck error
 
 	// HTTP only: the POST's JSON response body (an event stream is read
-	// message by message as it arrives, see see); how many responses its
+	// message by message as it arrives); how many responses its
 	// body held (beyond the first they are duplicates; over stdio the
 	// connection notes those); whether a message on the call's stream
 	// passed maxMessageBytes; whether the call has returned.
@@ -378,9 +382,23 @@ func (c *tapConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			c.mu.Lock()
 			c.pending[req.ID] = t
 			c.mu.Unlock()
+			err := c.Connection.Write(ctx, msg)
+			if errors.Is(err, errStuckWrite) {
+				t.mu.Lock()
+				t.stuck = err
+				t.mu.Unlock()
+			}
+			return err
 		}
 	}
 	return c.Connection.Write(ctx, msg)
+}
+
+// Stuck returns the error of a request write that did not complete, or nil.
+func (t *tap) Stuck() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.stuck
 }
 
 func (c *tapConn) Read(ctx context.Context) (jsonrpc.Message, error) {
@@ -531,5 +549,9 @@ func (t *tapTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		return nil, err
 	}
 	t.conn = &tapConn{Connection: c, inbox: t.inbox, pending: map[jsonrpc.ID]*tap{}}
+	if sc, ok := c.(*stdioConn); ok {
+		// The SDK starts reading once Connect has returned.
+		sc.note = t.conn.note
+	}
 	return t.conn, nil
 }

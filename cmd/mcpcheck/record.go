@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -9,17 +8,15 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
-	"sync"
-	"syscall"
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/cmd/mcpcheck/internal/record"
 	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/internal/stdio"
 	"github.com/mcpcheck/mcpcheck/runner"
 )
 
@@ -230,81 +227,87 @@ func proxyStdio(ctx context.Context, f *recordFlags, sess *record.Session, in io
 		}
 		argv = append(slices.Clone(self), argv[1:]...)
 	}
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = runner.ChildEnv(nil, f.env)
 	// The server's stderr reaches the user as the runner shows it:
 	// sanitized, secrets redacted, line by line.
 	serverStderr := newLineRedactor(stderr, runner.Redactor(recordSecrets(f)))
 	defer serverStderr.Close()
-	cmd.Stderr = serverStderr
-	// A writer that is not a file is fed by a pipe Wait waits on: a
-	// grandchild holding the server's stderr must not hold record too.
-	cmd.WaitDelay = 2 * time.Second
-	toServer, err := cmd.StdinPipe()
+	// The server's lifecycle is the runner's: a process group of its own
+	// and a bounded shutdown that leaves none of its tree behind.
+	proc, err := stdio.Start(argv, "", runner.ChildEnv(nil, f.env), serverStderr, recordGrace)
 	if err != nil {
-		return err
-	}
-	fromServer, err := cmd.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("starting %s: %w", f.command[0], err)
 	}
-	var wg sync.WaitGroup
-	wg.Add(1)
+	defer proc.Close()
+	max := config.DefaultMaxMessageBytes
+	serverDone := make(chan error, 1)
 	go func() {
-		defer wg.Done()
-		copyLines(fromServer, out, sess.Server)
+		serverDone <- copyLines(proc.Stdout, out, max, sess.Server)
 	}()
-	clientDone := make(chan struct{})
+	clientDone := make(chan error, 1)
 	go func() {
-		copyLines(in, toServer, sess.Client)
-		toServer.Close()
-		close(clientDone)
+		clientDone <- copyLines(in, proc.Stdin, max, sess.Client)
 	}()
-	exited := make(chan error, 1)
-	go func() {
-		wg.Wait() // the server closed its stdout
-		exited <- cmd.Wait()
-	}()
+	var cerr error
 	select {
-	case <-clientDone:
+	case cerr = <-clientDone:
+		if cerr != nil {
+			cerr = fmt.Errorf("the client: %w", cerr)
+		}
 	case <-ctx.Done():
-		toServer.Close()
-	case <-exited:
+	case err := <-serverDone:
+		// The server closed its stdout (or broke the limit): the session
+		// is over.
+		if err != nil {
+			return fmt.Errorf("the server: %w", err)
+		}
 		return nil
-	}
-	// The client is gone: the server gets a moment to exit, then signals.
-	for _, sig := range []os.Signal{nil, syscall.SIGTERM, os.Kill} {
-		if sig != nil {
-			cmd.Process.Signal(sig)
-		}
+	case <-proc.Done():
+		// The server exited; what it wrote last is read for a moment (a
+		// process it left may hold its stdout open).
 		select {
-		case <-exited:
+		case err := <-serverDone:
+			if err != nil {
+				return fmt.Errorf("the server: %w", err)
+			}
 			return nil
-		case <-time.After(2 * time.Second):
+		case <-time.After(stdio.ExitDrain):
 		}
 	}
-	<-exited
-	return nil
+	// The client is gone: the server gets its grace to exit, then signals
+	// (Close is bounded and ends the copy from the server).
+	proc.Close()
+	select {
+	case err := <-serverDone:
+		if err != nil && cerr == nil {
+			cerr = fmt.Errorf("the server: %w", err)
+		}
+	case <-time.After(recordGrace):
+		// The copy is stuck writing to a client that no longer reads.
+	}
+	return cerr
 }
+
+// recordGrace is how long the recorded server gets to exit after its
+// stdin is closed, and again after SIGTERM.
+const recordGrace = 2 * time.Second
 
 // copyLines copies newline-delimited messages from r to w unchanged,
 // showing each to watch first (a request is known before its answer can
-// arrive).
-func copyLines(r io.Reader, w io.Writer, watch func([]byte)) {
-	br := bufio.NewReaderSize(r, 64<<10)
+// arrive). A line longer than max ends the copy with an error: it is
+// never held whole, and the proxy cannot forward part of a message.
+func copyLines(r io.Reader, w io.Writer, max int, watch func([]byte)) error {
+	lr := stdio.NewLineReader(r, max)
 	for {
-		line, err := br.ReadBytes('\n')
-		if len(line) > 0 {
-			watch(line)
-			if _, werr := w.Write(line); werr != nil {
-				return
-			}
+		line, err := lr.ReadLine()
+		if errors.Is(err, stdio.ErrLineTooLong) {
+			return fmt.Errorf("a line over %d bytes (maxMessageBytes); the session was ended", max)
 		}
 		if err != nil {
-			return
+			return nil // the input ended (or its pipe was closed)
+		}
+		watch(line)
+		if _, err := w.Write(append(line, '\n')); err != nil {
+			return nil
 		}
 	}
 }
