@@ -380,7 +380,7 @@ func TestSignalHTTP(t *testing.T) {
 	mark := filepath.Join(dir, "mark")
 	url := hostileHTTP(t, "sigterm-deaf", markEnv+"="+mark)
 	fx := filepath.Join(dir, "deaf-http.yaml")
-	os.WriteFile(fx, []byte("name: Deaf\nendpoint: "+url+"/mcp\nallowTools: [wait]\n"+deafScenarios), 0o644)
+	os.WriteFile(fx, []byte("name: Deaf\nendpoint: "+url+"\nallowTools: [wait]\n"+deafScenarios), 0o644)
 	c := startCLI(t, nil, "--config", fx, "--json", filepath.Join(dir, "r.json"))
 	waitMark(t, c, mark)
 	c.signal(t, syscall.SIGINT)
