@@ -95,19 +95,26 @@ func httpClient(endpoint string, headers map[string]string, timeout time.Duratio
 // for endpoint, the URL of its event stream. The URL it posts to comes from
 // the server's endpoint event; the HTTP client refuses it unless it is on
 // the endpoint's origin.
-func sseTransport(endpoint string, headers map[string]string, timeout time.Duration, limit int) mcp.Transport {
+func sseTransport(endpoint string, headers map[string]string, timeout time.Duration, limit int) (mcp.Transport, func()) {
 	// The connection is tapped like a stdio one, so the stream's messages
 	// reach the inbox there, not through the HTTP client.
-	return &mcp.SSEClientTransport{Endpoint: endpoint, HTTPClient: httpClient(endpoint, headers, timeout, nil, limit), MaxEventSize: 2*limit + sseEventSlack}
+	client := httpClient(endpoint, headers, timeout, nil, limit)
+	return &mcp.SSEClientTransport{Endpoint: endpoint, HTTPClient: client, MaxEventSize: 2*limit + sseEventSlack}, abortFunc(client)
+}
+
+// abortFunc ends every request of client at once (see
+// headerRoundTripper.abort).
+func abortFunc(client *http.Client) func() {
+	return client.Transport.(*headerRoundTripper).abort
 }
 
 // httpTransport builds the Streamable HTTP transport for endpoint with the
 // suite's credential headers. Messages the server sends outside a call's
 // own stream go to in; the standalone stream that carries them is opened
 // only when the plan listens for them (stream).
-func httpTransport(endpoint string, headers map[string]string, timeout time.Duration, in *inbox, stream bool, limit int) mcp.Transport {
+func httpTransport(endpoint string, headers map[string]string, timeout time.Duration, in *inbox, stream bool, limit int) (mcp.Transport, func()) {
 	client := httpClient(endpoint, headers, timeout, in, limit)
-	return &mcp.StreamableClientTransport{
+	t := &mcp.StreamableClientTransport{
 		Endpoint:   endpoint,
 		HTTPClient: client,
 		// No standalone GET stream unless a step waits for what only it
@@ -122,6 +129,7 @@ func httpTransport(endpoint string, headers map[string]string, timeout time.Dura
 		// only keeps the SDK from buffering more if it ever were not.
 		MaxEventSize: 2*limit + sseEventSlack,
 	}
+	return t, abortFunc(client)
 }
 
 // headerRoundTripper keeps requests on the configured origin, adds the
@@ -142,6 +150,29 @@ type headerRoundTripper struct {
 	// stream is cut for size, they are the calls it was answering.
 	mu       sync.Mutex
 	inFlight []*tap
+	// open holds the response bodies not yet closed, and aborted says the
+	// session is over: a server that keeps a stream open, or never
+	// finishes a body, cannot hold the session's close (see abort).
+	open    map[*boundedBody]struct{}
+	aborted bool
+}
+
+// errAborted is a request made, or a body read, after the session was
+// closed by force.
+var errAborted = errors.New("the session was closed")
+
+// abort closes every open response body and refuses every later request:
+// closing a session calls it when the SDK did not let go in time, so a
+// stream without end, or a body the server never finishes, ends at once.
+func (rt *headerRoundTripper) abort() {
+	rt.mu.Lock()
+	rt.aborted = true
+	open := rt.open
+	rt.open = nil
+	rt.mu.Unlock()
+	for b := range open {
+		b.body.Close()
+	}
 }
 
 func (rt *headerRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -157,6 +188,15 @@ func (rt *headerRoundTripper) RoundTrip(req *http.Request) (*http.Response, erro
 			req.Header.Set(k, v)
 		}
 	}
+	rt.mu.Lock()
+	aborted := rt.aborted
+	rt.mu.Unlock()
+	if aborted {
+		if req.Body != nil {
+			req.Body.Close()
+		}
+		return nil, errAborted
+	}
 	t := tapFrom(req.Context())
 	if t != nil && req.Method == http.MethodPost {
 		rt.track(t)
@@ -166,6 +206,17 @@ func (rt *headerRoundTripper) RoundTrip(req *http.Request) (*http.Response, erro
 		return resp, err
 	}
 	b := &boundedBody{body: resp.Body, rt: rt, sse: isEventStream(resp.Header.Get("Content-Type"))}
+	rt.mu.Lock()
+	if rt.aborted {
+		rt.mu.Unlock()
+		resp.Body.Close()
+		return nil, errAborted
+	}
+	if rt.open == nil {
+		rt.open = map[*boundedBody]struct{}{}
+	}
+	rt.open[b] = struct{}{}
+	rt.mu.Unlock()
 	b.parser.max = rt.limit
 	switch {
 	case req.Method == http.MethodPost && t != nil:
@@ -300,7 +351,12 @@ func (b *boundedBody) cut() error {
 	return b.err
 }
 
-func (b *boundedBody) Close() error { return b.body.Close() }
+func (b *boundedBody) Close() error {
+	b.rt.mu.Lock()
+	delete(b.rt.open, b)
+	b.rt.mu.Unlock()
+	return b.body.Close()
+}
 
 // endpointOrigin is scheme://host[:port] of an endpoint, for reports: the
 // path may carry a tenant or a token and is never shown.

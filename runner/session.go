@@ -18,11 +18,12 @@ import (
 
 // session is one MCP session with the server under test.
 type session struct {
-	cs   *mcp.ClientSession
-	proc *process // nil unless stdio
-	init *mcp.InitializeResult
-	taps *tapConn // nil over Streamable HTTP
-	stop func()   // ends the session's own context (see dial)
+	cs    *mcp.ClientSession
+	proc  *process // nil unless stdio
+	init  *mcp.InitializeResult
+	taps  *tapConn // nil over Streamable HTTP
+	stop  func()   // ends the session's own context (see dial)
+	abort func()   // ends every HTTP request of the session at once (nil over stdio)
 	// inbox holds the server's notifications and requests to the client.
 	inbox *inbox
 	// tmp is the scratch directory the session was made with.
@@ -111,6 +112,9 @@ func (d *dialer) dial(ctx context.Context, tmp string) (*session, error) {
 		// stop ends what outlives the handshake (the SSE transport's event
 		// stream is opened by Connect and lives as long as the session).
 		stop = func() {}
+		// abort ends every HTTP request of the session at once (see
+		// session.Close).
+		abort = func() {}
 	)
 	switch {
 	case d.opts.Dial != nil:
@@ -125,10 +129,12 @@ func (d *dialer) dial(ctx context.Context, tmp string) (*session, error) {
 		// connection is tapped like a stdio one.
 		var streamCtx context.Context
 		streamCtx, stop = context.WithCancel(context.WithoutCancel(ctx))
-		tt = &tapTransport{inner: &detached{sseTransport(d.suite.Endpoint, d.sec.headers, ms2d(d.suite.InitTimeoutMs), messageLimit(d.suite)), streamCtx}, inbox: in}
+		var sse mcp.Transport
+		sse, abort = sseTransport(d.suite.Endpoint, d.sec.headers, ms2d(d.suite.InitTimeoutMs), messageLimit(d.suite))
+		tt = &tapTransport{inner: &detached{sse, streamCtx}, inbox: in}
 		t = tt
 	case d.suite.Endpoint != "":
-		t = httpTransport(d.suite.Endpoint, d.sec.headers, ms2d(d.suite.InitTimeoutMs), in, d.stream, messageLimit(d.suite))
+		t, abort = httpTransport(d.suite.Endpoint, d.sec.headers, ms2d(d.suite.InitTimeoutMs), in, d.stream, messageLimit(d.suite))
 	default:
 		p, err := d.start(tmp)
 		if err != nil {
@@ -158,6 +164,7 @@ func (d *dialer) dial(ctx context.Context, tmp string) (*session, error) {
 			proc.Close()
 		}
 		stop()
+		abort()
 		r = <-done
 		if r.err == nil {
 			r.cs.Close()
@@ -166,6 +173,7 @@ func (d *dialer) dial(ctx context.Context, tmp string) (*session, error) {
 	}
 	if r.err != nil {
 		stop()
+		abort()
 		var err error
 		var netErr *net.OpError
 		var originErr *originError
@@ -189,7 +197,7 @@ func (d *dialer) dial(ctx context.Context, tmp string) (*session, error) {
 		}
 		return nil, err
 	}
-	sess := &session{cs: r.cs, proc: proc, init: r.cs.InitializeResult(), inbox: in, tmp: tmp, stop: stop, closed: make(chan struct{})}
+	sess := &session{cs: r.cs, proc: proc, init: r.cs.InitializeResult(), inbox: in, tmp: tmp, stop: stop, abort: abort, closed: make(chan struct{})}
 	if d.stream && d.opts.Dial == nil && d.suite.Endpoint != "" && d.suite.Transport != config.TransportSSE {
 		// The SDK opens the standalone stream after the handshake, in the
 		// background; a notification sent before it is open is lost, so
@@ -308,16 +316,10 @@ func (e *dialError) Unwrap() error { return e.err }
 const closeWait = time.Second
 
 // Close ends the session: over HTTP the session is deleted, over stdio the
-// server is shut down and reaped. Over stdio it is bounded by closeWait
-// twice plus the server's shutdown (see stdio.Process.Close).
+// server is shut down and reaped. It is bounded by closeWait twice plus,
+// over stdio, the server's shutdown (see stdio.Process.Close); over HTTP
+// the SDK's DELETE of the session gets the first closeWait.
 func (s *session) Close() {
-	if s.proc == nil {
-		s.cs.Close()
-		if s.stop != nil {
-			s.stop()
-		}
-		return
-	}
 	done := make(chan struct{})
 	go func() {
 		s.cs.Close()
@@ -329,7 +331,15 @@ func (s *session) Close() {
 	case <-done:
 	case <-t.C:
 	}
-	s.proc.Close()
+	// What the SDK still holds is ended by force: over stdio the server's
+	// process tree, over HTTP every open response body (a stream without
+	// end, a body never finished) and every later request.
+	if s.proc != nil {
+		s.proc.Close()
+	}
+	if s.abort != nil {
+		s.abort()
+	}
 	t.Reset(closeWait)
 	select {
 	case <-done:
