@@ -43,6 +43,14 @@ func RecordAnswers(fixture, scenario string, answers []RecordedAnswer, secrets [
 	return path, err
 }
 
+// CheckRecordAnswers refuses a fixture path whose golden answers
+// (__snapshots__ beside it) a recording could not write without following
+// a symbolic link out of the fixture's directory; the error names the
+// link. mcpcheck record checks before the session starts.
+func CheckRecordAnswers(fixture string) error {
+	return golden.Check(golden.PathFor(fixture))
+}
+
 // Redactor returns what replaces each of secrets (credential values) in a
 // string with [REDACTED], as every output of a run does.
 func Redactor(secrets []string) func(string) string {

@@ -113,7 +113,18 @@ func Size(n int64) string {
 // missing file, permission denied) are returned as they are and name the
 // path too.
 func ReadFile(path string, limit int64) ([]byte, error) {
-	st, err := os.Stat(path)
+	// Checked before opening (where a FIFO cannot be opened without
+	// blocking) and again once open (a file swapped in between). A path
+	// that cannot be stat'ed is left to open, whose error says why.
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return nil, notRegular(path, st.Mode())
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|openNonblock, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
 	if err != nil {
 		return nil, err
 	}
@@ -122,17 +133,6 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 	}
 	if st.Size() > limit {
 		return nil, tooLarge(path, limit)
-	}
-	f, err := os.OpenFile(path, os.O_RDONLY|openNonblock, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if st, err = f.Stat(); err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, notRegular(path, st.Mode())
 	}
 	// One allocation of the size the file has now, plus one byte to see
 	// that it grew past the limit.
@@ -386,3 +386,13 @@ func unwrapPath(err error) error {
 	}
 	return err
 }
+
+// MaxJSONBytes bounds each JSON document mcpcheck reads back, one it wrote
+// itself or another run did: a report to merge, a contract (--contract,
+// diff), golden answers. Such a document is decoded whole, and decoding
+// costs about ten to twelve times its size at the peak (merging a 6 MB
+// report of 20,000 steps peaks at 76 MB RSS, an 18 MB one at 211 MB), so
+// 16 MiB keeps one file within mcpcheck's 256 MiB budget while leaving
+// room for a report of some 50,000 steps or a contract of thousands of
+// tools. Fixtures and baselines have their own limit (config.MaxFileSize).
+const MaxJSONBytes = 16 << 20
