@@ -7,11 +7,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/mcpcheck/mcpcheck/internal/fileio"
 	"github.com/mcpcheck/mcpcheck/runner"
 	"github.com/mcpcheck/mcpcheck/runner/report"
 	"github.com/mcpcheck/mcpcheck/schemas"
@@ -100,18 +100,18 @@ func mergeReports(args []string, stdout, stderr io.Writer) int {
 	}
 
 	human, machine := stdout, io.Writer(nil)
-	var jsonFile *os.File
+	var jsonFile *fileio.Pending
 	switch f.jsonOut {
 	case "":
 	case "-":
 		human, machine = stderr, stdout
 	default:
 		var err error
-		if jsonFile, err = os.Create(f.jsonOut); err != nil {
-			fmt.Fprintf(stderr, "mcpcheck merge: --json: %v\n", err)
+		if jsonFile, err = createFile("--json", f.jsonOut); err != nil {
+			fmt.Fprintf(stderr, "mcpcheck merge: %v\n", err)
 			return exitBadArgs
 		}
-		defer jsonFile.Close()
+		defer jsonFile.Abort()
 		machine = jsonFile
 	}
 	outs := outputsOf(f)
@@ -144,9 +144,11 @@ func mergeReports(args []string, stdout, stderr io.Writer) int {
 }
 
 // readReports reads a JSON report file, checked against the report
-// schema: one suite's report, or each report of a run of several.
+// schema: one suite's report, or each report of a run of several. The file
+// is read by the bounded reader (a regular file of at most
+// fileio.MaxJSONBytes).
 func readReports(file string) ([]*runner.Report, error) {
-	data, err := os.ReadFile(file)
+	data, err := fileio.ReadFile(file, fileio.MaxJSONBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +159,7 @@ func readReports(file string) ([]*runner.Report, error) {
 	if err := compiledReportSchema().Validate(doc); err != nil {
 		msg := err.Error()
 		if ve, ok := err.(*jsonschema.ValidationError); ok {
-			msg = strings.TrimSpace(ve.Error())
+			msg = firstLines(strings.TrimSpace(ve.Error()), 20)
 		}
 		return nil, fmt.Errorf("%s is not an mcpcheck JSON report: %s", file, msg)
 	}
@@ -183,4 +185,19 @@ func compiledReportSchema() *jsonschema.Schema {
 		panic(err)
 	}
 	return c.MustCompile(schemas.ReportURL)
+}
+
+// firstLines is s cut after n lines, with a line saying how many more
+// there were: a file with a problem in every one of its 100,000 entries
+// is one problem repeated.
+func firstLines(s string, n int) string {
+	cut := 0
+	for range n {
+		i := strings.IndexByte(s[cut:], '\n')
+		if i < 0 {
+			return s
+		}
+		cut += i + 1
+	}
+	return fmt.Sprintf("%s  ... and %d more lines", s[:cut], strings.Count(s[cut:], "\n")+1)
 }
