@@ -5,9 +5,11 @@ import (
 	"context"
 	"flag"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -30,8 +32,11 @@ func TestMain(m *testing.M) {
 	}
 	if os.Getenv(asCLI) == "1" {
 		// The binary as a user runs it (the CI workflow test starts it as
-		// separate processes): main's run, nothing of the tests'.
-		os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+		// separate processes): main's run, nothing of the tests', with
+		// main's handling of SIGINT and SIGTERM.
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		go func() { <-ctx.Done(); stop() }()
+		os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
 	}
 	runOptions = &runner.Options{SelfCommand: []string{os.Args[0]}, TerminateGrace: time.Second}
 	// Under GitHub Actions the command would annotate and summarise every

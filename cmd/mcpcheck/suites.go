@@ -214,17 +214,19 @@ func runSuites(ctx context.Context, f *flags, suites []*config.Suite, baselines 
 		return code // nothing ran: every file stays as it was
 	}
 	if traceFile != nil {
-		// Every suite has ended: nothing writes to the trace any more.
+		// Every suite has ended: nothing writes to the trace any more. A
+		// trace that cannot be written does not keep the reports from
+		// being written.
 		if err := traceFile.Commit(); err != nil {
 			fmt.Fprintf(stderr, "mcpcheck: %v\n", err)
-			return exitBadArgs
+			code = exitBadArgs
 		}
 	}
 	if f.list {
 		return code
 	}
-	if code := writeReports(f, reps, len(suites) > 1, machine, jsonFile, outs, stderr); code != exitPass {
-		return code
+	if c := writeReports(f, reps, len(suites) > 1, machine, jsonFile, outs, stderr); c != exitPass {
+		return c
 	}
 	return code
 }
