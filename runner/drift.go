@@ -114,7 +114,7 @@ func drift(fs []cfile.Finding, failOn string, clean func(string, int) string) ([
 // file that is missing (without --update) or not a contract is the
 // caller's input error.
 func readContract(path string, update bool) (*cfile.Contract, error) {
-	data, err := fileio.ReadFile(path, fileio.MaxJSONBytes)
+	data, err := fileio.ReadJSONFile(path)
 	if errors.Is(err, fs.ErrNotExist) && update {
 		return nil, nil
 	}

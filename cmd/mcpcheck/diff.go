@@ -75,7 +75,7 @@ func diffContracts(args []string, stdout, stderr io.Writer) int {
 	}
 	var data [2][]byte
 	for i, name := range files {
-		b, err := fileio.ReadFile(name, fileio.MaxJSONBytes)
+		b, err := fileio.ReadJSONFile(name)
 		if err != nil {
 			fmt.Fprintf(stderr, "mcpcheck diff: %v\n", err)
 			return exitBadArgs

@@ -362,6 +362,40 @@ func TestOversizedInputs(t *testing.T) {
 	}
 }
 
+// TestManyValuedInputs: the byte limit does not bound decoding (16 MiB
+// of "{}," is 5.6 million objects, and in a report as many schema
+// violations: merging one took 6 GB and 200 s). A document of more values
+// than the limit is refused before it is decoded; one just under it, each
+// value a violation, is refused within mcpcheck's memory budget, merge
+// without listing them all.
+func TestManyValuedInputs(t *testing.T) {
+	dir := t.TempDir()
+	many := filepath.Join(dir, "many.json")
+	os.WriteFile(many, []byte(`{"schemaVersion":1,"scenarios":[`+strings.Repeat("{},", 2_000_000)+`{}]}`), 0o644)
+	under := filepath.Join(dir, "under.json")
+	os.WriteFile(under, []byte(`{"schemaVersion":1,"scenarios":[`+strings.Repeat("1,", 498_000)+`1]}`), 0o644)
+	underContract := filepath.Join(dir, "under-contract.json")
+	os.WriteFile(underContract, []byte(`{"schemaVersion":1,"tools":[`+strings.Repeat("1,", 498_000)+`1]}`), 0o644)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"merge", many}, many + " holds more than 500000 JSON values"},
+		{[]string{"diff", many, "../../examples/demo.contract.json"}, many + " holds more than 500000 JSON values"},
+		{[]string{"merge", under}, under + " is not an mcpcheck JSON report: it does not match the report schema"},
+		{[]string{"diff", underContract, "../../examples/demo.contract.json"}, underContract + ": not a contract file"},
+	} {
+		p := mcpcheckProc(t, procOpts{}, c.args...)
+		if p.code != 2 || !strings.Contains(p.out, c.want) || len(p.out) > 2000 {
+			t.Errorf("%v: exit %d\n%.2000s", c.args, p.code, p.out)
+		}
+		if p.rssKiB > 256<<10 {
+			t.Errorf("%v: peak RSS %d KiB", c.args, p.rssKiB)
+		}
+		t.Logf("%v: peak RSS %d MiB", c.args[0], p.rssKiB>>10)
+	}
+}
+
 // TestStepSummaryOneWrite: runs that append to one GITHUB_STEP_SUMMARY at
 // the same time (the steps of a CI job may) each add their summary whole,
 // after what was there: each is one write with O_APPEND.

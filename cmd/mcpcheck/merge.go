@@ -148,7 +148,7 @@ func mergeReports(args []string, stdout, stderr io.Writer) int {
 // is read by the bounded reader (a regular file of at most
 // fileio.MaxJSONBytes).
 func readReports(file string) ([]*runner.Report, error) {
-	data, err := fileio.ReadFile(file, fileio.MaxJSONBytes)
+	data, err := fileio.ReadJSONFile(file)
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +156,16 @@ func readReports(file string) ([]*runner.Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s is not JSON: %v", file, err)
 	}
-	if err := compiledReportSchema().Validate(doc); err != nil {
+	// The validator keeps an error per violation, several hundred bytes
+	// each, and a hostile file may hold one in each of its values: a large
+	// file is only checked, by a schema that gives up at its first
+	// violation, and a small one explained.
+	full, check := reportSchemas()
+	if fileio.JSONValues(data) > explainedValues {
+		if check.Validate(doc) != nil {
+			return nil, fmt.Errorf("%s is not an mcpcheck JSON report: it does not match the report schema (mcpcheck schema report); a file of more than %d values is not explained further", file, explainedValues)
+		}
+	} else if err := full.Validate(doc); err != nil {
 		msg := err.Error()
 		if ve, ok := err.(*jsonschema.ValidationError); ok {
 			msg = firstLines(strings.TrimSpace(ve.Error()), 20)
@@ -174,17 +183,32 @@ func readReports(file string) ([]*runner.Report, error) {
 	return []*runner.Report{&one}, nil
 }
 
-// compiledReportSchema compiles schemas/report.schema.json, loading nothing else.
-func compiledReportSchema() *jsonschema.Schema {
+// explainedValues is the most values a report may hold for the schema's
+// every violation to be listed: 65,536 violations cost the validator
+// about 50 MB.
+const explainedValues = 1 << 16
+
+// reportSchemas compiles schemas/report.schema.json, loading nothing else:
+// full lists every violation; check is valid exactly when full is, and
+// stops at the first violation of each value it checks (a JSON Schema
+// "if" is evaluated for its verdict only).
+func reportSchemas() (full, check *jsonschema.Schema) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schemas.Report))
 	if err != nil {
 		panic(err) // embedded: a broken schema fails every test
+	}
+	wrap, err := jsonschema.UnmarshalJSON(strings.NewReader(`{"$schema": "https://json-schema.org/draft/2020-12/schema", "if": {"$ref": "` + schemas.ReportURL + `"}, "then": true, "else": false}`))
+	if err != nil {
+		panic(err)
 	}
 	c := jsonschema.NewCompiler()
 	if err := c.AddResource(schemas.ReportURL, doc); err != nil {
 		panic(err)
 	}
-	return c.MustCompile(schemas.ReportURL)
+	if err := c.AddResource("mcpcheck:report-check", wrap); err != nil {
+		panic(err)
+	}
+	return c.MustCompile(schemas.ReportURL), c.MustCompile("mcpcheck:report-check")
 }
 
 // firstLines is s cut after n lines, with a line saying how many more

@@ -396,3 +396,54 @@ func unwrapPath(err error) error {
 // room for a report of some 50,000 steps or a contract of thousands of
 // tools. Fixtures and baselines have their own limit (config.MaxFileSize).
 const MaxJSONBytes = 16 << 20
+
+// MaxJSONValues bounds the values of such a document, counted as its
+// commas and opening brackets outside strings. The byte limit alone does
+// not bound the decoding: 16 MiB of "{}," is 5.6 million objects, each a
+// map and, in a report, a schema violation of its own (merging one took
+// 6 GB and 200 s). A report mcpcheck writes has a value per ~28 bytes
+// (20,000 steps: 220,000 values), so 500,000 values is about the report
+// the byte limit allows (14 MB), and the most a decoder and the schema
+// validator are ever handed (a hostile report of 500,000 violations is
+// refused at a peak of about 210 MB).
+const MaxJSONValues = 500_000
+
+// ReadJSONFile is ReadFile with MaxJSONBytes for a JSON document that is
+// then decoded whole: it also refuses, before any decoding, a document of
+// more than MaxJSONValues values (an [*Error] matching [ErrTooLarge]).
+func ReadJSONFile(path string) ([]byte, error) {
+	data, err := ReadFile(path, MaxJSONBytes)
+	if err != nil {
+		return nil, err
+	}
+	if n := JSONValues(data); n > MaxJSONValues {
+		return nil, &Error{Path: path, Msg: fmt.Sprintf("holds more than %d JSON values, the limit for this file", MaxJSONValues), Kind: ErrTooLarge}
+	}
+	return data, nil
+}
+
+// JSONValues counts the commas and opening brackets of data outside
+// strings: about its number of values, for a bound, without allocating.
+// Data that is not JSON is counted all the same; the decoder says what is
+// wrong with it.
+func JSONValues(data []byte) int {
+	n, inString, escaped := 1, false, false
+	for _, c := range data {
+		switch {
+		case escaped:
+			escaped = false
+		case inString:
+			switch c {
+			case '\\':
+				escaped = true
+			case '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == ',' || c == '[' || c == '{':
+			n++
+		}
+	}
+	return n
+}

@@ -247,3 +247,20 @@ func TestAppendIsOneWrite(t *testing.T) {
 		})
 	}
 }
+
+func TestJSONValues(t *testing.T) {
+	for doc, want := range map[string]int{
+		`1`:                            1,
+		`{"a": [1, 2, {"b": "x,[{"}]}`: 6,
+		`["\\", "\",", 3]`:             4,
+	} {
+		if got := JSONValues([]byte(doc)); got != want {
+			t.Errorf("JSONValues(%s) = %d, want %d", doc, got, want)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "r.json")
+	os.WriteFile(path, []byte("["+strings.Repeat("{},", MaxJSONValues)+"{}]"), 0o644)
+	if _, err := ReadJSONFile(path); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "holds more than 500000 JSON values") {
+		t.Errorf("ReadJSONFile: %v", err)
+	}
+}

@@ -9,7 +9,7 @@
 // applied.
 //
 // The file is read with the bounded reader of internal/fileio (a regular
-// file of at most [MaxFileBytes]) and written whole, through a temporary
+// file within the limits of a JSON document read back) and written whole, through a temporary
 // file and a rename: a failed write leaves the previous answers. Writes
 // never follow a symbolic link out of the fixture's directory: a
 // __snapshots__ that is a link, or a snapshot file that is a link to a
@@ -32,10 +32,6 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/internal/fileio"
 )
-
-// MaxFileBytes is the largest snapshot file read: the limit of the JSON
-// documents mcpcheck reads back (internal/fileio).
-const MaxFileBytes = fileio.MaxJSONBytes
 
 // SchemaVersion is the version of the snapshot file format.
 const SchemaVersion = 1
@@ -104,7 +100,7 @@ func Load(path string) (*File, error) {
 	if err := Check(path); err != nil {
 		return nil, err
 	}
-	data, err := fileio.ReadFile(path, MaxFileBytes)
+	data, err := fileio.ReadJSONFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return f, nil
 	}
