@@ -290,6 +290,43 @@ func TestGoldenAnswersAreKept(t *testing.T) {
 	}
 }
 
+// TestUpdatesKeepTheirFile: --update of a contract and
+// --update-expected-failures replace their file whole or not at all: a
+// write that fails (the file size limit, as a full disk) fails the run
+// naming the file and leaves it byte for byte.
+func TestUpdatesKeepTheirFile(t *testing.T) {
+	dir := t.TempDir()
+	fixture := filepath.Join(dir, "contract.yaml")
+	src, _ := os.ReadFile("../../examples/contract.yaml")
+	os.WriteFile(fixture, src, 0o644)
+	contract := filepath.Join(dir, "demo.contract.json")
+	old, _ := os.ReadFile("../../examples/demo.contract.json")
+	// A tool the live server does not have: drift, so --update rewrites.
+	changed := bytes.Replace(old, []byte(`"tools": [`), []byte(`"tools": [{"name": "gone", "inputSchema": {"type": "object"}, "annotations": {"destructiveHint": true, "idempotentHint": false, "openWorldHint": true, "readOnlyHint": false}},`), 1)
+	os.WriteFile(contract, changed, 0o640)
+	was := map[string]string{contract: string(changed)}
+	p := mcpcheckProc(t, procOpts{fileBlocks: 1}, "--config", fixture, "--update")
+	if p.code == 0 || !strings.Contains(p.out, "updating the contract: writing "+contract+": file too large (the file is unchanged)") {
+		t.Errorf("contract --update that cannot be written: exit %d\n%s", p.code, p.out)
+	}
+	unchanged(t, was, "contract write error")
+
+	failing := filepath.Join(dir, "failing.yaml")
+	src, _ = os.ReadFile("testdata/failing.yaml")
+	os.WriteFile(failing, src, 0o644)
+	known := filepath.Join(dir, "known.yaml")
+	reason := strings.Repeat("a long reason ", 50)
+	// The entry that stays keeps its long reason; the stale one goes.
+	baseline := "- {scenario: Wrong expectations, reason: " + reason + "}\n- {scenario: Passing scenario, reason: stale}\n"
+	os.WriteFile(known, []byte(baseline), 0o640)
+	was = map[string]string{known: baseline}
+	p = mcpcheckProc(t, procOpts{fileBlocks: 1}, "--config", failing, "--expected-failures", known, "--update-expected-failures")
+	if p.code != 2 || !strings.Contains(p.out, "--update-expected-failures: writing "+known+": file too large (the file is unchanged)") {
+		t.Errorf("baseline update that cannot be written: exit %d\n%s", p.code, p.out)
+	}
+	unchanged(t, was, "baseline write error")
+}
+
 // notFiles are paths that are not regular files: a FIFO (which used to
 // block the read forever, deaf to SIGTERM), /dev/zero (endless) and a
 // directory.
