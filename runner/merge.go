@@ -82,6 +82,12 @@ func Merge(parts []Part, allowPartial bool) (*Report, error) {
 	m.Shard, m.Probes = nil, nil
 	m.Summary.DurationMs, m.Connections, m.Restarts = 0, 0, 0
 	owner := make([]string, len(m.Scenarios))
+	// Warnings are joined through a set: a report may hold hundreds of
+	// thousands, and comparing each with every other took minutes.
+	warned := make(map[string]bool, len(m.Warnings))
+	for _, w := range m.Warnings {
+		warned[w] = true
+	}
 	for _, p := range parts {
 		r := p.Report
 		m.Summary.DurationMs += r.Summary.DurationMs
@@ -108,7 +114,8 @@ func Merge(parts []Part, allowPartial bool) (*Report, error) {
 			m.TerminatedEarly = r.TerminatedEarly
 		}
 		for _, w := range r.Warnings {
-			if !slices.Contains(m.Warnings, w) {
+			if !warned[w] {
+				warned[w] = true
 				m.Warnings = append(m.Warnings, w)
 			}
 		}

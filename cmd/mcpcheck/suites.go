@@ -342,6 +342,7 @@ func (b baseline) judge(rep *runner.Report, update bool) error {
 // is discovered, so a suite that generates them always may have something.
 func selectsSomething(sel *runner.Selection, suites []*config.Suite) error {
 	var tags []string
+	seen := map[string]bool{} // a set: a fixture may hold 300,000 scenarios, each tagged
 	for _, s := range suites {
 		if s.Generate != nil {
 			return nil
@@ -351,7 +352,8 @@ func selectsSomething(sel *runner.Selection, suites []*config.Suite) error {
 				return nil
 			}
 			for _, t := range s.Scenarios[i].Tags {
-				if !slices.Contains(tags, t) {
+				if !seen[t] {
+					seen[t] = true
 					tags = append(tags, t)
 				}
 			}
