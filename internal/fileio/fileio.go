@@ -175,7 +175,10 @@ func CheckRegular(path string) error {
 // beside the target, and [Pending.Commit] puts it in place. Writes are
 // buffered. Commit and Abort may each be called any number of times, in
 // any order (a deferred Abort after a Commit does nothing), so a caller
-// that may be interrupted can always end with one or the other.
+// that may be interrupted can always end with one or the other. A Pending
+// is not safe for concurrent use: a file written from several goroutines
+// (the trace) is written through a lock, and Commit or Abort come after
+// the last write.
 type Pending struct {
 	path   string // as the caller named it, for messages
 	target string // the file replaced: path, or the target of its link
