@@ -363,6 +363,22 @@ func TestInputsThatAreNotFiles(t *testing.T) {
 	}
 }
 
+// TestFixtureDirectoryWithAFIFO: a directory given to --config whose
+// *.yaml entry is a FIFO is refused at once, naming the entry.
+func TestFixtureDirectoryWithAFIFO(t *testing.T) {
+	dir := t.TempDir()
+	src, _ := os.ReadFile("../../examples/demo.yaml")
+	os.WriteFile(filepath.Join(dir, "a.yaml"), src, 0o644)
+	fifo := filepath.Join(dir, "b.yaml")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip("no FIFO here:", err)
+	}
+	p := mcpcheckProc(t, procOpts{}, "--config", dir)
+	if p.code != 2 || !strings.Contains(p.out, fifo+" is a named pipe (FIFO), not a regular file") {
+		t.Errorf("exit %d after %v\n%s", p.code, p.wall, p.out)
+	}
+}
+
 // TestOversizedInputs: a 1 GiB file (sparse: it costs no disk) given to
 // any reader is refused with exit 2 naming the file and the limit, before
 // it is read: mcpcheck's peak RSS stays far below 256 MiB (merge, diff and
