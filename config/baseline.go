@@ -2,11 +2,11 @@ package config
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
-	"slices"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/mcpcheck/mcpcheck/internal/fileio"
 )
 
 // ExpectedFailure is one entry of a baseline of known failures
@@ -33,10 +33,6 @@ func LoadExpectedFailures(path string, suite *Suite) ([]ExpectedFailure, error) 
 		return nil, err
 	}
 	errs := errList{file: path}
-	if len(data) > MaxFileSize {
-		errs.add(Pos{File: path, Line: 1, Col: 1}, "file is larger than %d MiB", MaxFileSize>>20)
-		return nil, errs.err()
-	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, nil
 	}
@@ -55,6 +51,28 @@ func LoadExpectedFailures(path string, suite *Suite) ([]ExpectedFailure, error) 
 	if !errs.empty() {
 		return nil, errs.err()
 	}
+	// Looked up by name: a baseline may list thousands of entries of a
+	// fixture of as many scenarios, and the check stays linear.
+	byName := make(map[string]int, len(suite.Scenarios))
+	for i := range suite.Scenarios {
+		if _, dup := byName[suite.Scenarios[i].Name]; !dup {
+			byName[suite.Scenarios[i].Name] = i
+		}
+	}
+	stepIDs := map[int]map[string]bool{} // of the scenarios entries name
+	hasStep := func(i int, id string) bool {
+		ids := stepIDs[i]
+		if ids == nil {
+			ids = make(map[string]bool, len(suite.Scenarios[i].Steps))
+			for _, st := range suite.Scenarios[i].Steps {
+				ids[st.ID] = true
+			}
+			stepIDs[i] = ids
+		}
+		return ids[id]
+	}
+	type key struct{ scenario, step string }
+	listed := make(map[key]bool, len(root.items))
 	var out []ExpectedFailure
 	for _, n := range root.items {
 		e := ExpectedFailure{
@@ -63,19 +81,20 @@ func LoadExpectedFailures(path string, suite *Suite) ([]ExpectedFailure, error) 
 			Reason:   strValue(n.value("reason")),
 			Pos:      n.pos.in(path),
 		}
-		i := slices.IndexFunc(suite.Scenarios, func(sc Scenario) bool { return sc.Name == e.Scenario })
+		i, named := byName[e.Scenario]
 		switch {
-		case i < 0:
+		case !named:
 			msg := "names no scenario of " + suite.File + ": " + quote(e.Scenario)
 			if s := suggest(e.Scenario, scenarioNames(suite)); s != "" {
 				msg += "; did you mean " + quote(s) + "?"
 			}
 			errs.at(n.value("scenario").pos, "%s", msg)
-		case e.Step != "" && !slices.ContainsFunc(suite.Scenarios[i].Steps, func(st Step) bool { return st.ID == e.Step }):
+		case e.Step != "" && !hasStep(i, e.Step):
 			errs.at(n.value("step").pos, "scenario %s has no step %s", quote(e.Scenario), quote(e.Step))
-		case slices.ContainsFunc(out, func(o ExpectedFailure) bool { return o.Scenario == e.Scenario && o.Step == e.Step }):
+		case listed[key{e.Scenario, e.Step}]:
 			errs.at(n.pos, "scenario %s, step %s is listed twice", quote(e.Scenario), quote(e.Step))
 		}
+		listed[key{e.Scenario, e.Step}] = true
 		out = append(out, e)
 	}
 	if !errs.empty() {
@@ -93,7 +112,8 @@ func scenarioNames(s *Suite) []string {
 }
 
 // WriteExpectedFailures writes a baseline file (--update-expected-failures)
-// as YAML: one entry a line's block, in the order given.
+// as YAML: one entry a line's block, in the order given. The file is
+// replaced whole (internal/fileio): on an error it is left as it was.
 func WriteExpectedFailures(path string, entries []ExpectedFailure) error {
 	type entry struct {
 		Scenario string `yaml:"scenario"`
@@ -118,7 +138,7 @@ func WriteExpectedFailures(path string, entries []ExpectedFailure) error {
 			return err
 		}
 	}
-	return os.WriteFile(path, b.Bytes(), 0o644)
+	return fileio.WriteFile(path, b.Bytes(), 0o644)
 }
 
 // ExpectedFailuresFile resolves the fixture's expectedFailures path

@@ -16,10 +16,42 @@ func checkSuite(s *Suite, root *node, replaced bool, errs *errList) {
 		checkTarget(s, root, errs)
 	}
 	checkHeaders(s, root, errs)
+	idx := &suiteIndex{s: s, names: make(map[string]int, len(s.Scenarios))}
 	for i := range s.Scenarios {
-		checkScenario(s, root, i, errs)
+		checkScenario(s, root, i, idx, errs)
 	}
 	checkGenerate(s, root, errs)
+}
+
+// suiteIndex looks scenarios up by name and step id for the checks, so
+// that loading stays linear in the size of the fixture: a fixture may hold
+// hundreds of thousands of scenarios, and a check that compares each with
+// every earlier one took minutes.
+type suiteIndex struct {
+	s *Suite
+	// names holds the first scenario of each name seen so far.
+	names map[string]int
+	// stepOwner holds the first scenario with each step id; built on the
+	// first $ref that names no step of its own scenario (an error).
+	stepOwner map[string]int
+}
+
+// owner is the first scenario with a step of that id, or -1.
+func (x *suiteIndex) owner(id string) int {
+	if x.stepOwner == nil {
+		x.stepOwner = map[string]int{}
+		for m := range x.s.Scenarios {
+			for _, st := range x.s.Scenarios[m].Steps {
+				if _, seen := x.stepOwner[st.ID]; !seen {
+					x.stepOwner[st.ID] = m
+				}
+			}
+		}
+	}
+	if m, ok := x.stepOwner[id]; ok {
+		return m
+	}
+	return -1
 }
 
 func at(p loc) string { return fmt.Sprintf("%d:%d", p.line, p.col) }
@@ -152,18 +184,17 @@ func validToken(s string) bool {
 	return true
 }
 
-func checkScenario(s *Suite, root *node, i int, errs *errList) {
+func checkScenario(s *Suite, root *node, i int, idx *suiteIndex, errs *errList) {
 	scNodes := root.value("scenarios").items
 	scNode := scNodes[i]
 	sc := &s.Scenarios[i]
 	path := indexPath("scenarios", i)
 
 	// Scenario names are unique: reports and --run filters name them.
-	for j := range i {
-		if s.Scenarios[j].Name == sc.Name {
-			errs.at(scNode.value("name").pos, "%s.name: %s is already the name of scenarios[%d] (at %s)", path, quote(sc.Name), j, at(scNodes[j].value("name").pos))
-			break
-		}
+	if j, dup := idx.names[sc.Name]; dup {
+		errs.at(scNode.value("name").pos, "%s.name: %s is already the name of scenarios[%d] (at %s)", path, quote(sc.Name), j, at(scNodes[j].value("name").pos))
+	} else {
+		idx.names[sc.Name] = i
 	}
 
 	// Step ids are unique within their scenario, defaults included.
@@ -186,7 +217,7 @@ func checkScenario(s *Suite, root *node, i int, errs *errList) {
 		ids[st.ID] = j
 	}
 
-	rc := &refCheck{s: s, sc: i, ids: ids, parallel: sc.Parallel, errs: errs, segs: make([]pathSeg, 0, 16)}
+	rc := &refCheck{s: s, idx: idx, sc: i, ids: ids, parallel: sc.Parallel, errs: errs, segs: make([]pathSeg, 0, 16)}
 	check := rc.check // one method value for the scenario, not one per step
 	for j := range sc.Steps {
 		st := &sc.Steps[j]
@@ -354,6 +385,7 @@ func eachMarker(n *node, segs []pathSeg, fn func(val *node, segs []pathSeg)) {
 // step of the same scenario, and in a parallel scenario no step of it.
 type refCheck struct {
 	s        *Suite
+	idx      *suiteIndex
 	sc, step int
 	where    string // "arguments" or "expect.absent"
 	parallel bool
@@ -381,14 +413,9 @@ func (rc *refCheck) check(val *node, segs []pathSeg) {
 	case ok:
 		rc.errs.at(val.pos, "%s: $ref names step %s, which comes later (steps[%d]); %s", path, quote(ref.Step), target, rule)
 	default:
-		for m, other := range rc.s.Scenarios {
-			if m == rc.sc {
-				continue
-			}
-			if slices.ContainsFunc(other.Steps, func(st Step) bool { return st.ID == ref.Step }) {
-				rc.errs.at(val.pos, "%s: $ref names step %s of another scenario (scenarios[%d] %s); %s", path, quote(ref.Step), m, quote(other.Name), rule)
-				return
-			}
+		if m := rc.idx.owner(ref.Step); m >= 0 {
+			rc.errs.at(val.pos, "%s: $ref names step %s of another scenario (scenarios[%d] %s); %s", path, quote(ref.Step), m, quote(rc.s.Scenarios[m].Name), rule)
+			return
 		}
 		rc.errs.at(val.pos, "%s: $ref names step %s, which is not in this scenario", path, quote(ref.Step))
 	}

@@ -2,13 +2,14 @@ package config
 
 import (
 	"bytes"
-	"io"
+	"errors"
 	"math/big"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/mcpcheck/mcpcheck/internal/fileio"
 )
 
 // Load reads the fixture at path and returns the checked suite with the
@@ -23,16 +24,18 @@ func Load(path string, opts LoadOptions) (*Suite, error) {
 	return Parse(path, data, opts)
 }
 
-// readFile reads a file the user names, at most one byte more than
-// MaxFileSize (enough to know it is too large: the parser says so at its
-// first line). An error matches [ErrFile].
+// readFile reads a file the user names (a fixture, a baseline) with the
+// one bounded reader every user file goes through (internal/fileio): only a
+// regular file, at most MaxFileSize bytes. A larger file is the problem
+// "file is larger than 16 MiB" at its first line, as Parse says of one held
+// in memory; anything else that stops the read matches [ErrFile].
 func readFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, &fileError{path: path, err: err}
+	data, err := fileio.ReadFile(path, MaxFileSize)
+	if errors.Is(err, fileio.ErrTooLarge) {
+		errs := errList{file: path}
+		errs.add(Pos{File: path, Line: 1, Col: 1}, "file is larger than %d MiB", MaxFileSize>>20)
+		return nil, errs.err()
 	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
 	if err != nil {
 		return nil, &fileError{path: path, err: err}
 	}

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 
 	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/internal/fileio"
 	cfile "github.com/mcpcheck/mcpcheck/runner/internal/contract"
 )
 
@@ -114,7 +114,7 @@ func drift(fs []cfile.Finding, failOn string, clean func(string, int) string) ([
 // file that is missing (without --update) or not a contract is the
 // caller's input error.
 func readContract(path string, update bool) (*cfile.Contract, error) {
-	data, err := os.ReadFile(path)
+	data, err := fileio.ReadJSONFile(path)
 	if errors.Is(err, fs.ErrNotExist) && update {
 		return nil, nil
 	}
@@ -175,7 +175,9 @@ func (r *runState) checkContract(sess *session, found *discovered) error {
 	}
 	r.rep.Drift, r.rep.Summary.Drift = drift(findings, r.suite.FailOn, r.clean)
 	if r.opts.Update && (r.old == nil || len(findings) > 0) {
-		if err := os.WriteFile(r.suite.Contract, data, 0o644); err != nil {
+		// Replaced whole (internal/fileio): a failed write keeps the
+		// previous contract and fails the run, naming the file.
+		if err := fileio.WriteFile(r.suite.Contract, data, 0o644); err != nil {
 			return fmt.Errorf("updating the contract: %w", err)
 		}
 		r.rep.Summary.Drift.Updated = true

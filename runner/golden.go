@@ -98,7 +98,10 @@ func roundTrip(v any) any {
 }
 
 // saveGoldens writes the snapshot file when the run changed it (and, with
-// --update, pruned answers no step asks for any more).
+// --update, pruned answers no step asks for any more). A file that could
+// not be written fails the run (stage "snapshot", naming the file): the
+// answers its steps recorded or updated were not kept, and the file holds
+// what it held before.
 func (r *runState) saveGoldens() {
 	g := r.golden
 	if g == nil {
@@ -110,6 +113,11 @@ func (r *runState) saveGoldens() {
 		}
 	}
 	if _, err := g.file.Save(); err != nil {
-		r.rep.Warnings = append(r.rep.Warnings, r.clean("snapshot: "+strings.TrimSpace(err.Error()), 500))
+		msg := r.clean("the golden answers were not saved: "+strings.TrimSpace(err.Error()), 1000)
+		if r.rep.Failure == nil {
+			r.rep.Failure = &SuiteFailure{Stage: "snapshot", Message: msg}
+		} else {
+			r.rep.Warnings = append(r.rep.Warnings, "snapshot: "+msg)
+		}
 	}
 }

@@ -113,6 +113,7 @@ func Merge(parts []Part, allowPartial bool) (*Report, error) {
 	// Every shard opens a session to discover the server; one run opens it
 	// once.
 	m.Connections -= len(parts) - 1
+	m.Warnings, m.Notes = distinct(m.Warnings), distinct(m.Notes)
 	sort.Strings(m.Warnings)
 	// Each stale entry is judged where its scenario ran: listed once, in
 	// the baseline's order.
@@ -156,15 +157,26 @@ func (m *Report) joinPart(r *Report, label string) {
 		m.TerminatedEarly = r.TerminatedEarly
 	}
 	for _, w := range r.Warnings {
-		if w = tag(w); !slices.Contains(m.Warnings, w) {
-			m.Warnings = append(m.Warnings, w)
-		}
+		m.Warnings = append(m.Warnings, tag(w))
 	}
 	for _, n := range r.Notes {
-		if n = tag(n); !slices.Contains(m.Notes, n) {
-			m.Notes = append(m.Notes, n)
+		m.Notes = append(m.Notes, tag(n))
+	}
+}
+
+// distinct keeps the first of each string in list, in order. Warnings and
+// notes are joined through it once all parts are in: a report may hold
+// hundreds of thousands, and comparing each with every other took minutes.
+func distinct(list []string) []string {
+	seen := make(map[string]bool, len(list))
+	out := list[:0]
+	for _, s := range list {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
 		}
 	}
+	return out
 }
 
 // restorePositions gives the steps and expectations of a report read from

@@ -114,6 +114,7 @@ func joinProtocols(parts []*Report, requested []string) *Report {
 		m.ToolsDiscovered = append(m.ToolsDiscovered, t)
 	}
 	sort.Strings(m.ToolsDiscovered)
+	m.Warnings, m.Notes = distinct(m.Warnings), distinct(m.Notes)
 	sort.Strings(m.Warnings)
 	return m
 }

@@ -43,6 +43,14 @@ func RecordAnswers(fixture, scenario string, answers []RecordedAnswer, secrets [
 	return path, err
 }
 
+// CheckRecordAnswers refuses a fixture path whose golden answers
+// (__snapshots__ beside it) a recording could not write without following
+// a symbolic link out of the fixture's directory; the error names the
+// link. mcpcheck record checks before the session starts.
+func CheckRecordAnswers(fixture string) error {
+	return golden.Check(golden.PathFor(fixture))
+}
+
 // Redactor returns the function every output of a run passes its strings
 // through: [Sanitize], then each of secrets replaced by [Redacted] (see
 // "What is a secret" in redact.go).

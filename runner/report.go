@@ -135,7 +135,8 @@ type Summary struct {
 // SuiteFailure is a failure that is not any one step's.
 type SuiteFailure struct {
 	// Stage is where the run failed: "connect", "discovery", "allowlist",
-	// "interrupted".
+	// "interrupted", or "snapshot" (the golden answers could not be
+	// written).
 	Stage   string `json:"stage"`
 	Message string `json:"message"`
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/internal/fileio"
 	"github.com/mcpcheck/mcpcheck/runner"
 	"github.com/mcpcheck/mcpcheck/runner/report"
 )
@@ -74,7 +75,7 @@ func diffContracts(args []string, stdout, stderr io.Writer) int {
 	}
 	var data [2][]byte
 	for i, name := range files {
-		b, err := os.ReadFile(name)
+		b, err := fileio.ReadJSONFile(name)
 		if err != nil {
 			fmt.Fprintf(stderr, "mcpcheck diff: %s\n", runner.Sanitize(err.Error()))
 			return exitBadArgs
@@ -93,18 +94,18 @@ func diffContracts(args []string, stdout, stderr io.Writer) int {
 	}
 	defer closeOutputs(outs)
 	human, machine := stdout, io.Writer(nil)
+	var jsonFile *fileio.Pending
 	switch *jsonOut {
 	case "":
 	case "-":
 		human, machine = stderr, stdout
 	default:
-		jf, err := os.Create(*jsonOut)
-		if err != nil {
-			fmt.Fprintf(stderr, "mcpcheck diff: --json: %v\n", err)
+		if jsonFile, err = createFile("--json", *jsonOut); err != nil {
+			fmt.Fprintf(stderr, "mcpcheck diff: %v\n", err)
 			return exitBadArgs
 		}
-		defer jf.Close()
-		machine = jf
+		defer jsonFile.Abort()
+		machine = jsonFile
 	}
 	color := false
 	if fh, ok := human.(*os.File); ok {
@@ -119,9 +120,9 @@ func diffContracts(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "mcpcheck diff: writing the JSON report: %v\n", err)
 			return exitBadArgs
 		}
-		if c, ok := machine.(io.Closer); ok && machine != stdout {
-			if err := c.Close(); err != nil {
-				fmt.Fprintf(stderr, "mcpcheck diff: writing %s: %v\n", *jsonOut, err)
+		if jsonFile != nil {
+			if err := jsonFile.Commit(); err != nil {
+				fmt.Fprintf(stderr, "mcpcheck diff: %v\n", err)
 				return exitBadArgs
 			}
 		}

@@ -7,11 +7,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/mcpcheck/mcpcheck/internal/fileio"
 	"github.com/mcpcheck/mcpcheck/runner"
 	"github.com/mcpcheck/mcpcheck/runner/report"
 	"github.com/mcpcheck/mcpcheck/schemas"
@@ -101,18 +101,18 @@ func mergeReports(args []string, stdout, stderr io.Writer) int {
 	}
 
 	human, machine := stdout, io.Writer(nil)
-	var jsonFile *os.File
+	var jsonFile *fileio.Pending
 	switch f.jsonOut {
 	case "":
 	case "-":
 		human, machine = stderr, stdout
 	default:
 		var err error
-		if jsonFile, err = os.Create(f.jsonOut); err != nil {
-			fmt.Fprintf(stderr, "mcpcheck merge: --json: %v\n", err)
+		if jsonFile, err = createFile("--json", f.jsonOut); err != nil {
+			fmt.Fprintf(stderr, "mcpcheck merge: %v\n", err)
 			return exitBadArgs
 		}
-		defer jsonFile.Close()
+		defer jsonFile.Abort()
 		machine = jsonFile
 	}
 	outs := outputsOf(f)
@@ -145,9 +145,11 @@ func mergeReports(args []string, stdout, stderr io.Writer) int {
 }
 
 // readReports reads a JSON report file, checked against the report
-// schema: one suite's report, or each report of a run of several.
+// schema: one suite's report, or each report of a run of several. The file
+// is read by the bounded reader (a regular file of at most
+// fileio.MaxJSONBytes).
 func readReports(file string) ([]*runner.Report, error) {
-	data, err := os.ReadFile(file)
+	data, err := fileio.ReadJSONFile(file)
 	if err != nil {
 		return nil, err
 	}
@@ -155,10 +157,19 @@ func readReports(file string) ([]*runner.Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s is not JSON: %v", file, err)
 	}
-	if err := compiledReportSchema().Validate(doc); err != nil {
+	// The validator keeps an error per violation, several hundred bytes
+	// each, and a hostile file may hold one in each of its values: a large
+	// file is only checked, by a schema that gives up at its first
+	// violation, and a small one explained.
+	full, check := reportSchemas()
+	if fileio.JSONValues(data) > explainedValues {
+		if check.Validate(doc) != nil {
+			return nil, fmt.Errorf("%s is not an mcpcheck JSON report: it does not match the report schema (mcpcheck schema report); a file of more than %d values is not explained further", file, explainedValues)
+		}
+	} else if err := full.Validate(doc); err != nil {
 		msg := err.Error()
 		if ve, ok := err.(*jsonschema.ValidationError); ok {
-			msg = strings.TrimSpace(ve.Error())
+			msg = firstLines(strings.TrimSpace(ve.Error()), 20)
 		}
 		return nil, fmt.Errorf("%s is not an mcpcheck JSON report: %s", file, msg)
 	}
@@ -173,15 +184,45 @@ func readReports(file string) ([]*runner.Report, error) {
 	return []*runner.Report{&one}, nil
 }
 
-// compiledReportSchema compiles schemas/report.schema.json, loading nothing else.
-func compiledReportSchema() *jsonschema.Schema {
+// explainedValues is the most values a report may hold for the schema's
+// every violation to be listed: 65,536 violations cost the validator
+// about 50 MB.
+const explainedValues = 1 << 16
+
+// reportSchemas compiles schemas/report.schema.json, loading nothing else:
+// full lists every violation; check is valid exactly when full is, and
+// stops at the first violation of each value it checks (a JSON Schema
+// "if" is evaluated for its verdict only).
+func reportSchemas() (full, check *jsonschema.Schema) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schemas.Report))
 	if err != nil {
 		panic(err) // embedded: a broken schema fails every test
+	}
+	wrap, err := jsonschema.UnmarshalJSON(strings.NewReader(`{"$schema": "https://json-schema.org/draft/2020-12/schema", "if": {"$ref": "` + schemas.ReportURL + `"}, "then": true, "else": false}`))
+	if err != nil {
+		panic(err)
 	}
 	c := jsonschema.NewCompiler()
 	if err := c.AddResource(schemas.ReportURL, doc); err != nil {
 		panic(err)
 	}
-	return c.MustCompile(schemas.ReportURL)
+	if err := c.AddResource("mcpcheck:report-check", wrap); err != nil {
+		panic(err)
+	}
+	return c.MustCompile(schemas.ReportURL), c.MustCompile("mcpcheck:report-check")
+}
+
+// firstLines is s cut after n lines, with a line saying how many more
+// there were: a file with a problem in every one of its 100,000 entries
+// is one problem repeated.
+func firstLines(s string, n int) string {
+	cut := 0
+	for range n {
+		i := strings.IndexByte(s[cut:], '\n')
+		if i < 0 {
+			return s
+		}
+		cut += i + 1
+	}
+	return fmt.Sprintf("%s  ... and %d more lines", s[:cut], strings.Count(s[cut:], "\n")+1)
 }

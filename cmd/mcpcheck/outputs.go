@@ -1,24 +1,30 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
 
+	"github.com/mcpcheck/mcpcheck/internal/fileio"
 	"github.com/mcpcheck/mcpcheck/runner"
 	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // output is one report file a run writes besides the human report and the
-// JSON: --junit and the others. Each is opened before the run, so a bad
-// path is exit 2 at once rather than after a long run.
+// JSON: --junit and the others. Each is started before the run (a temporary
+// file beside it, internal/fileio), so a bad path is exit 2 at once rather
+// than after a long run, and put in place only when the reports are
+// written: a run that ends before it has a report leaves every existing
+// file as it was.
 type output struct {
 	flag, path string
 	write      func(io.Writer, ...*runner.Report) error
-	file       *os.File
+	file       *fileio.Pending
 	// appends: the file is added to, not replaced ($GITHUB_STEP_SUMMARY,
-	// which other steps of the job write too).
-	appends bool
+	// which other steps of the job write too), in one write.
+	appends  bool
+	appender *fileio.Appender
 }
 
 // getenv reads the CI system's variables (GITHUB_STEP_SUMMARY,
@@ -47,15 +53,16 @@ func outputsOf(f *flags) []*output {
 	return outs
 }
 
-// openOutputs creates every output's file.
+// openOutputs starts every output's file.
 func openOutputs(outs []*output) error {
 	for _, o := range outs {
 		var err error
-		flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
 		if o.appends {
-			flags = os.O_WRONLY | os.O_CREATE | os.O_APPEND
+			o.appender, err = fileio.OpenAppend(o.path, 0o644)
+		} else {
+			o.file, err = fileio.Create(o.path, 0o644)
 		}
-		if o.file, err = os.OpenFile(o.path, flags, 0o644); err != nil {
+		if err != nil {
 			closeOutputs(outs)
 			return fmt.Errorf("%s: %w", o.flag, err)
 		}
@@ -63,41 +70,50 @@ func openOutputs(outs []*output) error {
 	return nil
 }
 
-// writeOutputs writes the reports (one per suite) to every output and
-// closes it.
+// createFile starts a file the command writes (--json FILE, --trace,
+// --out), for a message naming its flag when that fails.
+func createFile(flag, path string) (*fileio.Pending, error) {
+	p, err := fileio.Create(path, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", flag, err)
+	}
+	return p, nil
+}
+
+// writeOutputs writes the reports (one per suite) to every output and puts
+// it in place; an appended file gets the whole text in one write.
 func writeOutputs(outs []*output, reps []*runner.Report) error {
 	defer closeOutputs(outs)
 	for _, o := range outs {
-		if err := o.write(o.file, reps...); err != nil {
-			return fmt.Errorf("writing %s: %w", o.path, err)
+		if o.appends {
+			var b bytes.Buffer
+			if err := o.write(&b, reps...); err != nil {
+				return fmt.Errorf("writing %s: %w", o.path, err)
+			}
+			if err := o.appender.Append(b.Bytes()); err != nil {
+				return err
+			}
+			continue
 		}
-		err := o.file.Close()
-		o.file = nil
-		if err != nil {
-			return fmt.Errorf("writing %s: %w", o.path, err)
+		if err := o.write(o.file, reps...); err != nil {
+			return fmt.Errorf("writing %s: %w (the file is unchanged)", o.path, err)
+		}
+		if err := o.file.Commit(); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// discardOutputs closes the outputs and removes the files they created
-// (never one appended to), when the run ended before it had a report.
-func discardOutputs(outs []*output) {
-	for _, o := range outs {
-		if o.file != nil && !o.appends {
-			o.file.Close()
-			o.file = nil
-			os.Remove(o.path)
-		}
-	}
-	closeOutputs(outs)
-}
-
+// closeOutputs drops what was not written: each file stays as it was. It
+// does nothing to an output already written, so it may always be deferred.
 func closeOutputs(outs []*output) {
 	for _, o := range outs {
 		if o.file != nil {
-			o.file.Close()
-			o.file = nil
+			o.file.Abort()
+		}
+		if o.appender != nil {
+			o.appender.Close()
 		}
 	}
 }

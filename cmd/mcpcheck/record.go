@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/cmd/mcpcheck/internal/record"
 	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/internal/fileio"
 	"github.com/mcpcheck/mcpcheck/internal/stdio"
 	"github.com/mcpcheck/mcpcheck/runner"
 )
@@ -116,9 +117,17 @@ func recordSession(ctx context.Context, args []string, stdout, stderr io.Writer)
 		fmt.Fprintf(stderr, "mcpcheck record: %s (see mcpcheck record --help)\n", flagError(err))
 		return exitBadArgs
 	}
-	// Fail on a bad path before the client starts talking.
-	if err := os.WriteFile(f.out, nil, 0o644); err != nil {
-		fmt.Fprintf(stderr, "mcpcheck record: --out: %v\n", err)
+	// Fail on a bad path before the client starts talking. The fixture is
+	// a temporary file until the recording is written whole: a recording
+	// that fails or is interrupted leaves a previous file as it was.
+	out, err := createFile("--out", f.out)
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpcheck record: %v\n", err)
+		return exitBadArgs
+	}
+	defer out.Abort()
+	if err := runner.CheckRecordAnswers(f.out); err != nil {
+		fmt.Fprintf(stderr, "mcpcheck record: %v\n", err)
 		return exitBadArgs
 	}
 	sess := record.New()
@@ -149,10 +158,9 @@ func recordSession(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpcheck record: %v\n", err)
-		os.Remove(f.out)
 		return exitFail
 	}
-	return writeRecording(f, sess, target, secretValues, stderr)
+	return writeRecording(f, out, sess, target, secretValues, stderr)
 }
 
 // headerVariable is the variable a recorded header is read from on
@@ -161,7 +169,10 @@ func headerVariable(header string) string {
 	return "MCP_" + strings.ToUpper(strings.NewReplacer("-", "_", " ", "_").Replace(header))
 }
 
-func writeRecording(f *recordFlags, sess *record.Session, target record.Target, secretValues []runner.Secret, stderr io.Writer) int {
+// writeRecording writes the golden answers, then puts the fixture in
+// place (out); on an error it leaves out uncommitted, so the previous
+// fixture stays.
+func writeRecording(f *recordFlags, out *fileio.Pending, sess *record.Session, target record.Target, secretValues []runner.Secret, stderr io.Writer) int {
 	red := runner.Redactor(secretValues)
 	target.Name = "Recorded session with " + filepath.Base(f.out)
 	rec, err := sess.Fixture(target, config.SupportedProtocolVersions, red)
@@ -170,12 +181,7 @@ func writeRecording(f *recordFlags, sess *record.Session, target record.Target, 
 		return exitFail
 	}
 	if len(rec.Answers) == 0 {
-		os.Remove(f.out)
 		fmt.Fprintf(stderr, "mcpcheck record: the client made no tools/call, resources/read, prompts/get or completion/complete; nothing written\n")
-		return exitFail
-	}
-	if err := os.WriteFile(f.out, rec.YAML, 0o644); err != nil {
-		fmt.Fprintf(stderr, "mcpcheck record: %v\n", err)
 		return exitFail
 	}
 	answers := make([]runner.RecordedAnswer, len(rec.Answers))
@@ -184,7 +190,14 @@ func writeRecording(f *recordFlags, sess *record.Session, target record.Target, 
 	}
 	path, err := runner.RecordAnswers(f.out, rec.Scenario, answers, secretValues)
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpcheck record: writing the answers: %v\n", err)
+		fmt.Fprintf(stderr, "mcpcheck record: writing the answers: %v; %s is unchanged\n", err, f.out)
+		return exitFail
+	}
+	if _, err := out.Write(rec.YAML); err == nil {
+		err = out.Commit()
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpcheck record: %v\n", err)
 		return exitFail
 	}
 	fmt.Fprintf(stderr, "mcpcheck record: wrote %s (%d steps) and %s\n", f.out, len(rec.Answers), path)

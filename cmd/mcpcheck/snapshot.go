@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
+	"github.com/mcpcheck/mcpcheck/internal/fileio"
 	"github.com/mcpcheck/mcpcheck/runner"
 )
 
@@ -46,15 +46,17 @@ func snapshot(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	suite.Contract = ""
 	opts.Snapshot = true
-	// Open the file first, so a bad path fails before connecting.
-	var file *os.File
-	w := stdout
+	// Start the file first, so a bad path fails before connecting. It is
+	// a temporary file until the contract is written whole: a snapshot
+	// that fails or is interrupted leaves the previous contract.
+	var file *fileio.Pending
+	w := io.Writer(stdout)
 	if out != "" && out != "-" {
-		if file, err = os.Create(out); err != nil {
-			fmt.Fprintf(stderr, "mcpcheck snapshot: --out: %v\n", err)
+		if file, err = createFile("--out", out); err != nil {
+			fmt.Fprintf(stderr, "mcpcheck snapshot: %v\n", err)
 			return exitBadArgs
 		}
-		defer file.Close()
+		defer file.Abort()
 		w = file
 	}
 	rep, err := runner.Run(ctx, suite, opts)
@@ -72,8 +74,7 @@ func snapshot(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			fmt.Fprintf(stderr, "  | %s\n", l)
 		}
 		if file != nil {
-			file.Close()
-			os.Remove(out)
+			fmt.Fprintf(stderr, "mcpcheck snapshot: %s is unchanged\n", out)
 		}
 		return exitFail
 	}
@@ -82,8 +83,8 @@ func snapshot(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitBadArgs
 	}
 	if file != nil {
-		if err := file.Close(); err != nil {
-			fmt.Fprintf(stderr, "mcpcheck snapshot: writing %s: %v\n", out, err)
+		if err := file.Commit(); err != nil {
+			fmt.Fprintf(stderr, "mcpcheck snapshot: %v\n", err)
 			return exitBadArgs
 		}
 		fmt.Fprintf(stderr, "wrote the contract of %s to %s: %d tools, %d resources, %d resource templates, %d prompts\n",

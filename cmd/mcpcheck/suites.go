@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/internal/fileio"
 	"github.com/mcpcheck/mcpcheck/runner"
 	"github.com/mcpcheck/mcpcheck/runner/report"
 )
@@ -84,28 +85,33 @@ type suiteRun struct {
 // the exit code is the worst of the suites'.
 func runSuites(ctx context.Context, f *flags, suites []*config.Suite, baselines []baseline, opts runner.Options, stdout, stderr io.Writer) int {
 	human, machine := stdout, io.Writer(nil)
-	var jsonFile, traceFile *os.File
+	var jsonFile, traceFile *fileio.Pending
 	var err error
+	// Every file is started before running, so a bad path fails fast
+	// (exit 2) instead of after a long run, and written to a temporary
+	// file that replaces it only once the run has a report: a run that
+	// ends before (a missing credential, no suite that could start)
+	// leaves the previous files as they were. The deferred Aborts drop
+	// whatever was not committed.
 	switch f.jsonOut {
 	case "":
 	case "-":
 		human, machine = stderr, stdout
 	default:
-		// Open files before running, so a bad path fails fast (exit 2)
-		// instead of after a long run.
-		if jsonFile, err = os.Create(f.jsonOut); err != nil {
-			fmt.Fprintf(stderr, "mcpcheck: --json: %v\n", err)
+		if jsonFile, err = createFile("--json", f.jsonOut); err != nil {
+			fmt.Fprintf(stderr, "mcpcheck: %v\n", err)
 			return exitBadArgs
 		}
-		defer jsonFile.Close()
+		defer jsonFile.Abort()
 		machine = jsonFile
 	}
 	if f.trace != "" {
-		if traceFile, err = os.Create(f.trace); err != nil {
-			fmt.Fprintf(stderr, "mcpcheck: --trace: %v\n", err)
+		// The trace is written as the run goes, to its temporary file.
+		if traceFile, err = createFile("--trace", f.trace); err != nil {
+			fmt.Fprintf(stderr, "mcpcheck: %v\n", err)
 			return exitBadArgs
 		}
-		defer traceFile.Close()
+		defer traceFile.Abort()
 		opts.Trace = &lockedWriter{w: traceFile}
 	}
 	var outs []*output
@@ -204,21 +210,23 @@ func runSuites(ctx context.Context, f *flags, suites []*config.Suite, baselines 
 			return exitBadArgs
 		}
 	}
+	if len(reps) == 0 {
+		return code // nothing ran: every file stays as it was
+	}
+	if traceFile != nil {
+		// Every suite has ended: nothing writes to the trace any more. A
+		// trace that cannot be written does not keep the reports from
+		// being written.
+		if err := traceFile.Commit(); err != nil {
+			fmt.Fprintf(stderr, "mcpcheck: %v\n", err)
+			code = exitBadArgs
+		}
+	}
 	if f.list {
 		return code
 	}
-	if len(reps) == 0 {
-		discardOutputs(outs) // nothing ran: no empty report for CI to pick up
-		return code
-	}
-	if code := writeReports(f, reps, len(suites) > 1, machine, jsonFile, outs, stderr); code != exitPass {
-		return code
-	}
-	if traceFile != nil {
-		if err := traceFile.Close(); err != nil {
-			fmt.Fprintf(stderr, "mcpcheck: writing %s: %v\n", f.trace, err)
-			return exitBadArgs
-		}
+	if c := writeReports(f, reps, len(suites) > 1, machine, jsonFile, outs, stderr); c != exitPass {
+		return c
 	}
 	return code
 }
@@ -228,7 +236,7 @@ func runSuites(ctx context.Context, f *flags, suites []*config.Suite, baselines 
 // the report files (--junit, --html, --summary: each holds every suite).
 // Every file written from the finished reports is written here, by the
 // run and by merge alike.
-func writeReports(f *flags, reps []*runner.Report, several bool, machine io.Writer, jsonFile *os.File, outs []*output, stderr io.Writer) int {
+func writeReports(f *flags, reps []*runner.Report, several bool, machine io.Writer, jsonFile *fileio.Pending, outs []*output, stderr io.Writer) int {
 	if machine != nil {
 		var err error
 		if several {
@@ -241,8 +249,8 @@ func writeReports(f *flags, reps []*runner.Report, several bool, machine io.Writ
 			return exitBadArgs
 		}
 		if jsonFile != nil {
-			if err := jsonFile.Close(); err != nil {
-				fmt.Fprintf(stderr, "mcpcheck: writing %s: %v\n", f.jsonOut, err)
+			if err := jsonFile.Commit(); err != nil {
+				fmt.Fprintf(stderr, "mcpcheck: %v\n", err)
 				return exitBadArgs
 			}
 		}
@@ -334,6 +342,7 @@ func (b baseline) judge(rep *runner.Report, update bool) error {
 // is discovered, so a suite that generates them always may have something.
 func selectsSomething(sel *runner.Selection, suites []*config.Suite) error {
 	var tags []string
+	seen := map[string]bool{} // a set: a fixture may hold 300,000 scenarios, each tagged
 	for _, s := range suites {
 		if s.Generate != nil {
 			return nil
@@ -343,7 +352,8 @@ func selectsSomething(sel *runner.Selection, suites []*config.Suite) error {
 				return nil
 			}
 			for _, t := range s.Scenarios[i].Tags {
-				if !slices.Contains(tags, t) {
+				if !seen[t] {
+					seen[t] = true
 					tags = append(tags, t)
 				}
 			}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 
 	"github.com/mcpcheck/mcpcheck/runner"
@@ -43,20 +42,25 @@ func runTools(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "mcpcheck tools: %v\n", err)
 		return exitBadArgs
 	}
-	out, write := stdout, report.Tools
+	out, write := io.Writer(stdout), report.Tools
+	commit := func() error { return nil }
 	if f.jsonOut != "" {
 		write = report.ToolsJSON
 		if f.jsonOut != "-" {
-			file, err := os.Create(f.jsonOut)
+			file, err := createFile("--json", f.jsonOut)
 			if err != nil {
-				fmt.Fprintf(stderr, "mcpcheck tools: --json: %v\n", err)
+				fmt.Fprintf(stderr, "mcpcheck tools: %v\n", err)
 				return exitBadArgs
 			}
-			defer file.Close()
-			out = file
+			defer file.Abort()
+			out, commit = file, file.Commit
 		}
 	}
 	if err := write(out, rep); err != nil {
+		fmt.Fprintf(stderr, "mcpcheck tools: %v\n", err)
+		return exitBadArgs
+	}
+	if err := commit(); err != nil {
 		fmt.Fprintf(stderr, "mcpcheck tools: %v\n", err)
 		return exitBadArgs
 	}

@@ -7,6 +7,15 @@
 // nothing. [Reduce] is what is stored and compared: the result with the
 // snapshotIgnore paths left out and the snapshotSanitize sanitizers
 // applied.
+//
+// The file is read with the bounded reader of internal/fileio (a regular
+// file within the limits of a JSON document read back) and written whole, through a temporary
+// file and a rename: a failed write leaves the previous answers. Writes
+// never follow a symbolic link out of the fixture's directory: a
+// __snapshots__ that is a link, or a snapshot file that is a link to a
+// missing file or to one outside the fixture's directory, is refused,
+// naming the link ([Check]), before the run reads it and again before it
+// writes (a fixture tree is often a checkout of someone else's branch).
 package golden
 
 import (
@@ -18,7 +27,10 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
+
+	"github.com/mcpcheck/mcpcheck/internal/fileio"
 )
 
 // SchemaVersion is the version of the snapshot file format.
@@ -50,10 +62,45 @@ func New(path string) *File {
 	return &File{Path: path, entries: map[string]map[string]any{}}
 }
 
+// Check refuses a snapshot file path that a write could follow out of
+// the fixture's directory (the directory of its __snapshots__): a
+// __snapshots__ that is a symbolic link, or a file in it that is a link
+// to nothing or to a file outside that directory. The error names the
+// link.
+func Check(path string) error {
+	snaps := filepath.Dir(path)
+	fixtureDir := filepath.Dir(snaps)
+	if fi, err := os.Lstat(snaps); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		to, _ := os.Readlink(snaps)
+		return fmt.Errorf("%s is a symbolic link (to %s): golden answers are written only inside the fixture's directory, never through a link; make it a directory", snaps, to)
+	}
+	fi, err := os.Lstat(path)
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return nil
+	}
+	to, _ := os.Readlink(path)
+	target, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return fmt.Errorf("%s is a symbolic link to %s, which does not exist: golden answers are not written through it", path, to)
+	}
+	root, err := filepath.EvalSymlinks(fixtureDir)
+	if err != nil {
+		return err
+	}
+	if rel, err := filepath.Rel(root, target); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return fmt.Errorf("%s is a symbolic link to %s, outside the fixture's directory %s: golden answers are not written through it", path, to, fixtureDir)
+	}
+	return nil
+}
+
 // Load reads the snapshot file at path; a missing file is an empty one.
+// A path that [Check] refuses is an error.
 func Load(path string) (*File, error) {
 	f := New(path)
-	data, err := os.ReadFile(path)
+	if err := Check(path); err != nil {
+		return nil, err
+	}
+	data, err := fileio.ReadJSONFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return f, nil
 	}
@@ -123,8 +170,10 @@ func (f *File) encode() ([]byte, error) {
 	return buf.Bytes(), err
 }
 
-// Save writes the file if its content changed (and removes it when it
-// holds nothing and did not exist); it reports whether it wrote.
+// Save writes the file if its content changed (and writes nothing when
+// it holds nothing and did not exist); it reports whether it wrote. The
+// file is replaced whole or not at all; a path [Check] refuses is an
+// error.
 func (f *File) Save() (bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -140,10 +189,18 @@ func (f *File) Save() (bool, error) {
 	if bytes.Equal(data, f.loaded) {
 		return false, nil
 	}
+	if err := Check(f.Path); err != nil {
+		return false, err
+	}
 	if err := os.MkdirAll(filepath.Dir(f.Path), 0o755); err != nil {
 		return false, err
 	}
-	if err := os.WriteFile(f.Path, data, 0o644); err != nil {
+	// Checked again now that the directory exists (MkdirAll follows a
+	// link that appeared meanwhile).
+	if err := Check(f.Path); err != nil {
+		return false, err
+	}
+	if err := fileio.WriteFile(f.Path, data, 0o644); err != nil {
 		return false, err
 	}
 	f.loaded = data
