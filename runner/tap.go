@@ -368,6 +368,9 @@ type tapConn struct {
 	// timeout cancelled them); closed is set when reading has ended.
 	unanswered map[jsonrpc.ID]bool
 	closed     bool
+	// cancelled holds when the cancellation of each unanswered call was
+	// written: the SDK sends it in the background, after the call returned.
+	cancelled map[jsonrpc.ID]time.Time
 }
 
 // maxRecent bounds how many finished calls tapConn remembers.
@@ -391,7 +394,35 @@ func (c *tapConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			return err
 		}
 	}
+	if req, ok := msg.(*jsonrpc.Request); ok && !req.IsCall() && req.Method == "notifications/cancelled" {
+		err := c.Connection.Write(ctx, msg)
+		if id, ok := cancelledID(req.Params); ok && err == nil {
+			c.mu.Lock()
+			// Kept whether or not the call has returned yet (the SDK may
+			// write the cancellation first); awaitLate removes it, and a
+			// call answered at its deadline never reads it, so the map is
+			// bounded.
+			if c.cancelled == nil || len(c.cancelled) >= maxRecent {
+				c.cancelled = map[jsonrpc.ID]time.Time{}
+			}
+			c.cancelled[id] = time.Now()
+			c.mu.Unlock()
+		}
+		return err
+	}
 	return c.Connection.Write(ctx, msg)
+}
+
+// cancelledID is the request id a notifications/cancelled names.
+func cancelledID(params json.RawMessage) (jsonrpc.ID, bool) {
+	var p struct {
+		RequestID any `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil || p.RequestID == nil {
+		return jsonrpc.ID{}, false
+	}
+	id, err := jsonrpc.MakeID(p.RequestID)
+	return id, err == nil
 }
 
 // Stuck returns the error of a request write that did not complete, or nil.
@@ -483,27 +514,42 @@ func (c *tapConn) finish(t *tap) {
 }
 
 // lateGrace bounds how long a call that returned without its response (a
-// timeout cancelled it) waits for a late one before its step is final. A
-// server that answers after cancellation does so at once; waiting for it
-// here makes the warning about it part of the step, not of whatever the
-// session does next (a following call that breaks the connection, or the
-// end of a shard, would otherwise lose it). A server that never answers
-// costs the grace once per timed-out call, outside the step's duration.
-const lateGrace = 250 * time.Millisecond
+// timeout cancelled it) waits for a late one before its step is final,
+// counted from when the server was told of the cancellation. A server that
+// answers after cancellation does so at once; waiting for it here makes the
+// warning about it part of the step, not of whatever the session does next
+// (a following call that breaks the connection, or the end of a shard,
+// would otherwise lose it). The SDK writes the cancellation in the
+// background after the call returned, so on a busy machine it may go out
+// late: the grace starts when it was written (cancelSendWait at most after
+// the call returned), so the step's warnings do not depend on the load. A
+// server that never answers costs the grace once per timed-out call,
+// outside the step's duration.
+const (
+	lateGrace      = 250 * time.Millisecond
+	cancelSendWait = time.Second
+)
 
-// awaitLate waits, up to lateGrace, until the call id has had its late
-// response or the connection has ended.
+// awaitLate waits until the call id has had its late response, the
+// connection has ended, or lateGrace has passed since its cancellation was
+// written.
 func (c *tapConn) awaitLate(id jsonrpc.ID) {
-	for deadline := time.Now().Add(lateGrace); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+	deadline := time.Now().Add(cancelSendWait + lateGrace)
+	for ; time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
 		c.mu.Lock()
 		done := !c.unanswered[id] || c.closed
+		sent, ok := c.cancelled[id]
 		c.mu.Unlock()
 		if done {
-			return
+			break
+		}
+		if ok {
+			deadline = sent.Add(lateGrace)
 		}
 	}
 	c.mu.Lock()
 	delete(c.unanswered, id)
+	delete(c.cancelled, id)
 	c.mu.Unlock()
 }
 
