@@ -196,13 +196,3 @@ func ExpectedOutcomes(e *config.Expect) []config.Outcome {
 		return []config.Outcome{config.OutcomeOK}
 	}
 }
-
-// Failed reports whether any failure is not a note.
-func Failed(fs []Failure) bool {
-	for _, f := range fs {
-		if !f.Note {
-			return true
-		}
-	}
-	return false
-}

@@ -42,7 +42,7 @@ type LoadOptions struct {
 	// to ignore the environment.
 	Environ []string
 	// Flags are settings given on the command line, keyed by the fixture key
-	// they set (see [Settings]): "timeoutMs" → 5000, "generate.seed" →
+	// they set, dotted below generate: "timeoutMs" → 5000, "generate.seed" →
 	// int64(7), "generate.failUnder.latency" → 90.0. They win over the
 	// environment and the file. An endpoint given here (or in MCPCHECK_URL)
 	// replaces the fixture's target: its command, env, envFromEnv and cwd
@@ -104,16 +104,6 @@ var settings = func() []setting {
 	}
 	return list
 }()
-
-// Settings lists the keys that [LoadOptions.Flags] may set, in a fixed
-// order: the command line maps its flags onto them.
-func Settings() []string {
-	out := make([]string, len(settings))
-	for i, st := range settings {
-		out[i] = st.key
-	}
-	return out
-}
 
 func settingByKey(key string) (setting, bool) {
 	i := slices.IndexFunc(settings, func(st setting) bool { return st.key == key })
