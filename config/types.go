@@ -47,8 +47,9 @@ const (
 // Origins lists every origin, in the order of the report schema.
 var Origins = []Origin{OriginFixture, OriginFuzz, OriginFidelity, OriginLifecycle, OriginProbe, OriginConcurrency, OriginProtocol}
 
-// Outcome is the class of what became of one call, the vocabulary of
-// DESIGN.md shared by expectations, steps and reports.
+// Outcome is the class of what became of one call, one vocabulary shared
+// by expectations, steps and reports: the outcome enum of the fixture
+// schema ($defs/outcome), which README lists with what each class means.
 type Outcome string
 
 // The outcomes, in the order of the fixture schema's outcome enum.
