@@ -134,11 +134,24 @@ type Summary struct {
 
 // SuiteFailure is a failure that is not any one step's.
 type SuiteFailure struct {
-	// Stage is where the run failed: "connect", "discovery", "allowlist",
-	// "interrupted".
-	Stage   string `json:"stage"`
+	// Stage is where the run failed.
+	Stage   Stage  `json:"stage"`
 	Message string `json:"message"`
 }
+
+// Stage is where a run failed as a whole.
+type Stage string
+
+// The stages, in the order of the report schema.
+const (
+	StageConnect     Stage = "connect"
+	StageDiscovery   Stage = "discovery"
+	StageAllowlist   Stage = "allowlist"
+	StageInterrupted Stage = "interrupted"
+)
+
+// Stages lists every stage, in the order of the report schema.
+var Stages = []Stage{StageConnect, StageDiscovery, StageAllowlist, StageInterrupted}
 
 // Termination says where and why a run stopped early.
 type Termination struct {

@@ -13,8 +13,8 @@ import (
 )
 
 // TestReportVocabularies keeps the enums of schemas/report.schema.json and
-// the Go vocabularies in step: statuses, origins, outcomes, scores and
-// assertion kinds.
+// the Go vocabularies in step: statuses, origins, outcomes, scores,
+// assertion kinds, failOn and failure stages.
 func TestReportVocabularies(t *testing.T) {
 	var doc any
 	if err := json.Unmarshal(schemas.Report, &doc); err != nil {
@@ -58,6 +58,7 @@ func TestReportVocabularies(t *testing.T) {
 		{"/properties/drift/items/properties/kind/enum", stringsOf(DriftKinds)},
 		{"/properties/drift/items/properties/subject/enum", stringsOf(DriftSubjects)},
 		{"/properties/summary/properties/drift/properties/failOn/enum", config.FailOns},
+		{"/properties/failure/properties/stage/enum", stringsOf(Stages)},
 	} {
 		if got := enum(c.ptr); !slices.Equal(got, c.want) {
 			t.Errorf("%s = %q, Go %q", c.ptr, got, c.want)
