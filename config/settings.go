@@ -128,21 +128,21 @@ func checkProtocol(v any) string {
 }
 
 func checkIsolation(v any) string {
-	if s := v.(string); s == IsolationShared || s == IsolationScenario {
+	if s := Isolation(v.(string)); s == IsolationShared || s == IsolationScenario {
 		return ""
 	}
 	return fmt.Sprintf("must be %s or %s; got %s", IsolationShared, IsolationScenario, quote(v.(string)))
 }
 
 func checkFailOn(v any) string {
-	if slices.Contains(FailOns, v.(string)) {
+	if slices.Contains(FailOns, FailOn(v.(string))) {
 		return ""
 	}
-	return fmt.Sprintf("must be one of %s; got %s", strings.Join(FailOns, ", "), quote(v.(string)))
+	return fmt.Sprintf("must be one of %s; got %s", Join(FailOns, ", "), quote(v.(string)))
 }
 
 func checkTransport(v any) string {
-	if s := v.(string); s == TransportHTTP || s == TransportSSE {
+	if s := Transport(v.(string)); s == TransportHTTP || s == TransportSSE {
 		return ""
 	}
 	return fmt.Sprintf("must be %s or %s; got %s", TransportHTTP, TransportSSE, quote(v.(string)))
@@ -197,7 +197,7 @@ func layerSettings(s *Suite, file map[string]any, opts LoadOptions, errs *errLis
 		"discoveryTimeoutMs": DefaultDiscoveryTimeoutMs,
 		"concurrency":        DefaultConcurrency,
 		"maxMessageBytes":    DefaultMaxMessageBytes,
-		"isolation":          IsolationShared,
+		"isolation":          string(IsolationShared),
 	})
 	if g := s.Generate; g != nil {
 		load(generateLayer(g))
@@ -215,9 +215,9 @@ func layerSettings(s *Suite, file map[string]any, opts LoadOptions, errs *errLis
 	s.DiscoveryTimeoutMs = k.Int("discoveryTimeoutMs")
 	s.Concurrency = k.Int("concurrency")
 	s.MaxMessageBytes = k.Int("maxMessageBytes")
-	s.Isolation = k.String("isolation")
-	s.Transport = k.String("transport")
-	s.FailOn = k.String("failOn")
+	s.Isolation = Isolation(k.String("isolation"))
+	s.Transport = Transport(k.String("transport"))
+	s.FailOn = FailOn(k.String("failOn"))
 	s.Contract = k.String("contract")
 	// A contract named in the file is beside the fixture; one given on the
 	// command line is relative to where mcpcheck runs.

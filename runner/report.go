@@ -105,10 +105,26 @@ type Report struct {
 // Target says what was tested without leaking paths or secrets: the
 // transport and either the command's program name or the endpoint's origin.
 type Target struct {
-	Transport string `json:"transport"`         // "stdio" or "http"
-	Program   string `json:"program,omitempty"` // stdio: base name of the program
-	Origin    string `json:"origin,omitempty"`  // http: scheme://host[:port]
+	Transport TargetTransport `json:"transport"`
+	Program   string          `json:"program,omitempty"` // stdio: base name of the program
+	Origin    string          `json:"origin,omitempty"`  // http, sse: scheme://host[:port]
 }
+
+// TargetTransport is how a run reached its server.
+type TargetTransport string
+
+// The target transports, in the order of the report schema.
+const (
+	TargetStdio  TargetTransport = "stdio"
+	TargetHTTP   TargetTransport = "http"
+	TargetSSE    TargetTransport = "sse"
+	TargetMemory TargetTransport = "memory" // Options.Dial: an in-process server
+	TargetNone   TargetTransport = "none"   // mcpcheck diff: no server reached
+)
+
+// TargetTransports lists every target transport, in the order of the
+// report schema.
+var TargetTransports = []TargetTransport{TargetStdio, TargetHTTP, TargetSSE, TargetMemory, TargetNone}
 
 // ServerInfo is the server's self-description from initialize.
 type ServerInfo struct {

@@ -14,7 +14,7 @@ import (
 
 // TestReportVocabularies keeps the enums of schemas/report.schema.json and
 // the Go vocabularies in step: statuses, origins, outcomes, scores,
-// assertion kinds, failOn and failure stages.
+// assertion kinds, failOn, failure stages and target transports.
 func TestReportVocabularies(t *testing.T) {
 	var doc any
 	if err := json.Unmarshal(schemas.Report, &doc); err != nil {
@@ -57,8 +57,9 @@ func TestReportVocabularies(t *testing.T) {
 		{"/properties/drift/items/properties/severity/enum", stringsOf(Severities)},
 		{"/properties/drift/items/properties/kind/enum", stringsOf(DriftKinds)},
 		{"/properties/drift/items/properties/subject/enum", stringsOf(DriftSubjects)},
-		{"/properties/summary/properties/drift/properties/failOn/enum", config.FailOns},
+		{"/properties/summary/properties/drift/properties/failOn/enum", stringsOf(config.FailOns)},
 		{"/properties/failure/properties/stage/enum", stringsOf(Stages)},
+		{"/properties/target/properties/transport/enum", stringsOf(TargetTransports)},
 	} {
 		if got := enum(c.ptr); !slices.Equal(got, c.want) {
 			t.Errorf("%s = %q, Go %q", c.ptr, got, c.want)
