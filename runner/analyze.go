@@ -457,7 +457,7 @@ func stepMessage(st *StepResult) string {
 	switch {
 	case len(st.Assertions) > 0:
 		a := st.Assertions[0]
-		return strings.TrimSpace(a.Kind + " " + a.Path + ": " + a.Message)
+		return strings.TrimSpace(string(a.Kind) + " " + a.Path + ": " + a.Message)
 	case st.Reason != "":
 		return st.Reason
 	default:

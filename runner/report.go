@@ -3,6 +3,7 @@ package runner
 import (
 	"time"
 
+	"github.com/mcpcheck/mcpcheck/assert"
 	"github.com/mcpcheck/mcpcheck/config"
 )
 
@@ -329,9 +330,9 @@ func positionOf(p config.Pos) *Position {
 // of the mismatch and a message that shows no result values. Expected and
 // actual values are carried for the human report only.
 type AssertionResult struct {
-	Kind    string `json:"kind"`
-	Path    string `json:"path"`
-	Message string `json:"message"`
+	Kind    assert.KindName `json:"kind"`
+	Path    string          `json:"path"`
+	Message string          `json:"message"`
 	// Position is where the expectation is written.
 	Position *Position `json:"position,omitempty"`
 

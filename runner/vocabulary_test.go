@@ -38,7 +38,7 @@ func TestReportVocabularies(t *testing.T) {
 	}
 	var kinds []string
 	for _, k := range assert.Kinds {
-		kinds = append(kinds, k.Name)
+		kinds = append(kinds, string(k.Name))
 	}
 	for _, c := range []struct {
 		ptr  string
