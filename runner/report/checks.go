@@ -108,7 +108,7 @@ func findingChecks(r *runner.Report) []check {
 		if f.Step != "" {
 			continue
 		}
-		c := check{Name: versionTag(f.ProtocolVersion) + f.Tool + " " + string(f.Origin) + " " + f.Kind, Status: runner.StatusPassed, Message: f.Message}
+		c := check{Name: versionTag(f.ProtocolVersion) + f.Tool + " " + string(f.Origin) + " " + string(f.Kind), Status: runner.StatusPassed, Message: f.Message}
 		if f.Status == runner.StatusFailed {
 			c.Status = runner.StatusFailed
 		} else if f.Flagged {
