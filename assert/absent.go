@@ -23,7 +23,7 @@ func buildAbsent(e *config.Expect) Checker {
 }
 
 // Kind implements [Checker].
-func (c *Absent) Kind() string { return "absent" }
+func (c *Absent) Kind() KindName { return KindAbsent }
 
 // Check implements [Checker].
 func (c *Absent) Check(r *Result) []Failure {

@@ -70,8 +70,8 @@ type Notification struct {
 
 // Failure is one mismatch between an expectation and the answer.
 type Failure struct {
-	// Kind is the expectation kind (the fixture key), e.g. "structuredEquals".
-	Kind string
+	// Kind is the expectation kind (the fixture key), e.g. KindStructuredEquals.
+	Kind KindName
 	// Path is an RFC 6901 JSON Pointer into the value the kind checks
 	// (structuredContent, the whole result, the text parsed as JSON; "" is
 	// the whole value), or for path queries the gjson path as written,
@@ -93,7 +93,7 @@ type Failure struct {
 // Checker checks one expectation.
 type Checker interface {
 	// Kind is the fixture key of the expectation.
-	Kind() string
+	Kind() KindName
 	// Check returns the mismatches; none means the expectation holds.
 	Check(r *Result) []Failure
 }
@@ -102,52 +102,76 @@ type Checker interface {
 // and how to build its checker from an Expect (nil when the expectation is
 // not set).
 type Kind struct {
-	Name  string
+	Name  KindName
 	Build func(e *config.Expect) Checker
 	// Pos is where the expectation is written, when it knows better than
 	// the expect block's position.
 	Pos func(e *config.Expect) config.Pos
 }
 
+// KindName names an expectation kind: its key under `expect` in a fixture,
+// and an assertion's kind in the report.
+type KindName string
+
+// The expectation kinds, in the registry's order (the report schema's
+// assertion kind enum).
+const (
+	KindOutcome            KindName = "outcome"
+	KindIsError            KindName = "isError"
+	KindErrorCode          KindName = "errorCode"
+	KindStructuredEquals   KindName = "structuredEquals"
+	KindStructuredIncludes KindName = "structuredIncludes"
+	KindStructuredPaths    KindName = "structuredPaths"
+	KindStructuredSchema   KindName = "structuredSchema"
+	KindText               KindName = "text"
+	KindTextJSON           KindName = "textJSON"
+	KindResult             KindName = "result"
+	KindNotifications      KindName = "notifications"
+	KindMaxDuration        KindName = "maxDurationMs"
+	KindFidelity           KindName = "fidelity"
+	KindAbsent             KindName = "absent"
+	KindSnapshot           KindName = "snapshot"
+)
+
 // Kinds is the registry of expectation kinds, one per key of `expect` in
 // schemas/fixture.schema.json. A test keeps the two in step.
 var Kinds = []Kind{
-	{"outcome", buildOutcome, nil},
-	{"isError", func(*config.Expect) Checker { return nil }, nil}, // folded into the outcome check
-	{"errorCode", buildErrorCode, nil},
-	{"structuredEquals", buildEquals, func(e *config.Expect) config.Pos { return valuePos(e.StructuredEquals) }},
-	{"structuredIncludes", buildIncludes, func(e *config.Expect) config.Pos { return valuePos(e.StructuredIncludes) }},
-	{"structuredPaths", buildPaths, nil},
-	{"structuredSchema", buildStructuredSchema, func(e *config.Expect) config.Pos {
+	{KindOutcome, buildOutcome, nil},
+	{KindIsError, func(*config.Expect) Checker { return nil }, nil}, // folded into the outcome check
+	{KindErrorCode, buildErrorCode, nil},
+	{KindStructuredEquals, buildEquals, func(e *config.Expect) config.Pos { return valuePos(e.StructuredEquals) }},
+	{KindStructuredIncludes, buildIncludes, func(e *config.Expect) config.Pos { return valuePos(e.StructuredIncludes) }},
+	{KindStructuredPaths, buildPaths, nil},
+	{KindStructuredSchema, buildStructuredSchema, func(e *config.Expect) config.Pos {
 		if e.StructuredSchema != nil {
 			return e.StructuredSchema.Pos
 		}
 		return config.Pos{}
 	}},
-	{"text", buildText, func(e *config.Expect) config.Pos {
+	{KindText, buildText, func(e *config.Expect) config.Pos {
 		if e.Text != nil {
 			return e.Text.Pos
 		}
 		return config.Pos{}
 	}},
-	{"textJSON", buildTextJSON, func(e *config.Expect) config.Pos {
+	{KindTextJSON, buildTextJSON, func(e *config.Expect) config.Pos {
 		if e.TextJSON != nil {
 			return e.TextJSON.Pos
 		}
 		return config.Pos{}
 	}},
-	{"result", buildResult, func(e *config.Expect) config.Pos {
+	{KindResult, buildResult, func(e *config.Expect) config.Pos {
 		if e.Result != nil {
 			return e.Result.Pos
 		}
 		return config.Pos{}
 	}},
-	{"notifications", buildNotifications, nil},
-	{"maxDurationMs", buildMaxDuration, nil},
-	{"fidelity", buildFidelity, nil},
-	{"absent", buildAbsent, func(e *config.Expect) config.Pos { return valuePos(e.Absent) }},
+	{KindNotifications, buildNotifications, nil},
+	{KindMaxDuration, buildMaxDuration, nil},
+	{KindFidelity, buildFidelity, nil},
+	{KindAbsent, buildAbsent, func(e *config.Expect) config.Pos { return valuePos(e.Absent) }},
 	// The stored answer is the runner's to load; it compares with Snapshot.
-	{"snapshot", func(*config.Expect) Checker { return nil }, nil},
+	{KindSnapshot, func(*config.Expect) Checker { return nil }, nil},
 }
 
 func valuePos(v *config.Value) config.Pos {
@@ -159,7 +183,7 @@ func valuePos(v *config.Value) config.Pos {
 
 // Position is where the expectation of kind is written in the fixture:
 // its value when known, else the expect block (zero for generated steps).
-func Position(e *config.Expect, kind string) config.Pos {
+func Position(e *config.Expect, kind KindName) config.Pos {
 	for _, k := range Kinds {
 		if k.Name == kind && k.Pos != nil {
 			if p := k.Pos(e); p.Line > 0 {
@@ -195,14 +219,4 @@ func ExpectedOutcomes(e *config.Expect) []config.Outcome {
 	default:
 		return []config.Outcome{config.OutcomeOK}
 	}
-}
-
-// Failed reports whether any failure is not a note.
-func Failed(fs []Failure) bool {
-	for _, f := range fs {
-		if !f.Note {
-			return true
-		}
-	}
-	return false
 }

@@ -85,7 +85,7 @@ func TestNumberCompare(t *testing.T) {
 func TestStructured(t *testing.T) {
 	tests := []struct {
 		name     string
-		kind     string // structuredEquals | structuredIncludes
+		kind     KindName // structuredEquals | structuredIncludes
 		want     string
 		got      string // "" means absent
 		failures []string
@@ -197,7 +197,7 @@ func TestOutcome(t *testing.T) {
 			var got []string
 			for _, c := range Build(&tt.expect) {
 				for _, f := range c.Check(&tt.res) {
-					got = append(got, f.Kind+": "+f.Message)
+					got = append(got, string(f.Kind)+": "+f.Message)
 				}
 			}
 			if g := strings.Join(got, "\n"); g != tt.want {

@@ -18,7 +18,7 @@ import (
 // mismatches with their JSON Pointer paths. Matchers (*config.Matcher) in
 // the expected value match instead of comparing.
 type differ struct {
-	kind   string
+	kind   KindName
 	subset bool // object keys of actual beyond expected are allowed
 	limit  int  // at most this many failures; 0 means maxFailures
 	out    []Failure

@@ -27,7 +27,7 @@ func buildFidelity(e *config.Expect) Checker {
 const maxSaid = 200
 
 // Kind implements [Checker].
-func (c *Fidelity) Kind() string { return "fidelity" }
+func (c *Fidelity) Kind() KindName { return KindFidelity }
 
 // Check implements [Checker].
 func (c *Fidelity) Check(r *Result) []Failure {

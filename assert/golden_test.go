@@ -52,7 +52,7 @@ func runGolden(t *testing.T, name string, rows []check) {
 		for _, c := range Build(e) {
 			for _, f := range c.Check(&r) {
 				n++
-				line := f.Kind
+				line := string(f.Kind)
 				if f.Path != "" {
 					line += " " + f.Path
 				}

@@ -22,7 +22,7 @@ func buildNotifications(e *config.Expect) Checker {
 }
 
 // Kind implements [Checker].
-func (c *Notifications) Kind() string { return "notifications" }
+func (c *Notifications) Kind() KindName { return KindNotifications }
 
 // atLeastOne is the count a notification expectation asks for by default.
 var atLeastOne = &config.Matcher{Op: config.MatchGTE, Bound: "1"}

@@ -28,11 +28,11 @@ func buildOutcome(e *config.Expect) Checker {
 }
 
 // Kind implements [Checker].
-func (c *Outcome) Kind() string {
+func (c *Outcome) Kind() KindName {
 	if c.FromFlag {
-		return "isError"
+		return KindIsError
 	}
-	return "outcome"
+	return KindOutcome
 }
 
 // Check implements [Checker].
@@ -73,7 +73,7 @@ func buildErrorCode(e *config.Expect) Checker {
 }
 
 // Kind implements [Checker].
-func (c *ErrorCode) Kind() string { return "errorCode" }
+func (c *ErrorCode) Kind() KindName { return KindErrorCode }
 
 // Check implements [Checker]. It judges only protocol errors: whether the
 // outcome should have been one is the outcome check's business, so a step
@@ -99,7 +99,7 @@ func buildMaxDuration(e *config.Expect) Checker {
 }
 
 // Kind implements [Checker].
-func (c *MaxDuration) Kind() string { return "maxDurationMs" }
+func (c *MaxDuration) Kind() KindName { return KindMaxDuration }
 
 // Check implements [Checker].
 func (c *MaxDuration) Check(r *Result) []Failure {

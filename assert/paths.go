@@ -29,7 +29,7 @@ func buildPaths(e *config.Expect) Checker {
 }
 
 // Kind implements [Checker].
-func (c *StructuredPaths) Kind() string { return "structuredPaths" }
+func (c *StructuredPaths) Kind() KindName { return KindStructuredPaths }
 
 // Check implements [Checker].
 func (c *StructuredPaths) Check(r *Result) []Failure {
@@ -63,7 +63,7 @@ func sortedPaths(m map[string]*config.Value) ([]string, map[string]any) {
 // what it finds with its value, like structuredEquals (matchers allowed;
 // {"$absent": true} demands that a path finds nothing). A failure's path
 // is the gjson path, then a JSON Pointer below the value it found.
-func checkPaths(kind string, paths []string, want map[string]any, raw []byte) []Failure {
+func checkPaths(kind KindName, paths []string, want map[string]any, raw []byte) []Failure {
 	var out []Failure
 	for _, path := range paths {
 		res := gjson.GetBytes(raw, path)

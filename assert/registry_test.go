@@ -32,7 +32,7 @@ func TestRegistryMatchesSchema(t *testing.T) {
 		inSchema = append(inSchema, k)
 	}
 	for _, k := range Kinds {
-		inRegistry = append(inRegistry, k.Name)
+		inRegistry = append(inRegistry, string(k.Name))
 	}
 	slices.Sort(inSchema)
 	slices.Sort(inRegistry)

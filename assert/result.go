@@ -20,7 +20,7 @@ func buildResult(e *config.Expect) Checker {
 }
 
 // Kind implements [Checker].
-func (c *WholeResult) Kind() string { return "result" }
+func (c *WholeResult) Kind() KindName { return KindResult }
 
 // Check implements [Checker].
 func (c *WholeResult) Check(r *Result) []Failure {
@@ -56,7 +56,7 @@ func newJSONChecks(e *config.JSONExpect) jsonChecks {
 
 // check applies the checks to v, whose JSON text is raw (needed only by
 // paths).
-func (c *jsonChecks) check(kind string, v any, raw []byte) []Failure {
+func (c *jsonChecks) check(kind KindName, v any, raw []byte) []Failure {
 	var out []Failure
 	if c.Equals != nil {
 		d := differ{kind: kind}

@@ -27,7 +27,7 @@ func buildStructuredSchema(e *config.Expect) Checker {
 }
 
 // Kind implements [Checker].
-func (c *StructuredSchema) Kind() string { return "structuredSchema" }
+func (c *StructuredSchema) Kind() KindName { return KindStructuredSchema }
 
 // Check implements [Checker].
 func (c *StructuredSchema) Check(r *Result) []Failure {
@@ -42,7 +42,7 @@ func (c *StructuredSchema) Check(r *Result) []Failure {
 
 // schemaFailures validates v and turns each broken rule into a failure
 // whose message names the rule and what the schema wants, never the value.
-func schemaFailures(kindName string, s *config.JSONSchema, v any) []Failure {
+func schemaFailures(kindName KindName, s *config.JSONSchema, v any) []Failure {
 	err := s.Validate(v)
 	if err == nil {
 		return nil

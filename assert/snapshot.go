@@ -4,7 +4,7 @@ package assert
 // reduced by the step's snapshotIgnore and snapshotSanitize: one failure
 // per differing path, with the stored value as expected.
 func Snapshot(stored, actual any) []Failure {
-	d := differ{kind: "snapshot"}
+	d := differ{kind: KindSnapshot}
 	d.diff("", stored, actual)
 	return d.out
 }

@@ -24,7 +24,7 @@ func buildEquals(e *config.Expect) Checker {
 }
 
 // Kind implements [Checker].
-func (c *StructuredEquals) Kind() string { return "structuredEquals" }
+func (c *StructuredEquals) Kind() KindName { return KindStructuredEquals }
 
 // Check implements [Checker].
 func (c *StructuredEquals) Check(r *Result) []Failure {
@@ -44,14 +44,14 @@ func buildIncludes(e *config.Expect) Checker {
 }
 
 // Kind implements [Checker].
-func (c *StructuredIncludes) Kind() string { return "structuredIncludes" }
+func (c *StructuredIncludes) Kind() KindName { return KindStructuredIncludes }
 
 // Check implements [Checker].
 func (c *StructuredIncludes) Check(r *Result) []Failure {
 	return checkStructured(c.Kind(), c.Want, r, true)
 }
 
-func checkStructured(kind string, want any, r *Result, subset bool) []Failure {
+func checkStructured(kind KindName, want any, r *Result, subset bool) []Failure {
 	if !r.HasResult {
 		// No result arrived; the outcome check already reports why.
 		return nil

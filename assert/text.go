@@ -32,7 +32,7 @@ func buildText(e *config.Expect) Checker {
 }
 
 // Kind implements [Checker].
-func (c *Text) Kind() string { return "text" }
+func (c *Text) Kind() KindName { return KindText }
 
 // Check implements [Checker].
 func (c *Text) Check(r *Result) []Failure {
@@ -107,7 +107,7 @@ func buildTextJSON(e *config.Expect) Checker {
 }
 
 // Kind implements [Checker].
-func (c *TextJSON) Kind() string { return "textJSON" }
+func (c *TextJSON) Kind() KindName { return KindTextJSON }
 
 // Check implements [Checker].
 func (c *TextJSON) Check(r *Result) []Failure {

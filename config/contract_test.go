@@ -51,7 +51,7 @@ func TestFailOnVocabulary(t *testing.T) {
 	var doc struct {
 		Properties struct {
 			FailOn struct {
-				Enum []string `json:"enum"`
+				Enum []FailOn `json:"enum"`
 			} `json:"failOn"`
 		} `json:"properties"`
 	}

@@ -19,7 +19,7 @@
 //     was written, each with its [Pos] (file:line:col).
 //   - [LoadOptions] are the layers above the file, merged with koanf: the
 //     defaults < the fixture (or quick mode's defaults) < MCPCHECK_*
-//     variables < flags, keyed by the setting they set ([Settings]).
+//     variables < flags, keyed by the fixture key they set.
 //   - [Errors] is every problem of one load, each an [*Error] at its
 //     file:line:col, or naming the setting and variable it came from;
 //     all match [ErrInvalid]. An unreadable file matches [ErrFile].

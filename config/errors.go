@@ -25,9 +25,9 @@ const maxErrors = 20
 
 // Error is one problem in a fixture, in the environment or on the command
 // line. Pos names the place in the fixture. A problem with a value that came
-// from outside the file has no place: Setting names the setting (a fixture
-// key, see [Settings]) and Env the variable it came from, or "" when it came
-// from the command line, whose flag names the caller knows.
+// from outside the file has no place: Setting names the setting (its
+// fixture key, dotted below generate) and Env the variable it came from, or
+// "" when it came from the command line, whose flag names the caller knows.
 type Error struct {
 	Pos     Pos
 	Setting string

@@ -139,7 +139,7 @@ func checkInvariants(t *testing.T, s *Suite) {
 				t.Fatalf("step %q: errorCode without protocol_error", st.ID)
 			}
 		}
-		if !slices.Contains([]string{"", IsolationShared, IsolationScenario, IsolationStep}, sc.Isolation) {
+		if !slices.Contains([]Isolation{"", IsolationShared, IsolationScenario, IsolationStep}, sc.Isolation) {
 			t.Fatalf("scenario isolation %q", sc.Isolation)
 		}
 	}

@@ -193,7 +193,7 @@ func (d *decoder) scenario(n *node) Scenario {
 	if v := n.value("parallel"); v != nil {
 		sc.Parallel = v.b
 	}
-	sc.Isolation = strValue(n.value("isolation"))
+	sc.Isolation = Isolation(strValue(n.value("isolation")))
 	sc.Snapshots = snapshotRules(n)
 	// Sized once: a fixture may have thousands of steps, and growing the
 	// slice step by step would allocate it twice over.

@@ -37,11 +37,14 @@ func TestSchemaMatchesGo(t *testing.T) {
 	if !slices.Equal(scores, stringsOf(ScoreNames)) {
 		t.Errorf("schema failUnder scores %q, Go %q", scores, ScoreNames)
 	}
-	if got := schemaStrings(t, tree, "properties", "isolation", "enum"); !slices.Equal(got, []string{IsolationShared, IsolationScenario}) {
+	if got := schemaStrings(t, tree, "properties", "isolation", "enum"); !slices.Equal(got, stringsOf([]Isolation{IsolationShared, IsolationScenario})) {
 		t.Errorf("schema isolation %q", got)
 	}
-	if got := schemaStrings(t, tree, "$defs", "scenario", "properties", "isolation", "enum"); !slices.Equal(got, []string{IsolationShared, IsolationScenario, IsolationStep}) {
+	if got := schemaStrings(t, tree, "$defs", "scenario", "properties", "isolation", "enum"); !slices.Equal(got, stringsOf([]Isolation{IsolationShared, IsolationScenario, IsolationStep})) {
 		t.Errorf("schema scenario isolation %q", got)
+	}
+	if got := schemaStrings(t, tree, "properties", "transport", "enum"); !slices.Equal(got, stringsOf(Transports)) {
+		t.Errorf("schema transport %q, Go %q", got, Transports)
 	}
 	if got := tree.value("properties").value("concurrency").value("maximum"); got == nil || got.str != "16" || MaxConcurrency != 16 {
 		t.Errorf("schema concurrency maximum %v, Go %d", got, MaxConcurrency)

@@ -42,7 +42,7 @@ type LoadOptions struct {
 	// to ignore the environment.
 	Environ []string
 	// Flags are settings given on the command line, keyed by the fixture key
-	// they set (see [Settings]): "timeoutMs" → 5000, "generate.seed" →
+	// they set, dotted below generate: "timeoutMs" → 5000, "generate.seed" →
 	// int64(7), "generate.failUnder.latency" → 90.0. They win over the
 	// environment and the file. An endpoint given here (or in MCPCHECK_URL)
 	// replaces the fixture's target: its command, env, envFromEnv and cwd
@@ -105,16 +105,6 @@ var settings = func() []setting {
 	return list
 }()
 
-// Settings lists the keys that [LoadOptions.Flags] may set, in a fixed
-// order: the command line maps its flags onto them.
-func Settings() []string {
-	out := make([]string, len(settings))
-	for i, st := range settings {
-		out[i] = st.key
-	}
-	return out
-}
-
 func settingByKey(key string) (setting, bool) {
 	i := slices.IndexFunc(settings, func(st setting) bool { return st.key == key })
 	if i < 0 {
@@ -138,21 +128,21 @@ func checkProtocol(v any) string {
 }
 
 func checkIsolation(v any) string {
-	if s := v.(string); s == IsolationShared || s == IsolationScenario {
+	if s := Isolation(v.(string)); s == IsolationShared || s == IsolationScenario {
 		return ""
 	}
 	return fmt.Sprintf("must be %s or %s; got %s", IsolationShared, IsolationScenario, quote(v.(string)))
 }
 
 func checkFailOn(v any) string {
-	if slices.Contains(FailOns, v.(string)) {
+	if slices.Contains(FailOns, FailOn(v.(string))) {
 		return ""
 	}
-	return fmt.Sprintf("must be one of %s; got %s", strings.Join(FailOns, ", "), quote(v.(string)))
+	return fmt.Sprintf("must be one of %s; got %s", Join(FailOns, ", "), quote(v.(string)))
 }
 
 func checkTransport(v any) string {
-	if s := v.(string); s == TransportHTTP || s == TransportSSE {
+	if s := Transport(v.(string)); s == TransportHTTP || s == TransportSSE {
 		return ""
 	}
 	return fmt.Sprintf("must be %s or %s; got %s", TransportHTTP, TransportSSE, quote(v.(string)))
@@ -207,7 +197,7 @@ func layerSettings(s *Suite, file map[string]any, opts LoadOptions, errs *errLis
 		"discoveryTimeoutMs": DefaultDiscoveryTimeoutMs,
 		"concurrency":        DefaultConcurrency,
 		"maxMessageBytes":    DefaultMaxMessageBytes,
-		"isolation":          IsolationShared,
+		"isolation":          string(IsolationShared),
 	})
 	if g := s.Generate; g != nil {
 		load(generateLayer(g))
@@ -225,9 +215,9 @@ func layerSettings(s *Suite, file map[string]any, opts LoadOptions, errs *errLis
 	s.DiscoveryTimeoutMs = k.Int("discoveryTimeoutMs")
 	s.Concurrency = k.Int("concurrency")
 	s.MaxMessageBytes = k.Int("maxMessageBytes")
-	s.Isolation = k.String("isolation")
-	s.Transport = k.String("transport")
-	s.FailOn = k.String("failOn")
+	s.Isolation = Isolation(k.String("isolation"))
+	s.Transport = Transport(k.String("transport"))
+	s.FailOn = FailOn(k.String("failOn"))
 	s.Contract = k.String("contract")
 	// A contract named in the file is beside the fixture; one given on the
 	// command line is relative to where mcpcheck runs.

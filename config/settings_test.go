@@ -26,7 +26,7 @@ scenarios:
 type settingsOf struct {
 	Endpoint, ProtocolVersion                                 string
 	TimeoutMs, InitTimeoutMs, DiscoveryTimeoutMs, Concurrency int
-	Isolation                                                 string
+	Isolation                                                 Isolation
 }
 
 func settingsFrom(s *Suite) settingsOf {

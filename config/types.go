@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 )
 
 // Pos is a place in a fixture file. Line and Col are 1-based; a zero Line
@@ -47,8 +48,9 @@ const (
 // Origins lists every origin, in the order of the report schema.
 var Origins = []Origin{OriginFixture, OriginFuzz, OriginFidelity, OriginLifecycle, OriginProbe, OriginConcurrency, OriginProtocol}
 
-// Outcome is the class of what became of one call, the vocabulary of
-// DESIGN.md shared by expectations, steps and reports.
+// Outcome is the class of what became of one call, one vocabulary shared
+// by expectations, steps and reports: the outcome enum of the fixture
+// schema ($defs/outcome), which README lists with what each class means.
 type Outcome string
 
 // The outcomes, in the order of the fixture schema's outcome enum.
@@ -75,32 +77,58 @@ var Outcomes = []Outcome{
 	OutcomeSessionLost, OutcomeMalformedResponse, OutcomeOversizedResponse,
 }
 
-// HTTP transports of an endpoint target.
+// Transport is how an endpoint target is spoken to: the fixture's
+// transport.
+type Transport string
+
+// The transports of an endpoint target, in the fixture schema's order.
 const (
-	TransportHTTP = "http"
-	TransportSSE  = "sse"
+	TransportHTTP Transport = "http"
+	TransportSSE  Transport = "sse"
 )
 
-// The values of failOn: the least contract drift severity that fails a
-// run, or none.
+// Transports lists transport's values, in the fixture schema's order.
+var Transports = []Transport{TransportHTTP, TransportSSE}
+
+// FailOn is the least contract drift severity that fails a run, or none:
+// the fixture's failOn (and --fail-on).
+type FailOn string
+
+// The values of failOn.
 const (
-	FailOnBreaking   = "breaking"
-	FailOnRisky      = "risky"
-	FailOnCompatible = "compatible"
-	FailOnNone       = "none"
-	DefaultFailOn    = FailOnBreaking
+	FailOnBreaking   FailOn = "breaking"
+	FailOnRisky      FailOn = "risky"
+	FailOnCompatible FailOn = "compatible"
+	FailOnNone       FailOn = "none"
+	DefaultFailOn           = FailOnBreaking
 )
 
 // FailOns lists failOn's values, strictest last.
-var FailOns = []string{FailOnBreaking, FailOnRisky, FailOnCompatible, FailOnNone}
+var FailOns = []FailOn{FailOnBreaking, FailOnRisky, FailOnCompatible, FailOnNone}
 
-// Isolation modes: how scenarios share MCP sessions.
+// Join is the values of a vocabulary such as [FailOns], joined by sep.
+func Join[T ~string](list []T, sep string) string {
+	out := make([]string, len(list))
+	for i, v := range list {
+		out[i] = string(v)
+	}
+	return strings.Join(out, sep)
+}
+
+// Isolation is how scenarios (or one scenario's steps) share MCP sessions:
+// the fixture's isolation, suite-wide or per scenario.
+type Isolation string
+
+// The isolation modes.
 const (
 	// IsolationShared runs every scenario on one session (the default).
-	IsolationShared = "shared"
+	IsolationShared Isolation = "shared"
 	// IsolationScenario gives each scenario a fresh session (and, over stdio,
 	// a fresh server process).
-	IsolationScenario = "scenario"
+	IsolationScenario Isolation = "scenario"
+	// IsolationStep gives each step of a scenario its own session; only a
+	// scenario may ask for it.
+	IsolationStep Isolation = "step"
 )
 
 // Protocol versions mcpcheck can pin. DefaultProtocolVersion is used when a
@@ -149,7 +177,7 @@ type Suite struct {
 	// Transport is how Endpoint is spoken to: TransportHTTP (Streamable
 	// HTTP, also when empty) or TransportSSE (HTTP+SSE, protocol
 	// 2024-11-05).
-	Transport string
+	Transport Transport
 	// HeadersFromEnv maps an HTTP header name to the runner environment
 	// variable holding its value.
 	HeadersFromEnv map[string]string
@@ -174,13 +202,14 @@ type Suite struct {
 	// SSE event, a response body); a larger one ends its call as
 	// oversized_response.
 	MaxMessageBytes int
-	Isolation       string
+	Isolation       Isolation
 
 	// Contract is a contract file (mcpcheck snapshot) the live server is
 	// compared with, resolved against the fixture's directory; "" compares
 	// nothing. FailOn is the least drift severity that fails the run, one
 	// of FailOns ("" means DefaultFailOn).
-	Contract, FailOn string
+	Contract string
+	FailOn   FailOn
 
 	// Snapshots say what every golden answer (expect.snapshot) of the suite
 	// leaves out and sanitizes; scenarios and steps add their own.
@@ -226,7 +255,7 @@ type Scenario struct {
 	// Isolation overrides the suite's for this scenario: "" (inherit),
 	// IsolationShared, IsolationScenario, or IsolationStep (every step on a
 	// session of its own: over stdio, a server process each).
-	Isolation string
+	Isolation Isolation
 	// Tags label the scenario for --tag and --skip-tag.
 	Tags []string
 	// Snapshots add to the suite's golden-answer rules for this scenario.
@@ -252,9 +281,6 @@ func (r SnapshotRules) Merge(more SnapshotRules) SnapshotRules {
 // SanitizerNames are the built-in snapshotSanitize sanitizers, in the
 // fixture schema's order.
 var SanitizerNames = []string{"uuid", "timestamp", "date", "time", "epoch", "hex"}
-
-// IsolationStep gives each step of a scenario its own session.
-const IsolationStep = "step"
 
 // StepKind is what a step asks of the server, named by the step's one key
 // that says so.

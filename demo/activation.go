@@ -164,10 +164,3 @@ func (r *activations) haltWhere(match func(*activation) bool) {
 		a.halt()
 	}
 }
-
-// len reports how many activations are in flight.
-func (r *activations) len() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return len(r.byToken)
-}

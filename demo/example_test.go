@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log"
+	"net/http/httptest"
 
 	"github.com/mcpcheck/mcpcheck/demo"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -86,4 +88,58 @@ func ExampleNewServer_resources() {
 	// household://tasks → {"revision":1,"tasks":[{"id":"task-1","text":"Water the plants"}]}
 	// household://tasks/task-1 → {"id":"task-1","text":"Water the plants"}
 	// day t → [Tuesday Thursday]
+}
+
+// Serve the demo over Streamable HTTP, as `mcpcheck demo --http` does,
+// and list its tools.
+func ExampleHandler() {
+	ctx := context.Background()
+	srv := httptest.NewServer(demo.Handler(demo.Options{}))
+	defer srv.Close()
+	client := mcp.NewClient(&mcp.Implementation{Name: "example", Version: "0"}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp", DisableStandaloneSSE: true}, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer cs.Close()
+	for tool, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(tool.Name)
+	}
+	// Output:
+	// commit_task
+	// get_household
+	// propose_task
+	// tidy_household
+}
+
+// Serve the demo over stdio, as `mcpcheck demo` does, here on a pair of
+// pipes, and ask it for the household.
+func ExampleServeStdio() {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	serverIn, clientOut := io.Pipe()
+	clientIn, serverOut := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- demo.ServeStdio(ctx, demo.Options{}, serverIn, serverOut) }()
+	client := mcp.NewClient(&mcp.Implementation{Name: "example", Version: "0"}, nil)
+	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: clientIn, Writer: clientOut}, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "get_household", Arguments: map[string]any{}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	out, _ := json.Marshal(res.StructuredContent)
+	fmt.Println(string(out))
+	cs.Close()
+	clientOut.Close()
+	if err := <-done; err != nil {
+		log.Fatal(err)
+	}
+	// Output:
+	// {"revision":0,"tasks":[]}
 }

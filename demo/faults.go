@@ -93,9 +93,6 @@ const (
 // address, where nothing is expected to listen.
 const defaultRemoteRefURL = "http://127.0.0.1:9/schema.json"
 
-// Bounds of the waiting tools, in milliseconds.
-const maxWaitMs = 30000
-
 // lateResultWindow bounds how long response_after_cancellation waits for
 // its cancellation.
 const lateResultWindow = 5 * time.Second

@@ -224,3 +224,24 @@ func together(n int, f func(i int) (*mcp.CallToolResult, error)) ([]*mcp.CallToo
 	wg.Wait()
 	return results, errs
 }
+
+// len reports how many sessions currently hold state.
+func (r *registry) len() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.households)
+}
+
+// len reports how many activations are in flight.
+func (r *activations) len() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.byToken)
+}
+
+// len reports how many sessions hold a value.
+func (p *perSession[T]) len() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.m)
+}

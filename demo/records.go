@@ -59,13 +59,6 @@ func (p *perSession[T]) get(ss *mcp.ServerSession) *T {
 	return v
 }
 
-// len reports how many sessions hold a value.
-func (p *perSession[T]) len() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return len(p.m)
-}
-
 type note struct {
 	id, title, body string
 	deleted         bool

@@ -179,13 +179,6 @@ func (r *registry) lookup(ss *mcp.ServerSession) *household {
 	return r.households[ss]
 }
 
-// len reports how many sessions currently hold state.
-func (r *registry) len() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return len(r.households)
-}
-
 type getHouseholdIn struct{}
 
 type getHouseholdOut struct {

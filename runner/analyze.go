@@ -41,7 +41,7 @@ type Score struct {
 type Finding struct {
 	Tool   string        `json:"tool"`
 	Origin config.Origin `json:"origin"`
-	Kind   string        `json:"kind"`
+	Kind   FindingKind   `json:"kind"`
 	// ProtocolVersion is the version whose pass found it (as asked for
 	// with --protocol), in a multi-protocol run: each version's checks are
 	// judged apart.
@@ -60,6 +60,32 @@ type Finding struct {
 	Expected  string `json:"expected,omitempty"`
 	Got       string `json:"got,omitempty"`
 	Reference string `json:"reference,omitempty"`
+}
+
+// FindingKind is what a finding is about. A probe's or a concurrency
+// check's finding has one of the constants; one that repeats or sums up
+// generated steps is named by their case (see [caseKind]).
+type FindingKind string
+
+// The kinds of the findings no single step carries.
+const (
+	FindingLatency                FindingKind = "latency"
+	FindingResponseSize           FindingKind = "responseSize"
+	FindingIndependentConnections FindingKind = caseIndependent
+	FindingCrossedResponses       FindingKind = "crossed-responses"
+)
+
+// caseKind is the kind of a finding about generated steps: their case
+// (several cases comma-joined, when one finding sums up a tool's calls)
+// and, when they were aimed at one property, that property, e.g.
+// "wrong-type limit" or "missing-required,wrong-type city". This is the
+// one place such a kind is put together.
+func caseKind(property string, cases ...string) FindingKind {
+	kind := strings.Join(cases, ",")
+	if property != "" {
+		kind += " " + property
+	}
+	return FindingKind(kind)
 }
 
 // Tokens is the context-window cost estimate of calling every generated
@@ -321,12 +347,9 @@ func (a *analysis) schemaEnforcement() {
 		return
 	}
 	for _, k := range order {
-		kind := strings.Join(cases[k], ",")
-		if k.property != "" {
-			kind += " " + k.property
-		}
+		kind := caseKind(k.property, cases[k]...)
 		a.findings = append(a.findings, Finding{Tool: k.tool, Origin: config.OriginFuzz, Kind: kind, Status: StatusFailed,
-			Score: config.ScoreSchemaEnforcement, Message: "answered " + strings.Join(outcomes[k], ", ") + " to arguments its own inputSchema forbids (" + kind + "): the server does not enforce its schema"})
+			Score: config.ScoreSchemaEnforcement, Message: "answered " + strings.Join(outcomes[k], ", ") + " to arguments its own inputSchema forbids (" + string(kind) + "): the server does not enforce its schema"})
 	}
 	a.scores = append(a.scores, percentScore(config.ScoreSchemaEnforcement, enforced, enforced+accepted))
 }
@@ -346,10 +369,7 @@ func (a *analysis) stepFindings() {
 		if !failed && (!st.Flagged || st.Origin == config.OriginConcurrency) {
 			return
 		}
-		f := Finding{Tool: st.Tool, Origin: st.Origin, Kind: st.Case, Score: st.Score, Step: sc.Name + " / " + st.ID}
-		if st.Property != "" {
-			f.Kind += " " + st.Property
-		}
+		f := Finding{Tool: st.Tool, Origin: st.Origin, Kind: caseKind(st.Property, st.Case), Score: st.Score, Step: sc.Name + " / " + st.ID}
 		if failed {
 			f.Status = StatusFailed
 			f.Message = stepMessage(st)
@@ -370,7 +390,7 @@ func (a *analysis) protocolFindings() {
 		if v == nil {
 			return
 		}
-		f := Finding{Tool: v.Tool, Origin: config.OriginProtocol, Kind: st.Case, Step: sc.Name + " / " + st.ID,
+		f := Finding{Tool: v.Tool, Origin: config.OriginProtocol, Kind: caseKind("", st.Case), Step: sc.Name + " / " + st.ID,
 			Expected: v.Expected, Got: v.Got, Reference: v.Reference}
 		switch {
 		case st.Status == StatusFailed:
@@ -434,7 +454,7 @@ func sdkFindings(findings []Finding, scenarios []ScenarioResult) []Finding {
 		if k.code != 0 {
 			got += " " + strconv.FormatInt(k.code, 10)
 		}
-		add = append(add, Finding{Origin: config.OriginFuzz, Kind: k.kase, Status: StatusFailed, Score: config.ScoreCrashResilience, Step: failed[k][0],
+		add = append(add, Finding{Origin: config.OriginFuzz, Kind: caseKind("", k.kase), Status: StatusFailed, Score: config.ScoreCrashResilience, Step: failed[k][0],
 			Message: fmt.Sprintf("every tool given a %s case (%d) answered %s: this comes from the server's SDK or transport, not from its tools", k.kase, len(tools[k]), got)})
 		for _, ref := range failed[k] {
 			drop[ref] = true
@@ -457,7 +477,7 @@ func stepMessage(st *StepResult) string {
 	switch {
 	case len(st.Assertions) > 0:
 		a := st.Assertions[0]
-		return strings.TrimSpace(a.Kind + " " + a.Path + ": " + a.Message)
+		return strings.TrimSpace(string(a.Kind) + " " + a.Path + ": " + a.Message)
 	case st.Reason != "":
 		return st.Reason
 	default:
@@ -500,7 +520,7 @@ func (a *analysis) probes(p *ProbeSettings) {
 			chars += st.ResponseChars
 		}
 	}
-	add := func(kind string, name config.ScoreName, unit string, values map[string]float64, flags map[string]string, measured int) {
+	add := func(kind FindingKind, name config.ScoreName, unit string, values map[string]float64, flags map[string]string, measured int) {
 		names := make([]string, 0, len(flags))
 		for t := range flags {
 			names = append(names, t)
@@ -512,8 +532,8 @@ func (a *analysis) probes(p *ProbeSettings) {
 		}
 		a.scores = append(a.scores, percentScore(name, measured-len(flags), measured))
 	}
-	add("latency", config.ScoreLatency, "ms", latency, score.Outliers(latency, p.SlowThresholdMs, outlierRatio, slowFloorMs, minProbeSamples), len(latency))
-	add("responseSize", config.ScoreResponseSize, "characters", size, score.Outliers(size, p.BloatThresholdChars, outlierRatio, bloatFloorChars, minProbeSamples), len(size))
+	add(FindingLatency, config.ScoreLatency, "ms", latency, score.Outliers(latency, p.SlowThresholdMs, outlierRatio, slowFloorMs, minProbeSamples), len(latency))
+	add(FindingResponseSize, config.ScoreResponseSize, "characters", size, score.Outliers(size, p.BloatThresholdChars, outlierRatio, bloatFloorChars, minProbeSamples), len(size))
 	if len(size) > 0 {
 		tok := &Tokens{Total: score.EstimateTokens(chars), Calls: len(size), Method: "about 4 characters a token over each tool's valid call, an estimate, not a tokenizer"}
 		tok.PerCall = tok.Total / tok.Calls
@@ -544,7 +564,7 @@ func (a *analysis) concurrencyFindings() (checked, failedTools int) {
 	for _, st := range a.validRuns() {
 		seqOK[st.Tool] = st.Outcome == config.OutcomeOK
 	}
-	fail := func(tool, kind, msg string) {
+	fail := func(tool string, kind FindingKind, msg string) {
 		a.findings = append(a.findings, Finding{Tool: tool, Origin: config.OriginConcurrency, Kind: kind, Status: StatusFailed, Score: config.ScoreConcurrency, Message: msg})
 	}
 	caseOf := func(sc *ScenarioResult) string {
@@ -580,9 +600,9 @@ func (a *analysis) concurrencyFindings() (checked, failedTools int) {
 		checked++
 		switch {
 		case okCount > 0 && okCount < ran:
-			fail(tool, caseIndependent, fmt.Sprintf("%d of %d identical calls on independent connections succeeded and the rest ended in %s: the failure depends on load", okCount, ran, strings.Join(outcomes, ", ")))
+			fail(tool, FindingIndependentConnections, fmt.Sprintf("%d of %d identical calls on independent connections succeeded and the rest ended in %s: the failure depends on load", okCount, ran, strings.Join(outcomes, ", ")))
 		case okCount == 0 && seqOK[tool]:
-			fail(tool, caseIndependent, fmt.Sprintf("the call succeeds alone but all %d concurrent calls on independent connections ended in %s", ran, strings.Join(outcomes, ", ")))
+			fail(tool, FindingIndependentConnections, fmt.Sprintf("the call succeeds alone but all %d concurrent calls on independent connections ended in %s", ran, strings.Join(outcomes, ", ")))
 		}
 	}
 	var seq *ScenarioResult
@@ -615,10 +635,10 @@ func (a *analysis) concurrencyFindings() (checked, failedTools int) {
 		}
 		switch {
 		case par.AnswersDiffer:
-			fail(tool, "crossed-responses", fmt.Sprintf("%d distinct calls overlapping on one session did not all get the answer each gets alone: responses crossed", len(par.Steps)))
+			fail(tool, FindingCrossedResponses, fmt.Sprintf("%d distinct calls overlapping on one session did not all get the answer each gets alone: responses crossed", len(par.Steps)))
 		case len(failedOutcomes) > 0:
 			sort.Strings(failedOutcomes)
-			fail(tool, "crossed-responses", fmt.Sprintf("%d distinct calls overlapping on one session did not all come back (%s); each succeeds alone", len(par.Steps), strings.Join(failedOutcomes, ", ")))
+			fail(tool, FindingCrossedResponses, fmt.Sprintf("%d distinct calls overlapping on one session did not all come back (%s); each succeeds alone", len(par.Steps), strings.Join(failedOutcomes, ", ")))
 		}
 	}
 	tools := map[string]bool{}

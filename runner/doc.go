@@ -35,6 +35,10 @@
 //     reported skipped; [Merge] joins shards' reports and analyses them
 //     as the whole run's; [ApplyBaseline] judges a report against known
 //     failures.
+//   - The report's vocabularies ([Status], [Exclusion], [Stage],
+//     [TargetTransport], [Severity], [FindingKind]) are named string types
+//     with their values as constants; vocabulary_test.go holds each that
+//     the report schema enumerates to its enum.
 //
 // The rules a run follows are stated where they are enforced: the child's
 // environment in env.go, shutdown in stdio.go, outcome classes in

@@ -65,14 +65,14 @@ type DriftSummary struct {
 	Compatible int `json:"compatible"`
 	Info       int `json:"info"`
 	// FailOn is the least severity that fails the run ("none": nothing).
-	FailOn string `json:"failOn"`
+	FailOn config.FailOn `json:"failOn"`
 	// Updated is set when the contract file was rewritten (--update)
 	// instead of failing.
 	Updated bool `json:"updated,omitempty"`
 }
 
 // failsAt reports whether severity s fails a run with failOn.
-func failsAt(s Severity, failOn string) bool {
+func failsAt(s Severity, failOn config.FailOn) bool {
 	if failOn == config.FailOnNone {
 		return false
 	}
@@ -83,7 +83,7 @@ func failsAt(s Severity, failOn string) bool {
 }
 
 // drift converts the contract package's findings, redacted and bounded.
-func drift(fs []cfile.Finding, failOn string, clean func(string, int) string) ([]Drift, *DriftSummary) {
+func drift(fs []cfile.Finding, failOn config.FailOn, clean func(string, int) string) ([]Drift, *DriftSummary) {
 	if failOn == "" {
 		failOn = config.DefaultFailOn
 	}
@@ -192,7 +192,7 @@ func (r *runState) checkContract(sess *session, found *discovered) error {
 // DiffContracts compares two contract files (calling nothing) and returns
 // a report whose only content is their drift, failing as a run with
 // failOn would. Files that are not contracts are an error (exit 2).
-func DiffContracts(oldName string, oldData []byte, newName string, newData []byte, failOn string) (*Report, error) {
+func DiffContracts(oldName string, oldData []byte, newName string, newData []byte, failOn config.FailOn) (*Report, error) {
 	old, err := cfile.Read(oldData)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", oldName, err)
@@ -204,7 +204,7 @@ func DiffContracts(oldName string, oldData []byte, newName string, newData []byt
 	rep := &Report{
 		SchemaVersion:   SchemaVersion,
 		Suite:           fmt.Sprintf("contract drift from %s to %s", oldName, newName),
-		Target:          Target{Transport: "none"},
+		Target:          Target{Transport: TargetNone},
 		ProtocolVersion: nw.ProtocolVersion,
 		Server:          &ServerInfo{Name: nw.Server.Name, Version: nw.Server.Version},
 		ToolsDiscovered: []string{},

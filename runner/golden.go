@@ -75,7 +75,7 @@ func (r *runState) checkGolden(p *step, ar *assert.Result) (fails []assert.Failu
 	stored, ok := g.file.Get(p.golden.scenario, p.spec.ID)
 	switch {
 	case !ok && g.ci && !g.update:
-		return []assert.Failure{{Kind: "snapshot", Message: "no stored answer, and CI is set: run with --update and commit " + g.file.Path}}, ""
+		return []assert.Failure{{Kind: assert.KindSnapshot, Message: "no stored answer, and CI is set: run with --update and commit " + g.file.Path}}, ""
 	case !ok:
 		g.file.Put(p.golden.scenario, p.spec.ID, answer)
 		return nil, "snapshot: no stored answer; this one was written to " + g.file.Path
@@ -115,7 +115,7 @@ func (r *runState) saveGoldens() {
 	if _, err := g.file.Save(); err != nil {
 		msg := r.clean("the golden answers were not saved: "+strings.TrimSpace(err.Error()), 1000)
 		if r.rep.Failure == nil {
-			r.rep.Failure = &SuiteFailure{Stage: "snapshot", Message: msg}
+			r.rep.Failure = &SuiteFailure{Stage: StageSnapshot, Message: msg}
 		} else {
 			r.rep.Warnings = append(r.rep.Warnings, "snapshot: "+msg)
 		}

@@ -42,7 +42,7 @@ type scenario struct {
 	index     int // in the report
 	name      string
 	mode      mode
-	isolation string // config.IsolationShared, IsolationScenario or IsolationStep
+	isolation config.Isolation
 	// reconnect replaces a lost session before each step (a relaunched
 	// stdio server) instead of skipping the rest.
 	reconnect         bool

@@ -41,8 +41,8 @@ const (
 // probe is one protocol probe, as generation plans it.
 type probe struct {
 	name string // the report's case
-	// only limits it to one transport: "stdio" or "http" ("" both).
-	only string
+	// only limits it to one transport: TargetStdio or TargetHTTP ("" both).
+	only TargetTransport
 	// fresh probes need a connection that has not initialized: a stdio
 	// server process of their own, or (HTTP) a POST without a session.
 	fresh bool
@@ -81,7 +81,7 @@ func probeID(name string) string { return strconv.Quote("mcpcheck-probe-" + name
 
 // protocolTarget is what generation needs to know to plan the probes.
 type protocolTarget struct {
-	transport string // stdio, http, sse, memory
+	transport TargetTransport
 	version   string // negotiated
 	caps      *mcp.ServerCapabilities
 }
@@ -90,7 +90,7 @@ type protocolTarget struct {
 // over stdio a server process, of its own): probe, observer, probe, ...
 func (c *generator) protocol(t protocolTarget, readOnly []tool) {
 	switch {
-	case t.transport != "stdio" && t.transport != "http":
+	case t.transport != TargetStdio && t.transport != TargetHTTP:
 		c.note("protocol probes: not run over %s (they speak raw JSON-RPC over stdio or Streamable HTTP)", t.transport)
 		return
 	case t.version == config.ProtocolVersion2026:
@@ -105,7 +105,7 @@ func (c *generator) protocol(t protocolTarget, readOnly []tool) {
 	if p, ok := c.cancellation(readOnly); ok {
 		probes = append(probes, p)
 	}
-	sc := c.scenario("protocol: " + t.transport)
+	sc := c.scenario("protocol: " + string(t.transport))
 	sc.mode, sc.isolation, sc.continueOnFailure = rawProbes, config.IsolationScenario, true
 	for i := range probes {
 		p := &probes[i]
@@ -222,8 +222,8 @@ func catalogue(t protocolTarget, caps *mcp.ServerCapabilities, tool string) []pr
 	init, iid := request("unsupported-version", "initialize", `{"protocolVersion":"1999-01-01","capabilities":{},"clientInfo":{"name":"mcpcheck","version":"0"}}`)
 	add(probe{name: "unsupported-version", fresh: true, message: init, id: iid, reference: "basic/lifecycle (version negotiation)", judge: negotiates})
 	early, eid := request("before-initialize", "tools/list", "")
-	add(probe{name: "before-initialize", only: "stdio", fresh: true, message: early, id: eid, reference: "basic/lifecycle", judge: refusedOrIgnored("an error (or no answer): the session is not initialized")})
-	if t.transport == "http" && t.version >= "2025-06-18" {
+	add(probe{name: "before-initialize", only: TargetStdio, fresh: true, message: early, id: eid, reference: "basic/lifecycle", judge: refusedOrIgnored("an error (or no answer): the session is not initialized")})
+	if t.transport == TargetHTTP && t.version >= "2025-06-18" {
 		ping := func(name string) ([]byte, string) { return request(name, "ping", "") }
 		m, id := ping("missing-protocol-version")
 		add(probe{name: "missing-protocol-version", message: m, id: id, reference: "basic/transports (protocol version header)", edit: func(h http.Header) { h.Del("MCP-Protocol-Version") },

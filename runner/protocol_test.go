@@ -35,9 +35,9 @@ func probeKinds(rep *Report) (failed, notes []string) {
 			continue
 		}
 		if f.Status == StatusFailed {
-			failed = append(failed, f.Kind)
+			failed = append(failed, string(f.Kind))
 		} else {
-			notes = append(notes, f.Kind)
+			notes = append(notes, string(f.Kind))
 		}
 	}
 	slices.Sort(failed)

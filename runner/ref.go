@@ -10,20 +10,11 @@ import (
 	"github.com/mcpcheck/mcpcheck/config"
 )
 
-// resolveArgs returns args with every $ref marker replaced by the value it
-// points at in an earlier step's result. Only the containers on the way to a
-// marker are copied; the rest is shared. results maps step ids of the same
-// scenario to their decoded results ({content, structuredContent, isError}).
-func resolveArgs(args map[string]any, results map[string]any) (map[string]any, error) {
-	v, _, err := resolveValue(args, results)
-	if err != nil {
-		return nil, err
-	}
-	m, _ := v.(map[string]any)
-	return m, nil
-}
-
-// resolveValue returns v with markers resolved and whether anything changed.
+// resolveValue returns v with every $ref marker replaced by the value it
+// points at in an earlier step's result, and whether anything changed. Only
+// the containers on the way to a marker are copied; the rest is shared.
+// results maps step ids of the same scenario to their decoded results
+// ({content, structuredContent, isError}).
 func resolveValue(v any, results map[string]any) (any, bool, error) {
 	if s, ok := config.RefMarker(v); ok {
 		r, err := resolveRef(s, results)

@@ -3,6 +3,7 @@ package runner
 import (
 	"time"
 
+	"github.com/mcpcheck/mcpcheck/assert"
 	"github.com/mcpcheck/mcpcheck/config"
 )
 
@@ -105,10 +106,26 @@ type Report struct {
 // Target says what was tested without leaking paths or secrets: the
 // transport and either the command's program name or the endpoint's origin.
 type Target struct {
-	Transport string `json:"transport"`         // "stdio" or "http"
-	Program   string `json:"program,omitempty"` // stdio: base name of the program
-	Origin    string `json:"origin,omitempty"`  // http: scheme://host[:port]
+	Transport TargetTransport `json:"transport"`
+	Program   string          `json:"program,omitempty"` // stdio: base name of the program
+	Origin    string          `json:"origin,omitempty"`  // http, sse: scheme://host[:port]
 }
+
+// TargetTransport is how a run reached its server.
+type TargetTransport string
+
+// The target transports, in the order of the report schema.
+const (
+	TargetStdio  TargetTransport = "stdio"
+	TargetHTTP   TargetTransport = "http"
+	TargetSSE    TargetTransport = "sse"
+	TargetMemory TargetTransport = "memory" // Options.Dial: an in-process server
+	TargetNone   TargetTransport = "none"   // mcpcheck diff: no server reached
+)
+
+// TargetTransports lists every target transport, in the order of the
+// report schema.
+var TargetTransports = []TargetTransport{TargetStdio, TargetHTTP, TargetSSE, TargetMemory, TargetNone}
 
 // ServerInfo is the server's self-description from initialize.
 type ServerInfo struct {
@@ -134,12 +151,26 @@ type Summary struct {
 
 // SuiteFailure is a failure that is not any one step's.
 type SuiteFailure struct {
-	// Stage is where the run failed: "connect", "discovery", "allowlist",
-	// "interrupted", or "snapshot" (the golden answers could not be
-	// written).
-	Stage   string `json:"stage"`
+	// Stage is where the run failed.
+	Stage   Stage  `json:"stage"`
 	Message string `json:"message"`
 }
+
+// Stage is where a run failed as a whole.
+type Stage string
+
+// The stages, in the order of the report schema.
+const (
+	StageConnect     Stage = "connect"
+	StageDiscovery   Stage = "discovery"
+	StageAllowlist   Stage = "allowlist"
+	StageInterrupted Stage = "interrupted"
+	// StageSnapshot: the golden answers could not be written.
+	StageSnapshot Stage = "snapshot"
+)
+
+// Stages lists every stage, in the order of the report schema.
+var Stages = []Stage{StageConnect, StageDiscovery, StageAllowlist, StageInterrupted, StageSnapshot}
 
 // Termination says where and why a run stopped early.
 type Termination struct {
@@ -301,9 +332,9 @@ func positionOf(p config.Pos) *Position {
 // of the mismatch and a message that shows no result values. Expected and
 // actual values are carried for the human report only.
 type AssertionResult struct {
-	Kind    string `json:"kind"`
-	Path    string `json:"path"`
-	Message string `json:"message"`
+	Kind    assert.KindName `json:"kind"`
+	Path    string          `json:"path"`
+	Message string          `json:"message"`
 	// Position is where the expectation is written.
 	Position *Position `json:"position,omitempty"`
 

@@ -240,7 +240,7 @@ func (r *runState) run(ctx context.Context) *Report {
 	}
 	if r.usesScratch() {
 		if r.tmp = r.scratch.dir(); r.tmp == "" {
-			r.fail("connect", scratchError(r.scratch.err))
+			r.fail(StageConnect, scratchError(r.scratch.err))
 			return rep
 		}
 	}
@@ -260,7 +260,7 @@ func (r *runState) run(ctx context.Context) *Report {
 			r.interrupted()
 			return rep
 		}
-		r.fail("connect", err)
+		r.fail(StageConnect, err)
 		return rep
 	}
 	shared := &link{sess: sess, tmp: r.tmp}
@@ -281,7 +281,7 @@ func (r *runState) run(ctx context.Context) *Report {
 			r.interrupted()
 			return rep
 		}
-		r.fail("discovery", err)
+		r.fail(StageDiscovery, err)
 		r.keepStderr(sess)
 		return rep
 	}
@@ -301,7 +301,7 @@ func (r *runState) run(ctx context.Context) *Report {
 	rep.ResourceTemplatesDiscovered = names(r, found.templates, func(x resource) string { return x.URITemplate })
 	rep.PromptsDiscovered = names(r, found.prompts, func(x prompt) string { return x.Name })
 	if err := r.checkContract(sess, found); err != nil {
-		r.fail("discovery", err)
+		r.fail(StageDiscovery, err)
 		return rep
 	}
 	if r.opts.Snapshot {
@@ -311,7 +311,7 @@ func (r *runState) run(ctx context.Context) *Report {
 		return rep
 	}
 	if err := r.checkTools(); err != nil {
-		r.fail("allowlist", err)
+		r.fail(StageAllowlist, err)
 		return rep
 	}
 	r.checkAllowTools()
@@ -357,7 +357,7 @@ func (r *runState) run(ctx context.Context) *Report {
 	}
 	r.schedule(ctx, shared)
 	if ctx.Err() != nil {
-		rep.Failure = &SuiteFailure{Stage: "interrupted", Message: "the run was interrupted; steps not run are skipped"}
+		rep.Failure = &SuiteFailure{Stage: StageInterrupted, Message: "the run was interrupted; steps not run are skipped"}
 	}
 	return rep
 }
@@ -406,7 +406,7 @@ func (r *runState) open(ctx context.Context, tmp string) (*session, error) {
 }
 
 // fail records a suite-level failure; every step stays skipped.
-func (r *runState) fail(stage string, err error) {
+func (r *runState) fail(stage Stage, err error) {
 	msg := r.clean(err.Error(), 1000)
 	r.rep.Failure = &SuiteFailure{Stage: stage, Message: msg}
 	for i := range r.rep.Scenarios {
@@ -420,7 +420,7 @@ func (r *runState) fail(stage string, err error) {
 }
 
 func (r *runState) interrupted() {
-	r.rep.Failure = &SuiteFailure{Stage: "interrupted", Message: "the run was interrupted before the first call"}
+	r.rep.Failure = &SuiteFailure{Stage: StageInterrupted, Message: "the run was interrupted before the first call"}
 	for i := range r.rep.Scenarios {
 		if r.rep.Scenarios[i].NotSelected != "" {
 			continue

@@ -606,7 +606,7 @@ scenarios:
 	}
 	var got []string
 	for _, a := range rep.Scenarios[1].Steps[0].Assertions {
-		got = append(got, a.Kind+" "+a.Path+": "+a.Message)
+		got = append(got, string(a.Kind)+" "+a.Path+": "+a.Message)
 	}
 	want := "structuredPaths missing.path: nothing at this path\nstructuredPaths tasks.#: value differs\nstructuredPaths tasks.0 /text: unexpected key"
 	if strings.Join(got, "\n") != want {

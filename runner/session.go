@@ -89,13 +89,13 @@ type dialer struct {
 func (d *dialer) target() Target {
 	switch {
 	case d.opts.Dial != nil:
-		return Target{Transport: "memory"}
+		return Target{Transport: TargetMemory}
 	case d.suite.Endpoint != "" && d.suite.Transport == config.TransportSSE:
-		return Target{Transport: "sse", Origin: endpointOrigin(d.suite.Endpoint)}
+		return Target{Transport: TargetSSE, Origin: endpointOrigin(d.suite.Endpoint)}
 	case d.suite.Endpoint != "":
-		return Target{Transport: "http", Origin: endpointOrigin(d.suite.Endpoint)}
+		return Target{Transport: TargetHTTP, Origin: endpointOrigin(d.suite.Endpoint)}
 	default:
-		return Target{Transport: "stdio", Program: filepath.Base(d.suite.Command[0])}
+		return Target{Transport: TargetStdio, Program: filepath.Base(d.suite.Command[0])}
 	}
 }
 

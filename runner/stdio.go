@@ -458,13 +458,3 @@ func (t *tailBuffer) Tail(n int) []string {
 	}
 	return lines
 }
-
-// waitCtx waits for d or ctx.
-func waitCtx(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
-	}
-}

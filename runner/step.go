@@ -347,7 +347,7 @@ func (r *runState) traceStep(sc *scenario, p *step, out *StepResult, args map[st
 	}
 	if detail == "" && len(out.Assertions) > 0 {
 		a := out.Assertions[0]
-		detail = strings.TrimSpace(a.Kind + " " + a.Path + ": " + a.Message)
+		detail = strings.TrimSpace(string(a.Kind) + " " + a.Path + ": " + a.Message)
 	}
 	var redacted map[string]any
 	if args != nil {
@@ -373,9 +373,9 @@ func (r *runState) check(p *step, out *StepResult, ar *assert.Result, decoded ma
 			if f.Note || st.Advisory {
 				// An observation, or an advisory step: worth a look, not a
 				// failure.
-				note := f.Kind + ": " + f.Message
+				note := string(f.Kind) + ": " + f.Message
 				if f.Path != "" {
-					note = f.Kind + " " + f.Path + ": " + f.Message
+					note = string(f.Kind) + " " + f.Path + ": " + f.Message
 				}
 				// A note may quote the server: redacted and bounded.
 				out.Notes = append(out.Notes, r.clean(note, 600))

@@ -55,9 +55,6 @@ type tap struct {
 
 type tapKey struct{}
 
-// maxTapBody bounds a line the raw stdio connection keeps.
-const maxTapBody = 64 << 20
-
 func withTap(ctx context.Context, t *tap) context.Context {
 	return context.WithValue(ctx, tapKey{}, t)
 }

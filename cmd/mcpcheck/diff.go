@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"slices"
-	"strings"
 
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/internal/fileio"
@@ -40,7 +39,7 @@ func diffContracts(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mcpcheck diff", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	jsonOut := fs.String("json", "", "")
-	failOn := fs.String("fail-on", config.DefaultFailOn, "")
+	failOn := fs.String("fail-on", string(config.DefaultFailOn), "")
 	quiet := fs.Bool("quiet", false, "")
 	noColor := fs.Bool("no-color", false, "")
 	var files0 flags // the CI report files, as a run takes them
@@ -69,8 +68,8 @@ func diffContracts(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mcpcheck diff: give two contract files, OLD and NEW (got %d; see mcpcheck diff --help)\n", len(files))
 		return exitBadArgs
 	}
-	if !slices.Contains(config.FailOns, *failOn) {
-		fmt.Fprintf(stderr, "mcpcheck diff: --fail-on must be one of %s, got %q\n", strings.Join(config.FailOns, ", "), *failOn)
+	if !slices.Contains(config.FailOns, config.FailOn(*failOn)) {
+		fmt.Fprintf(stderr, "mcpcheck diff: --fail-on must be one of %s, got %q\n", config.Join(config.FailOns, ", "), *failOn)
 		return exitBadArgs
 	}
 	var data [2][]byte
@@ -82,7 +81,7 @@ func diffContracts(args []string, stdout, stderr io.Writer) int {
 		}
 		data[i] = b
 	}
-	rep, err := runner.DiffContracts(files[0], data[0], files[1], data[1], *failOn)
+	rep, err := runner.DiffContracts(files[0], data[0], files[1], data[1], config.FailOn(*failOn))
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpcheck diff: %s\n", runner.Sanitize(err.Error()))
 		return exitBadArgs

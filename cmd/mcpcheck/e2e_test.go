@@ -237,7 +237,7 @@ func TestEverythingHTTP(t *testing.T) {
 // transport (server-everything's sse mode), as --sse does.
 func TestEverythingSSE(t *testing.T) {
 	endpoint := peertest.StartEverythingSSE(t, peertest.Dir(t))
-	rep := runEverything(t, endpoint, "transport", config.TransportSSE)
+	rep := runEverything(t, endpoint, "transport", string(config.TransportSSE))
 	if rep.Target.Transport != "sse" {
 		t.Errorf("target = %+v", rep.Target)
 	}

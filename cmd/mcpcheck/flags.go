@@ -190,7 +190,7 @@ func parseFlags(args []string) (*flags, error) {
 		if b, err := strconv.ParseBool(v); err != nil || !b {
 			return fmt.Errorf("--sse takes no value")
 		}
-		f.settings["transport"] = config.TransportSSE
+		f.settings["transport"] = string(config.TransportSSE)
 		return nil
 	})
 	fs.BoolFunc("include-destructive", "", func(v string) error {

@@ -11,7 +11,9 @@ import (
 	"github.com/mcpcheck/mcpcheck/runner"
 )
 
-// Exit codes (DESIGN.md): every check passed; a check failed; bad input.
+// Exit codes, as README's "Exit status" paragraph states them: every
+// check passed; a check failed; bad command line, fixture, credential or
+// file.
 const (
 	exitPass    = 0
 	exitFail    = 1

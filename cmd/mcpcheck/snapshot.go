@@ -67,7 +67,7 @@ func snapshot(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if rep.Failure != nil || rep.Contract == nil {
 		msg := "no contract"
 		if rep.Failure != nil {
-			msg = rep.Failure.Stage + ": " + rep.Failure.Message
+			msg = string(rep.Failure.Stage) + ": " + rep.Failure.Message
 		}
 		fmt.Fprintf(stderr, "mcpcheck snapshot: %s\n", msg)
 		for _, l := range rep.ServerStderr {

@@ -50,7 +50,7 @@ func checkGroups(r *runner.Report) []checkGroup {
 func runChecks(r *runner.Report) []check {
 	var cs []check
 	if f := r.Failure; f != nil {
-		cs = append(cs, check{Name: f.Stage, Status: runner.StatusFailed, Message: f.Message})
+		cs = append(cs, check{Name: string(f.Stage), Status: runner.StatusFailed, Message: f.Message})
 	}
 	if n := r.NothingTested; n != nil {
 		// Not a failure, but never a pass either: a skipped test in CI's tab.
@@ -108,7 +108,7 @@ func findingChecks(r *runner.Report) []check {
 		if f.Step != "" {
 			continue
 		}
-		c := check{Name: versionTag(f.ProtocolVersion) + f.Tool + " " + string(f.Origin) + " " + f.Kind, Status: runner.StatusPassed, Message: f.Message}
+		c := check{Name: versionTag(f.ProtocolVersion) + f.Tool + " " + string(f.Origin) + " " + string(f.Kind), Status: runner.StatusPassed, Message: f.Message}
 		if f.Status == runner.StatusFailed {
 			c.Status = runner.StatusFailed
 		} else if f.Flagged {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/runner"
 )
 
@@ -25,7 +26,7 @@ func (t *textWriter) drift(r *runner.Report) {
 	switch {
 	case sum.Updated:
 		t.printf(" (contract file updated)")
-	case sum.FailOn == "none":
+	case sum.FailOn == config.FailOnNone:
 		t.printf(" (failOn none: listed only)")
 	default:
 		t.printf(" (fails on %s and above)", sum.FailOn)

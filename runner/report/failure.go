@@ -65,9 +65,9 @@ func failureLines(st *runner.StepResult) []string {
 // /owner".
 func assertionWhere(a *runner.AssertionResult) string {
 	if a.Path != "" {
-		return a.Kind + " " + a.Path
+		return string(a.Kind) + " " + a.Path
 	}
-	return a.Kind
+	return string(a.Kind)
 }
 
 // why is a failed step's reason on one line, for the places that have room

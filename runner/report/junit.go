@@ -183,12 +183,12 @@ func junitProperties(r *runner.Report, protocol string) []junitProperty {
 // targetName is the target in a few words: "stdio mcpcheck", an origin.
 func targetName(r *runner.Report) string {
 	switch r.Target.Transport {
-	case "stdio":
+	case runner.TargetStdio:
 		return "stdio " + r.Target.Program
-	case "http":
+	case runner.TargetHTTP:
 		return r.Target.Origin
 	}
-	return strings.TrimSpace(r.Target.Transport + " " + r.Target.Origin)
+	return strings.TrimSpace(string(r.Target.Transport) + " " + r.Target.Origin)
 }
 
 // junitTime is the ISO 8601 local time without zone that JUnit's schema

@@ -265,7 +265,7 @@ func divergenceText(d *runner.Divergence) string {
 
 // summary writes the counts line, the report's last.
 func (t *textWriter) summary(r *runner.Report) {
-	if d := r.Summary.Drift; d != nil && r.Target.Transport == "none" {
+	if d := r.Summary.Drift; d != nil && r.Target.Transport == runner.TargetNone {
 		// mcpcheck diff: two files compared, no step run.
 		t.printf("drift: %s\n", driftCounts(d))
 		return
@@ -287,14 +287,14 @@ func (t *textWriter) summary(r *runner.Report) {
 func targetLine(r *runner.Report) string {
 	var parts []string
 	switch r.Target.Transport {
-	case "stdio":
+	case runner.TargetStdio:
 		parts = append(parts, "Target: stdio "+r.Target.Program)
-	case "http":
+	case runner.TargetHTTP:
 		parts = append(parts, "Target: "+r.Target.Origin)
-	case "none":
+	case runner.TargetNone:
 		parts = append(parts, "Target: none (two contract files compared)")
 	default:
-		parts = append(parts, "Target: "+r.Target.Transport)
+		parts = append(parts, "Target: "+string(r.Target.Transport))
 	}
 	if r.ProtocolVersion != "" {
 		parts = append(parts, "Protocol: "+r.ProtocolVersion)

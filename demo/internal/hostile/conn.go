@@ -124,11 +124,6 @@ func (c *Conn) Reply(id json.RawMessage, result any) error {
 	return c.Send(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
 }
 
-// Notify sends a notification.
-func (c *Conn) Notify(method string, params any) error {
-	return c.Send(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
-}
-
 // TextResult is a tools/call result with one text block.
 func TextResult(text string) map[string]any {
 	return map[string]any{"content": []any{map[string]any{"type": "text", "text": text}}}

@@ -27,9 +27,6 @@ type Stream struct {
 	f   http.Flusher
 }
 
-// Context ends when the client goes away.
-func (s *Stream) Context() context.Context { return s.ctx }
-
 // Raw writes b as it is, SSE framing included (or not). Writes are
 // buffered, as a server that floods would buffer them: Flush sends them.
 func (s *Stream) Raw(b []byte) error {

@@ -26,7 +26,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 
@@ -205,18 +204,4 @@ func (f *File) Save() (bool, error) {
 	}
 	f.loaded = data
 	return true, nil
-}
-
-// Keys lists the stored scenarios and their steps, sorted (for tests).
-func (f *File) Keys() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	var out []string
-	for sc, steps := range f.entries {
-		for id := range steps {
-			out = append(out, sc+"/"+id)
-		}
-	}
-	sort.Strings(out)
-	return out
 }

@@ -29,15 +29,6 @@ var sanitizers = []struct {
 	{"hex", "<hex>", regexp.MustCompile(`(?i)\b[0-9a-f]{16,}\b`)},
 }
 
-// Names lists the sanitizers, in the order of the fixture schema.
-func Names() []string {
-	out := make([]string, len(sanitizers))
-	for i, s := range sanitizers {
-		out[i] = s.name
-	}
-	return out
-}
-
 // Reduce is v as a golden answer keeps it: a copy without the parts the
 // ignore pointers name (a "*" token matches any key or index) and with
 // the named sanitizers applied to every string (and epoch to whole

@@ -126,12 +126,6 @@ func PricePerMTok(model string) (float64, bool) {
 	return p, ok
 }
 
-// PriceModels lists the models [PricePerMTok] knows, sorted, for a CLI
-// error message.
-func PriceModels() []string {
-	return slices.Sorted(maps.Keys(prices))
-}
-
 // Grade maps a percentage to a letter: A from 90, B from 80, C from 70,
 // D from 60, F below (and for NaN).
 func Grade(percent float64) string {

@@ -1,12 +1,15 @@
 package score
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mcpcheck/mcpcheck/config"
 )
 
 func TestOutliers(t *testing.T) {
@@ -76,9 +79,11 @@ func TestEstimateTokens(t *testing.T) {
 }
 
 func TestPrices(t *testing.T) {
-	models := PriceModels()
-	if !slices.IsSorted(models) || len(models) < 3 {
-		t.Fatalf("PriceModels() = %v", models)
+	// The fixture schema's priceModel enum is what config accepts: every
+	// model it names has a price, and no price is for a model it refuses.
+	models := slices.Sorted(maps.Keys(prices))
+	if len(models) < 3 || !slices.Equal(models, slices.Sorted(slices.Values(config.PriceModels()))) {
+		t.Fatalf("prices for %v, schema enum %v", models, config.PriceModels())
 	}
 	for _, m := range models {
 		p, ok := PricePerMTok(m)
