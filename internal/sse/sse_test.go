@@ -7,10 +7,10 @@ import (
 	"testing"
 )
 
-// FuzzSSEParser feeds the parser arbitrary
+// FuzzParser feeds the parser arbitrary
 // bytes, whole and in two pieces: it never panics, never returns or holds
 // more than its bounds allow, and the split does not change the events.
-func FuzzSSEParser(f *testing.F) {
+func FuzzParser(f *testing.F) {
 	f.Add([]byte("event: message\ndata: {\"a\":1}\n\n"), 5, 16)
 	f.Add([]byte("data: a\r\ndata: b\r\n\r\n: comment\n\ndata:c"), 3, 4)
 	f.Add([]byte("data: xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"), 10, 8)
