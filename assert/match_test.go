@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/internal/jsonx"
 )
 
 // TestMatchers checks every matcher, matching and not, in the places
@@ -156,10 +157,8 @@ func FuzzMatch(f *testing.F) {
 	}
 	e := expectOf(f, `{structuredIncludes: {a: {$oneOf: [{$match: "^task"}, {$len: {$gte: 2}}, {$absent: true}]}, b: {$contains: {$gt: 1}}, c: {$type: object}, d: {$lte: -1e5}}, structuredEquals: {$any: true}}`)
 	f.Fuzz(func(t *testing.T, s string) {
-		dec := json.NewDecoder(strings.NewReader(s))
-		dec.UseNumber()
 		var v any
-		if dec.Decode(&v) != nil {
+		if jsonx.Decode([]byte(s), &v) != nil {
 			return
 		}
 		r := &Result{Outcome: config.OutcomeOK, HasResult: true, Structured: v, HasStructured: true}

@@ -6,13 +6,15 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/mcpcheck/mcpcheck/internal/jsonx"
 )
 
 // js decodes JSON the way a contract holds it.
 func js(t *testing.T, s string) any {
 	t.Helper()
 	var v any
-	if err := decode([]byte(s), &v); err != nil {
+	if err := jsonx.Decode([]byte(s), &v); err != nil {
 		t.Fatalf("%s: %v", s, err)
 	}
 	return v

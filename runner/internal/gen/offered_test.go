@@ -5,14 +5,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mcpcheck/mcpcheck/internal/jsonx"
 )
 
 func decodeNumbers(t *testing.T, s string) any {
 	t.Helper()
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.UseNumber()
 	var v any
-	if err := dec.Decode(&v); err != nil {
+	if err := jsonx.Decode([]byte(s), &v); err != nil {
 		t.Fatal(err)
 	}
 	return v

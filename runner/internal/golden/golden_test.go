@@ -5,16 +5,15 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
+
+	"github.com/mcpcheck/mcpcheck/internal/jsonx"
 )
 
 func decoded(t *testing.T, s string) any {
 	t.Helper()
 	var v any
-	d := json.NewDecoder(strings.NewReader(s))
-	d.UseNumber()
-	if err := d.Decode(&v); err != nil {
+	if err := jsonx.Decode([]byte(s), &v); err != nil {
 		t.Fatal(err)
 	}
 	return v
