@@ -155,7 +155,7 @@ func readReports(file string) ([]*runner.Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s is not JSON: %v", file, err)
 	}
-	if err := compiledReportSchema().Validate(doc); err != nil {
+	if err := schemas.Validate(schemas.ReportURL, doc); err != nil {
 		msg := err.Error()
 		if ve, ok := err.(*jsonschema.ValidationError); ok {
 			msg = strings.TrimSpace(ve.Error())
@@ -171,17 +171,4 @@ func readReports(file string) ([]*runner.Report, error) {
 		return nil, fmt.Errorf("%s: %v", file, err)
 	}
 	return []*runner.Report{&one}, nil
-}
-
-// compiledReportSchema compiles schemas/report.schema.json, loading nothing else.
-func compiledReportSchema() *jsonschema.Schema {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schemas.Report))
-	if err != nil {
-		panic(err) // embedded: a broken schema fails every test
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource(schemas.ReportURL, doc); err != nil {
-		panic(err)
-	}
-	return c.MustCompile(schemas.ReportURL)
 }
