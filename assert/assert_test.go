@@ -8,17 +8,8 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/internal/jsonx"
+	"github.com/mcpcheck/mcpcheck/internal/jsonx/jsonxtest"
 )
-
-// decode parses JSON the way the runner and loader do: numbers stay json.Number.
-func decode(t *testing.T, s string) any {
-	t.Helper()
-	var v any
-	if err := jsonx.Decode([]byte(s), &v); err != nil {
-		t.Fatalf("decode %s: %v", s, err)
-	}
-	return v
-}
 
 func TestStructured(t *testing.T) {
 	tests := []struct {
@@ -50,7 +41,7 @@ func TestStructured(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := &config.Expect{}
-			v := &config.Value{V: decode(t, tt.want)}
+			v := &config.Value{V: jsonxtest.Value(t, tt.want)}
 			if tt.kind == "structuredEquals" {
 				e.StructuredEquals = v
 			} else {
@@ -58,7 +49,7 @@ func TestStructured(t *testing.T) {
 			}
 			r := &Result{Outcome: config.OutcomeOK, HasResult: true}
 			if tt.got != "" {
-				r.Structured, r.HasStructured = decode(t, tt.got), true
+				r.Structured, r.HasStructured = jsonxtest.Value(t, tt.got), true
 			}
 			var got []string
 			for _, c := range Build(e) {
@@ -77,8 +68,8 @@ func TestStructured(t *testing.T) {
 }
 
 func TestFailureValues(t *testing.T) {
-	e := &config.Expect{StructuredEquals: &config.Value{V: decode(t, `{"revision":1}`)}}
-	r := &Result{Outcome: config.OutcomeOK, HasResult: true, Structured: decode(t, `{"revision":2}`), HasStructured: true}
+	e := &config.Expect{StructuredEquals: &config.Value{V: jsonxtest.Value(t, `{"revision":1}`)}}
+	r := &Result{Outcome: config.OutcomeOK, HasResult: true, Structured: jsonxtest.Value(t, `{"revision":2}`), HasStructured: true}
 	fs := (&StructuredEquals{Want: e.StructuredEquals.V}).Check(r)
 	if len(fs) != 1 {
 		t.Fatalf("got %d failures, want 1", len(fs))
@@ -150,10 +141,8 @@ func FuzzEqualReflexive(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		dec := json.NewDecoder(strings.NewReader(s))
-		dec.UseNumber()
 		var v any
-		if dec.Decode(&v) != nil {
+		if jsonx.Decode([]byte(s), &v) != nil {
 			return
 		}
 		if !Equal(v, v) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/internal/goldentest"
+	"github.com/mcpcheck/mcpcheck/internal/jsonx/jsonxtest"
 )
 
 // check is one row of a golden table: an expect block as a fixture writes
@@ -65,5 +66,5 @@ func runGolden(t *testing.T, name string, rows []check) {
 
 // structured is an ok tool result with this structuredContent (JSON).
 func structured(t *testing.T, s string) Result {
-	return Result{Outcome: config.OutcomeOK, HasResult: true, Structured: decode(t, s), HasStructured: true}
+	return Result{Outcome: config.OutcomeOK, HasResult: true, Structured: jsonxtest.Value(t, s), HasStructured: true}
 }

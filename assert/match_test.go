@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/internal/jsonx"
+	"github.com/mcpcheck/mcpcheck/internal/jsonx/jsonxtest"
 )
 
 // TestMatchers checks every matcher, matching and not, in the places
@@ -143,7 +144,7 @@ func TestIncludes(t *testing.T) {
 		{`{"uri":"household://tasks"}`, false},
 		{`null`, false},
 	} {
-		if got := Includes(want, decode(t, tt.got)); got != tt.want {
+		if got := Includes(want, jsonxtest.Value(t, tt.got)); got != tt.want {
 			t.Errorf("Includes(%s) = %v, want %v", tt.got, got, tt.want)
 		}
 	}

@@ -6,24 +6,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpcheck/mcpcheck/internal/jsonx"
+	"github.com/mcpcheck/mcpcheck/internal/jsonx/jsonxtest"
 )
-
-func decodeNumbers(t *testing.T, s string) any {
-	t.Helper()
-	var v any
-	if err := jsonx.Decode([]byte(s), &v); err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
 
 // TestOfferedValues: the server's own ids, directories, files and URIs are
 // what the generator tries first, each for the properties it fits, and
 // only when they validate.
 func TestOfferedValues(t *testing.T) {
 	o := NewOffered()
-	o.AddAnswer("list_projects", decodeNumbers(t, `{"projects": [
+	o.AddAnswer("list_projects", jsonxtest.Value(t, `{"projects": [
 		{"id": "prj-7f3a", "name": "Kitchen remodel", "ownerId": 12},
 		{"id": "prj-91c2", "name": "Garden shed"}]}`), "")
 	o.AddAnswer("list_allowed_directories", nil, "Allowed directories:\n/srv/share\n/srv/photos/\n")

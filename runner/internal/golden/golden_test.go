@@ -7,17 +7,8 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/mcpcheck/mcpcheck/internal/jsonx"
+	"github.com/mcpcheck/mcpcheck/internal/jsonx/jsonxtest"
 )
-
-func decoded(t *testing.T, s string) any {
-	t.Helper()
-	var v any
-	if err := jsonx.Decode([]byte(s), &v); err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
 
 func TestReduce(t *testing.T) {
 	in := `{"id":"0b9c1a8e-3f4d-4c2b-9a7e-1d2c3b4a5f6e","at":"2026-12-02T01:50:17.123Z","on":"2026-12-02",
@@ -35,13 +26,13 @@ func TestReduce(t *testing.T) {
 		{"whole", []string{""}, nil, `"<ignored>"`},
 	}
 	for _, c := range cases {
-		v := decoded(t, in)
+		v := jsonxtest.Value(t, in)
 		got := Reduce(v, c.ignore, c.sanitize)
-		if !reflect.DeepEqual(got, decoded(t, c.want)) {
+		if !reflect.DeepEqual(got, jsonxtest.Value(t, c.want)) {
 			b, _ := json.Marshal(got)
 			t.Errorf("%s: %s", c.name, b)
 		}
-		if !reflect.DeepEqual(v, decoded(t, in)) {
+		if !reflect.DeepEqual(v, jsonxtest.Value(t, in)) {
 			t.Errorf("%s: Reduce changed its input", c.name)
 		}
 	}
@@ -56,7 +47,7 @@ func TestFileRoundTripAndPrune(t *testing.T) {
 	if wrote, _ := f.Save(); wrote {
 		t.Error("an empty new file was written")
 	}
-	f.Put("s", "a", decoded(t, `{"n": 12345678901234567890}`))
+	f.Put("s", "a", jsonxtest.Value(t, `{"n": 12345678901234567890}`))
 	f.Put("s", "b", "x")
 	if wrote, err := f.Save(); !wrote || err != nil {
 		t.Fatalf("not written: %v", err)
@@ -65,7 +56,7 @@ func TestFileRoundTripAndPrune(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v, _ := g.Get("s", "a"); !reflect.DeepEqual(v, decoded(t, `{"n": 12345678901234567890}`)) {
+	if v, _ := g.Get("s", "a"); !reflect.DeepEqual(v, jsonxtest.Value(t, `{"n": 12345678901234567890}`)) {
 		t.Errorf("a large number changed: %v", v)
 	}
 	if wrote, _ := g.Save(); wrote {
