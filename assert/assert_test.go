@@ -7,80 +7,9 @@ import (
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/internal/jsonx"
+	"github.com/mcpcheck/mcpcheck/internal/jsonx/jsonxtest"
 )
-
-// decode parses JSON the way the runner and loader do: numbers stay json.Number.
-func decode(t *testing.T, s string) any {
-	t.Helper()
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		t.Fatalf("decode %s: %v", s, err)
-	}
-	return v
-}
-
-func TestNumberEqual(t *testing.T) {
-	tests := []struct {
-		a, b string
-		want bool
-	}{
-		{"1", "1", true},
-		{"1", "1.0", true},
-		{"1", "1e0", true},
-		{"100", "1E2", true},
-		{"0.1", "0.10", true},
-		{"-0", "0", true},
-		{"9007199254740993", "9007199254740992", false},
-		{"9007199254740993", "9007199254740993.0", true},
-		{"123456789012345678901234567890", "123456789012345678901234567891", false},
-		{"1e400", "1e400", true},
-		{"1e400", "1e401", false},
-		{"1e999999999", "1e999999998", false},
-		{"0.1", "0.2", false},
-		{"2", "-2", false},
-	}
-	for _, tt := range tests {
-		if got := NumberEqual(tt.a, tt.b); got != tt.want {
-			t.Errorf("NumberEqual(%s, %s) = %v, want %v", tt.a, tt.b, got, tt.want)
-		}
-	}
-}
-
-func TestNumberCompare(t *testing.T) {
-	tests := []struct {
-		a, b string
-		want int
-	}{
-		{"1", "2", -1},
-		{"2", "1", 1},
-		{"1", "1.0", 0},
-		{"-1", "1", -1},
-		{"-2", "-1", -1},
-		{"0", "-0", 0},
-		{"0", "0.0001", -1},
-		{"-0.0001", "0", -1},
-		{"9007199254740993", "9007199254740992", 1},
-		{"9007199254740993", "9007199254740993.0", 0},
-		{"0.12", "0.123", -1},
-		{"0.13", "0.123", 1},
-		{"1e400", "1e399", 1},
-		{"-1e400", "-1e399", -1},
-		{"1e999999999", "1e999999998", 1},
-		{"123e-2", "1.23", 0},
-		{"99", "100", -1},
-	}
-	for _, tt := range tests {
-		got, ok := NumberCompare(tt.a, tt.b)
-		if !ok || got != tt.want {
-			t.Errorf("NumberCompare(%s, %s) = %d, %v; want %d", tt.a, tt.b, got, ok, tt.want)
-		}
-	}
-	if _, ok := NumberCompare("x", "1"); ok {
-		t.Errorf("NumberCompare accepted a non-number")
-	}
-}
 
 func TestStructured(t *testing.T) {
 	tests := []struct {
@@ -112,7 +41,7 @@ func TestStructured(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := &config.Expect{}
-			v := &config.Value{V: decode(t, tt.want)}
+			v := &config.Value{V: jsonxtest.Value(t, tt.want)}
 			if tt.kind == "structuredEquals" {
 				e.StructuredEquals = v
 			} else {
@@ -120,7 +49,7 @@ func TestStructured(t *testing.T) {
 			}
 			r := &Result{Outcome: config.OutcomeOK, HasResult: true}
 			if tt.got != "" {
-				r.Structured, r.HasStructured = decode(t, tt.got), true
+				r.Structured, r.HasStructured = jsonxtest.Value(t, tt.got), true
 			}
 			var got []string
 			for _, c := range Build(e) {
@@ -139,8 +68,8 @@ func TestStructured(t *testing.T) {
 }
 
 func TestFailureValues(t *testing.T) {
-	e := &config.Expect{StructuredEquals: &config.Value{V: decode(t, `{"revision":1}`)}}
-	r := &Result{Outcome: config.OutcomeOK, HasResult: true, Structured: decode(t, `{"revision":2}`), HasStructured: true}
+	e := &config.Expect{StructuredEquals: &config.Value{V: jsonxtest.Value(t, `{"revision":1}`)}}
+	r := &Result{Outcome: config.OutcomeOK, HasResult: true, Structured: jsonxtest.Value(t, `{"revision":2}`), HasStructured: true}
 	fs := (&StructuredEquals{Want: e.StructuredEquals.V}).Check(r)
 	if len(fs) != 1 {
 		t.Fatalf("got %d failures, want 1", len(fs))
@@ -212,10 +141,8 @@ func FuzzEqualReflexive(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		dec := json.NewDecoder(strings.NewReader(s))
-		dec.UseNumber()
 		var v any
-		if dec.Decode(&v) != nil {
+		if jsonx.Decode([]byte(s), &v) != nil {
 			return
 		}
 		if !Equal(v, v) {

@@ -13,7 +13,7 @@
 // the fixture loads): the one comparison of JSON values, behind
 // structuredEquals and structuredIncludes, result, textJSON and the
 // notifications' params, lets a matcher match where a literal would be
-// compared, numbers by exact value ([NumberEqual], [NumberCompare]).
+// compared, numbers by exact value.
 // [Equal] and [Includes] expose it; [Refusal] and [EchoMismatch] are the
 // fidelity rules that [Fidelity] applies.
 //

@@ -1,18 +1,14 @@
 package assert
 
 import (
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/internal/goldentest"
+	"github.com/mcpcheck/mcpcheck/internal/jsonx/jsonxtest"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // check is one row of a golden table: an expect block as a fixture writes
 // it (JSON, which YAML reads too) and the answer it is checked against.
@@ -65,26 +61,10 @@ func runGolden(t *testing.T, name string, rows []check) {
 		b.WriteString("\n")
 	}
 	got := b.String()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./assert -update)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
-	}
+	goldentest.Compare(t, filepath.Join("testdata", name+".golden"), got)
 }
 
 // structured is an ok tool result with this structuredContent (JSON).
 func structured(t *testing.T, s string) Result {
-	return Result{Outcome: config.OutcomeOK, HasResult: true, Structured: decode(t, s), HasStructured: true}
+	return Result{Outcome: config.OutcomeOK, HasResult: true, Structured: jsonxtest.Value(t, s), HasStructured: true}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/internal/jsonx/jsonxtest"
 )
 
 // TestExpectations checks the expectation kinds text, textJSON, result,
@@ -15,7 +16,7 @@ func TestExpectations(t *testing.T) {
 		return Result{Outcome: config.OutcomeOK, HasResult: true, Text: s, HasContent: s != ""}
 	}
 	whole := func(js string) Result {
-		return Result{Outcome: config.OutcomeOK, HasResult: true, Whole: decode(t, js)}
+		return Result{Outcome: config.OutcomeOK, HasResult: true, Whole: jsonxtest.Value(t, js)}
 	}
 	notified := func(outcome config.Outcome, ns ...string) Result {
 		r := Result{Outcome: outcome, HasResult: outcome == config.OutcomeOK}
@@ -23,7 +24,7 @@ func TestExpectations(t *testing.T) {
 			method, params, _ := strings.Cut(n, " ")
 			var p any
 			if params != "" {
-				p = decode(t, params)
+				p = jsonxtest.Value(t, params)
 			}
 			r.Notifications = append(r.Notifications, Notification{Method: method, Params: p})
 		}

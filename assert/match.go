@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/internal/jsonx"
 )
 
 // Includes reports whether got includes want: a recursive object subset
@@ -80,7 +81,7 @@ func (d *differ) mismatch(m *config.Matcher, got any, present bool, missing stri
 				}
 			}
 		default:
-			if !NumberEqual(numText(want), l) {
+			if !jsonx.Equal(numText(want), l) {
 				return "the length is " + l + ", not " + numText(want)
 			}
 		}
@@ -127,7 +128,7 @@ func typeMismatch(want config.JSONType, got any) string {
 	name := TypeName(got)
 	switch {
 	case want == config.TypeInteger && name == "number":
-		if n, ok := parseNumber(numText(got)); ok && n.integer() {
+		if jsonx.IsInteger(numText(got)) {
 			return ""
 		}
 		return "expected an integer, got a number with a fraction"
@@ -142,7 +143,7 @@ func typeMismatch(want config.JSONType, got any) string {
 // boundMismatch is $gt, $gte, $lt and $lte of a number literal: what is
 // wrong with the number, or "".
 func boundMismatch(m *config.Matcher, num string) string {
-	c, ok := NumberCompare(num, string(m.Bound))
+	c, ok := jsonx.Compare(num, string(m.Bound))
 	if !ok {
 		return "cannot be compared with " + string(m.Bound)
 	}

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/internal/jsonx"
+	"github.com/mcpcheck/mcpcheck/internal/jsonx/jsonxtest"
 )
 
 // TestMatchers checks every matcher, matching and not, in the places
@@ -142,7 +144,7 @@ func TestIncludes(t *testing.T) {
 		{`{"uri":"household://tasks"}`, false},
 		{`null`, false},
 	} {
-		if got := Includes(want, decode(t, tt.got)); got != tt.want {
+		if got := Includes(want, jsonxtest.Value(t, tt.got)); got != tt.want {
 			t.Errorf("Includes(%s) = %v, want %v", tt.got, got, tt.want)
 		}
 	}
@@ -156,10 +158,8 @@ func FuzzMatch(f *testing.F) {
 	}
 	e := expectOf(f, `{structuredIncludes: {a: {$oneOf: [{$match: "^task"}, {$len: {$gte: 2}}, {$absent: true}]}, b: {$contains: {$gt: 1}}, c: {$type: object}, d: {$lte: -1e5}}, structuredEquals: {$any: true}}`)
 	f.Fuzz(func(t *testing.T, s string) {
-		dec := json.NewDecoder(strings.NewReader(s))
-		dec.UseNumber()
 		var v any
-		if dec.Decode(&v) != nil {
+		if jsonx.Decode([]byte(s), &v) != nil {
 			return
 		}
 		r := &Result{Outcome: config.OutcomeOK, HasResult: true, Structured: v, HasStructured: true}

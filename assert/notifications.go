@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/internal/jsonx"
 )
 
 // Notifications demands notifications the server sent while the step was
@@ -87,7 +88,7 @@ func countText(count any) string {
 		}
 		return "a count matching " + c.String()
 	case json.Number:
-		if NumberEqual(string(c), "0") {
+		if jsonx.Equal(string(c), "0") {
 			return "none"
 		}
 		return "exactly " + string(c)

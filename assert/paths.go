@@ -1,13 +1,13 @@
 package assert
 
 import (
-	"bytes"
 	"encoding/json"
 	"sort"
 
 	"github.com/tidwall/gjson"
 
 	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/internal/jsonx"
 )
 
 // StructuredPaths queries structuredContent with gjson paths and demands the
@@ -69,9 +69,7 @@ func checkPaths(kind KindName, paths []string, want map[string]any, raw []byte) 
 		res := gjson.GetBytes(raw, path)
 		var got any
 		if res.Exists() {
-			dec := json.NewDecoder(bytes.NewReader([]byte(res.Raw)))
-			dec.UseNumber()
-			if err := dec.Decode(&got); err != nil {
+			if err := jsonx.Decode([]byte(res.Raw), &got); err != nil {
 				// gjson results that are not JSON text (a modifier's output,
 				// say) compare as strings.
 				got = res.String()

@@ -2,16 +2,14 @@ package config
 
 import (
 	"errors"
-	"flag"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+	"github.com/mcpcheck/mcpcheck/internal/goldentest"
+)
 
 // brokenFixtures lists the fixtures of the broken corpus (the golden .err
 // files beside them excluded).
@@ -58,19 +56,7 @@ func TestBroken(t *testing.T) {
 			for _, line := range strings.Split(strings.TrimSuffix(got, "\n"), "\n") {
 				checkPositioned(t, path, line)
 			}
-			if *update {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./config -update)", err)
-			}
-			if got != string(want) {
-				t.Errorf("error mismatch\n got:\n%s\nwant:\n%s", got, want)
-			}
+			goldentest.Compare(t, golden, got)
 		})
 	}
 }

@@ -7,10 +7,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/go-openapi/jsonpointer"
 	"github.com/santhosh-tekuri/jsonschema/v6"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
+
+	"github.com/mcpcheck/mcpcheck/internal/schemacheck"
 )
 
 // JSONSchema is a JSON Schema written inline in a fixture
@@ -34,18 +33,11 @@ type inlineCompiled struct {
 // Validate checks v (generic JSON, json.Number numbers) against the schema.
 // A violation is a *jsonschema.ValidationError; any other error means v
 // could not be judged.
-func (s *JSONSchema) Validate(v any) (err error) {
+func (s *JSONSchema) Validate(v any) error {
 	if s.compiled == nil || s.compiled.sch == nil {
 		return errors.New("the schema did not compile")
 	}
-	// The validator has panicked on hostile schemas and values; no answer
-	// from a server may crash the run.
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("the validator failed on this value (%v)", p)
-		}
-	}()
-	return s.compiled.sch.Validate(v)
+	return schemacheck.Validate(s.compiled.sch, v)
 }
 
 // inlineSchemaURL names every inline schema; each has a compiler of its
@@ -84,15 +76,7 @@ func compileSchema(doc any) (c *inlineCompiled) {
 			c.sch, c.err = nil, fmt.Errorf("the validator could not compile it (%v)", p)
 		}
 	}()
-	comp := jsonschema.NewCompiler()
-	comp.DefaultDraft(jsonschema.Draft2020)
-	comp.UseLoader(jsonschema.SchemeURLLoader{})
-	comp.AssertFormat()
-	if err := comp.AddResource(inlineSchemaURL, doc); err != nil {
-		c.err = err
-		return c
-	}
-	c.sch, c.err = comp.Compile(inlineSchemaURL)
+	_, c.sch, c.err = schemacheck.Compile(inlineSchemaURL, doc, true)
 	return c
 }
 
@@ -103,14 +87,13 @@ func schemaError(err error) string {
 	var ve *jsonschema.ValidationError
 	switch {
 	case errors.As(err, &sve) && errors.As(sve.Err, &ve):
-		p := message.NewPrinter(language.English)
 		var parts []string
-		for _, leaf := range leaves(ve, nil) {
-			at := "/" + strings.Join(escapeTokens(leaf.InstanceLocation), "/")
-			if at == "/" {
+		for _, leaf := range schemacheck.Leaves(ve, true) {
+			at := schemacheck.Pointer(leaf.InstanceLocation)
+			if at == "" {
 				at = "the root"
 			}
-			part := "at " + at + ": " + leaf.ErrorKind.LocalizedString(p)
+			part := "at " + at + ": " + schemacheck.Localized(leaf.ErrorKind)
 			if !slices.Contains(parts, part) {
 				parts = append(parts, part)
 			}
@@ -121,12 +104,4 @@ func schemaError(err error) string {
 	}
 	msg, _, _ := strings.Cut(err.Error(), "\n")
 	return "does not compile: " + msg
-}
-
-func escapeTokens(toks []string) []string {
-	out := make([]string, len(toks))
-	for i, t := range toks {
-		out[i] = jsonpointer.Escape(t)
-	}
-	return out
 }

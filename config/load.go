@@ -3,13 +3,13 @@ package config
 import (
 	"bytes"
 	"errors"
-	"math/big"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/mcpcheck/mcpcheck/internal/fileio"
+	"github.com/mcpcheck/mcpcheck/internal/jsonx"
 )
 
 // Load reads the fixture at path and returns the checked suite with the
@@ -470,14 +470,5 @@ func intValue(n *node) (int64, bool) {
 	if n == nil || n.kind != numberNode {
 		return 0, false
 	}
-	if v, err := strconv.ParseInt(n.str, 10, 64); err == nil {
-		return v, true
-	}
-	// checkNumber has bounded the text's length and exponent, so this exact
-	// arithmetic is cheap.
-	r, ok := new(big.Rat).SetString(n.str)
-	if !ok || !r.IsInt() || !r.Num().IsInt64() {
-		return 0, false
-	}
-	return r.Num().Int64(), true
+	return jsonx.Int64(n.str)
 }

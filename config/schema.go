@@ -1,7 +1,6 @@
 package config
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,12 +13,13 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 
+	"github.com/mcpcheck/mcpcheck/internal/schemacheck"
 	"github.com/mcpcheck/mcpcheck/schemas"
 )
 
 // The schemas of the files config reads (the fixture, a baseline of
-// expected failures) are compiled once per process. Each one's own node
-// tree is kept too, so that messages can list a place's allowed keys in
+// expected failures) are the schemas package's, compiled once per process.
+// Each one's own node tree is kept too, so that messages can list a place's allowed keys in
 // the order the schema declares them.
 type fileSchema struct {
 	name string // for errors: "fixture schema"
@@ -41,24 +41,7 @@ func compiledSchema() (*jsonschema.Schema, *node, error) { return fixtureSchema.
 
 func (fs *fileSchema) compiled() (*jsonschema.Schema, *node, error) {
 	fs.once.Do(func() {
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(fs.doc))
-		if err != nil {
-			fs.err = fmt.Errorf("%s: %w", fs.name, err)
-			return
-		}
-		c := jsonschema.NewCompiler()
-		c.DefaultDraft(jsonschema.Draft2020)
-		// Nothing is ever fetched, from the network or from disk.
-		c.UseLoader(jsonschema.SchemeURLLoader{})
-		// Formats are rules of the fixture format: "regex" (Go's RE2, the
-		// engine the validator uses by default) refuses a regular
-		// expression that $match or text.matches could not compile.
-		c.AssertFormat()
-		if err := c.AddResource(fs.url, doc); err != nil {
-			fs.err = fmt.Errorf("%s: %w", fs.name, err)
-			return
-		}
-		sch, err := c.Compile(fs.url)
+		sch, err := schemas.Compiled(fs.url)
 		if err != nil {
 			fs.err = fmt.Errorf("%s: %w", fs.name, err)
 			return
@@ -87,7 +70,7 @@ func (fs *fileSchema) validate(root *node, errs *errList) error {
 	if err != nil {
 		return err
 	}
-	verr := sch.Validate(toAny(root))
+	verr := schemacheck.Validate(sch, toAny(root))
 	if verr == nil {
 		return nil
 	}
@@ -95,22 +78,10 @@ func (fs *fileSchema) validate(root *node, errs *errList) error {
 	if !errors.As(verr, &ve) {
 		return verr
 	}
-	for _, leaf := range leaves(ve, nil) {
+	for _, leaf := range schemacheck.Leaves(ve, true) {
 		schemaProblem(root, tree, leaf, errs)
 	}
 	return nil
-}
-
-// leaves returns the innermost causes: the specific broken rules, not the
-// "doesn't validate with ..." wrappers above them.
-func leaves(ve *jsonschema.ValidationError, out []*jsonschema.ValidationError) []*jsonschema.ValidationError {
-	if len(ve.Causes) == 0 {
-		return append(out, ve)
-	}
-	for _, c := range ve.Causes {
-		out = leaves(c, out)
-	}
-	return out
 }
 
 // locate follows an instance location from the root, returning the node and

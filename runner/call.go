@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/internal/jsonx"
 )
 
 // reply is what came back from one call, whatever its method: the JSON-RPC
@@ -200,10 +201,8 @@ func hasStructured(raw []byte) bool {
 
 // decodeResult decodes a raw result keeping numbers exact.
 func decodeResult(raw []byte) map[string]any {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
 	var m map[string]any
-	if dec.Decode(&m) != nil {
+	if jsonx.Decode(raw, &m) != nil {
 		return nil
 	}
 	return m

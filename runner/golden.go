@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/assert"
 	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/internal/jsonx"
 	"github.com/mcpcheck/mcpcheck/runner/internal/golden"
 )
 
@@ -94,7 +95,7 @@ func roundTrip(v any) any {
 	if err != nil {
 		return v
 	}
-	return decodeValue(data)
+	return jsonx.Value(data)
 }
 
 // saveGoldens writes the snapshot file when the run changed it (and, with

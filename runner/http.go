@@ -13,6 +13,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tidwall/gjson"
+
+	"github.com/mcpcheck/mcpcheck/internal/sse"
 )
 
 // The HTTP transports' rules, enforced here for every request the runner's
@@ -26,7 +28,7 @@ import (
 //   - redirects are not followed, and no ambient proxy sees the requests;
 //   - every response body is bounded by the suite's maxMessageBytes: a
 //     JSON body as a whole, an event stream per line and per event (see
-//     sseParser). A larger one is cut where it passes the bound, nothing
+//     sse.Parser). A larger one is cut where it passes the bound, nothing
 //     more of it is read, and the call it answers ends as
 //     oversized_response.
 
@@ -217,7 +219,7 @@ func (rt *headerRoundTripper) RoundTrip(req *http.Request) (*http.Response, erro
 	}
 	rt.open[b] = struct{}{}
 	rt.mu.Unlock()
-	b.parser.max = rt.limit
+	b.parser.Max = rt.limit
 	switch {
 	case req.Method == http.MethodPost && t != nil:
 		b.tap = t
@@ -273,7 +275,7 @@ type boundedBody struct {
 	// to the inbox.
 	shared, feed bool
 	sse          bool
-	parser       sseParser
+	parser       sse.Parser
 	n            int   // bytes read so far of a body that is not an event stream
 	err          error // errOversized once the bound was passed
 }
@@ -293,7 +295,7 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 		}
 	}
 	if n > 0 && b.sse {
-		msgs, perr := b.parser.feed(p[:n])
+		msgs, perr := b.parser.Feed(p[:n])
 		for _, m := range msgs {
 			b.deliver(m)
 		}
@@ -308,7 +310,7 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 			}
 		}
 		if b.sse {
-			if d := b.parser.flush(); d != nil {
+			if d := b.parser.Flush(); d != nil {
 				b.deliver(d)
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/mcpcheck/mcpcheck/assert"
+	"github.com/mcpcheck/mcpcheck/internal/jsonx"
 )
 
 // An inbox holds what a session received that was not a response: the
@@ -200,19 +201,7 @@ func (b *inbox) await(ctx context.Context, match func(*received) bool) (received
 func (r *received) notification() assert.Notification {
 	n := assert.Notification{Method: r.method}
 	if len(r.params) > 0 {
-		n.Params = decodeValue(r.params)
+		n.Params = jsonx.Value(r.params)
 	}
 	return n
-}
-
-// decodeValue decodes any JSON value keeping numbers exact; nil when it is
-// not JSON.
-func decodeValue(raw []byte) any {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if dec.Decode(&v) != nil {
-		return nil
-	}
-	return v
 }

@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/internal/jsonx"
 	"github.com/mcpcheck/mcpcheck/runner/internal/gen"
 )
 
@@ -123,13 +123,7 @@ func numbers(v any) any {
 	if err != nil {
 		return nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var out any
-	if dec.Decode(&out) != nil {
-		return nil
-	}
-	return out
+	return jsonx.Value(b)
 }
 
 // offeredNote is the report's note on the offer: what was called, what it

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpcheck/mcpcheck/internal/sse"
 	"github.com/mcpcheck/mcpcheck/internal/stdio"
 )
 
@@ -405,8 +406,8 @@ func (c *rawHTTP) do(ctx context.Context, method string, body []byte, id string,
 	defer resp.Body.Close()
 	ex.status = resp.StatusCode
 	ctype := resp.Header.Get("Content-Type")
-	sse := strings.HasPrefix(ctype, "text/event-stream")
-	p := sseParser{max: c.limit}
+	stream := strings.HasPrefix(ctype, "text/event-stream")
+	p := sse.Parser{Max: c.limit}
 	var whole bytes.Buffer
 	buf := make([]byte, 32<<10)
 	found := func(msgs [][]byte) bool {
@@ -426,8 +427,8 @@ func (c *rawHTTP) do(ctx context.Context, method string, body []byte, id string,
 	}
 	for {
 		n, err := resp.Body.Read(buf)
-		if sse && n > 0 {
-			msgs, _ := p.feed(buf[:n]) // the body ends at the bound with errOversized
+		if stream && n > 0 {
+			msgs, _ := p.Feed(buf[:n]) // the body ends at the bound with sse.ErrOversized
 			if found(msgs) {
 				return resp.Header, ex
 			}
@@ -438,8 +439,8 @@ func (c *rawHTTP) do(ctx context.Context, method string, body []byte, id string,
 			break
 		}
 	}
-	if sse {
-		if d := p.flush(); d != nil {
+	if stream {
+		if d := p.Flush(); d != nil {
 			found([][]byte{d})
 		}
 	} else if whole.Len() > 0 {

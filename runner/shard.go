@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/internal/mix"
 )
 
 // Shard is one part of a suite split over several runs (--shard K/N), for
@@ -119,16 +120,5 @@ func (r *runState) shardScenarios(from int) {
 func (r *runState) shardHash(key string, shard int) uint64 {
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%s\x00%s\x00%d", filepath.Base(r.suite.File), key, shard)
-	return mix(h.Sum64())
-}
-
-// mix spreads the bits of an FNV hash (whose low bits vary little for
-// similar keys) over the whole word: splitmix64's finaliser.
-func mix(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	x ^= x >> 31
-	return x
+	return mix.Spread(h.Sum64())
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/mcpcheck/mcpcheck/assert"
+	"github.com/mcpcheck/mcpcheck/internal/jsonx"
 	"github.com/mcpcheck/mcpcheck/runner/internal/gen"
 )
 
@@ -201,7 +202,7 @@ func (r *runState) runAwait(ctx context.Context, sess *session, sc *scenario, j 
 		if a.Params == nil {
 			return true
 		}
-		return assert.Includes(a.Params.V, decodeValue(orNull(m.params)))
+		return assert.Includes(a.Params.V, jsonx.Value(orNull(m.params)))
 	})
 	out.DurationMs = ms(time.Since(began))
 	ar := &assert.Result{Kind: config.KindAwait, Duration: time.Since(began)}

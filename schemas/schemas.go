@@ -2,13 +2,24 @@
 // file formats: the fixture a user writes, the JSON report the runner
 // writes, the contract file `mcpcheck snapshot` writes and the baseline of
 // known failures (--expected-failures). They are the single source of
-// truth for the formats; the loader validates every fixture against
+// truth for the formats; [Validate] checks a document against one of them,
+// compiled once per process: the loader validates every fixture against
 // [Fixture] and every baseline against [ExpectedFailures], a contract file
-// is validated against [Contract] when read, and the tests validate every
-// report against [Report].
+// is validated against [Contract] when read, a report against [Report]
+// when `mcpcheck merge` reads it, and the tests validate every report
+// they write.
 package schemas
 
-import _ "embed"
+import (
+	"bytes"
+	_ "embed"
+	"fmt"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/mcpcheck/mcpcheck/internal/schemacheck"
+)
 
 // Fixture is schemas/fixture.schema.json.
 //
@@ -40,3 +51,52 @@ const (
 	ContractURL         = "https://mcpcheck.dev/schemas/contract.schema.json"
 	ExpectedFailuresURL = "https://mcpcheck.dev/schemas/expected-failures.schema.json"
 )
+
+// compiled is each embedded schema by $id, compiled on first use.
+var compiled = map[string]func() (*jsonschema.Schema, error){
+	FixtureURL:          compileOnce(FixtureURL, Fixture),
+	ReportURL:           compileOnce(ReportURL, Report),
+	ContractURL:         compileOnce(ContractURL, Contract),
+	ExpectedFailuresURL: compileOnce(ExpectedFailuresURL, ExpectedFailures),
+}
+
+// Validate checks doc (generic JSON: map[string]any, []any, json.Number
+// or float64 numbers, ...) against the embedded schema whose $id is url
+// ([FixtureURL], [ReportURL], [ContractURL] or [ExpectedFailuresURL]). A
+// violation is a *jsonschema.ValidationError; any other error means the
+// schema is unknown or broken, or the validator failed.
+func Validate(url string, doc any) error {
+	sch, err := Compiled(url)
+	if err != nil {
+		return err
+	}
+	return schemacheck.Validate(sch, doc)
+}
+
+// Compiled is the embedded schema whose $id is url, compiled once per
+// process.
+func Compiled(url string) (*jsonschema.Schema, error) {
+	compile, ok := compiled[url]
+	if !ok {
+		return nil, fmt.Errorf("no embedded schema %s", url)
+	}
+	return compile()
+}
+
+// compileOnce compiles an embedded schema with nothing loaded and formats
+// asserted: they are rules of the formats ("regex", Go's RE2, the engine
+// the validator uses by default, refuses a regular expression that $match
+// or text.matches could not compile).
+func compileOnce(url string, text []byte) func() (*jsonschema.Schema, error) {
+	return sync.OnceValues(func() (*jsonschema.Schema, error) {
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(text))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", url, err)
+		}
+		_, sch, err := schemacheck.Compile(url, doc, true)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", url, err)
+		}
+		return sch, nil
+	})
+}

@@ -21,25 +21,6 @@ import (
 	"github.com/mcpcheck/mcpcheck/schemas"
 )
 
-// reportSchema compiles schemas/report.schema.json, loading nothing else.
-func reportSchema(t *testing.T) *jsonschema.Schema {
-	t.Helper()
-	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(schemas.Report)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	c.UseLoader(jsonschema.SchemeURLLoader{})
-	if err := c.AddResource(schemas.ReportURL, doc); err != nil {
-		t.Fatal(err)
-	}
-	sch, err := c.Compile(schemas.ReportURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sch
-}
-
 // validReport checks a JSON report against the report schema and returns it
 // decoded.
 func validReport(t *testing.T, data string) map[string]any {
@@ -48,7 +29,7 @@ func validReport(t *testing.T, data string) map[string]any {
 	if err != nil {
 		t.Fatalf("report is not JSON: %v\n%s", err, data)
 	}
-	if err := reportSchema(t).Validate(v); err != nil {
+	if err := schemas.Validate(schemas.ReportURL, v); err != nil {
 		t.Fatalf("report does not match schemas/report.schema.json: %v\n%s", err, data)
 	}
 	var m map[string]any

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,10 +11,9 @@ import (
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/demo"
+	"github.com/mcpcheck/mcpcheck/internal/goldentest"
 	"github.com/mcpcheck/mcpcheck/runner"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // asCLI, set to 1 in its environment, makes the test binary mcpcheck
 // itself.
@@ -73,20 +71,7 @@ func normalizeJSON(s string) string {
 // golden compares got with testdata/name, or rewrites it with -update.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs (go test -update rewrites it):\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
+	goldentest.Compare(t, filepath.Join("testdata", name), got)
 }
 
 func TestHelp(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -192,8 +193,9 @@ const explainedValues = 1 << 16
 // reportSchemas compiles schemas/report.schema.json, loading nothing else:
 // full lists every violation; check is valid exactly when full is, and
 // stops at the first violation of each value it checks (a JSON Schema
-// "if" is evaluated for its verdict only).
-func reportSchemas() (full, check *jsonschema.Schema) {
+// "if" is evaluated for its verdict only). They are compiled once, however
+// many reports a merge reads.
+var reportSchemas = sync.OnceValues(func() (full, check *jsonschema.Schema) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schemas.Report))
 	if err != nil {
 		panic(err) // embedded: a broken schema fails every test
@@ -210,7 +212,7 @@ func reportSchemas() (full, check *jsonschema.Schema) {
 		panic(err)
 	}
 	return c.MustCompile(schemas.ReportURL), c.MustCompile("mcpcheck:report-check")
-}
+})
 
 // firstLines is s cut after n lines, with a line saying how many more
 // there were: a file with a problem in every one of its 100,000 entries

@@ -11,12 +11,12 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/cmd/mcpcheck/internal/record"
 	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/internal/sse"
 )
 
 // recordMessageLimit bounds one message the HTTP recorder reads: a
@@ -124,21 +124,20 @@ func proxyHTTP(ctx context.Context, f *recordFlags, sess *record.Session, stderr
 func originOf(u *url.URL) string { return u.Scheme + "://" + u.Host }
 
 // watched passes a response body through, showing its messages to watch:
-// the whole body (JSON), or each event's data (an event stream). It holds
-// at most one message: past recordMessageLimit (a body, a line, an event's
-// data, or 2x for an event's lines) it calls cut once and ends the body.
+// the whole body (JSON), or each event's data (an event stream, read by
+// the runner's own bounded parser). It holds at most one message: past
+// recordMessageLimit (a body, a line, an event's data, or 2x for an
+// event's lines) it calls cut once and ends the body.
 type watched struct {
 	io.ReadCloser
-	whole bool // the body is one message
-	json  bool // ... and it is watched
-	watch func([]byte)
-	cut   func()
-	err   error
-	n     int          // bytes of a whole body so far
-	buf   bytes.Buffer // a whole JSON body, or the unfinished line
-	data  []byte       // the current event's data
-	has   bool         // the event has a data field
-	size  int          // bytes of the current event so far
+	whole  bool // the body is one message
+	json   bool // ... and it is watched
+	watch  func([]byte)
+	cut    func()
+	err    error
+	n      int          // bytes of a whole body so far
+	buf    bytes.Buffer // a whole JSON body
+	events sse.Parser   // an event stream
 }
 
 func (w *watched) Read(p []byte) (int, error) {
@@ -155,8 +154,15 @@ func (w *watched) Read(p []byte) (int, error) {
 			if w.json {
 				w.buf.Write(p[:n])
 			}
-		} else if !w.events(p[:n]) {
-			return 0, w.stop()
+		} else {
+			w.events.Max = recordMessageLimit
+			evs, perr := w.events.Feed(p[:n])
+			for _, ev := range evs {
+				w.watch(ev)
+			}
+			if perr != nil {
+				return 0, w.stop()
+			}
 		}
 	}
 	if err == io.EOF && w.json {
@@ -169,51 +175,9 @@ func (w *watched) Read(p []byte) (int, error) {
 // stop ends the body at the bound.
 func (w *watched) stop() error {
 	w.err = errRecordOversized
-	w.buf, w.data = bytes.Buffer{}, nil
+	w.buf, w.events = bytes.Buffer{}, sse.Parser{}
 	if w.cut != nil {
 		w.cut()
 	}
 	return w.err
-}
-
-// events takes every complete line of b and the unfinished line so far;
-// false when a line or an event passed the bound.
-func (w *watched) events(b []byte) bool {
-	for len(b) > 0 {
-		i := bytes.IndexByte(b, '\n')
-		if i < 0 {
-			w.size += len(b)
-			if w.buf.Len()+len(b) > recordMessageLimit+64 || w.size > 2*recordMessageLimit {
-				return false
-			}
-			w.buf.Write(b) // an incomplete line waits for the rest
-			return true
-		}
-		w.size += i + 1
-		if w.buf.Len()+i > recordMessageLimit+64 || w.size > 2*recordMessageLimit {
-			return false
-		}
-		w.buf.Write(b[:i])
-		b = b[i+1:]
-		line := strings.TrimRight(w.buf.String(), "\r")
-		w.buf.Reset()
-		switch {
-		case line == "":
-			if w.has {
-				w.watch(w.data)
-			}
-			w.data, w.has, w.size = nil, false, 0
-		case strings.HasPrefix(line, "data:"):
-			v := strings.TrimPrefix(strings.TrimPrefix(line, "data:"), " ")
-			if w.has {
-				w.data = append(w.data, '\n')
-			}
-			if len(w.data)+len(v) > recordMessageLimit {
-				return false
-			}
-			w.data = append(w.data, v...)
-			w.has = true
-		}
-	}
-	return true
 }

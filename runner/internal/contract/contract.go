@@ -29,6 +29,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/mcpcheck/mcpcheck/internal/jsonx"
 )
 
 // SchemaVersion is the version of the contract file format.
@@ -134,7 +136,7 @@ func Build(in Input, redact func(string) string) (*Contract, error) {
 	}
 	c.Server.Instructions = in.Instructions
 	if len(in.Capabilities) > 0 && string(in.Capabilities) != "null" {
-		if err := decode(in.Capabilities, &c.Capabilities); err != nil {
+		if err := jsonx.Decode(in.Capabilities, &c.Capabilities); err != nil {
 			return nil, fmt.Errorf("capabilities: %w", err)
 		}
 	}
@@ -158,7 +160,7 @@ func Build(in Input, redact func(string) string) (*Contract, error) {
 			if len(s.raw) == 0 || string(s.raw) == "null" {
 				continue
 			}
-			if err := decode(s.raw, s.into); err != nil {
+			if err := jsonx.Decode(s.raw, s.into); err != nil {
 				return nil, fmt.Errorf("tool %q: %w", t.Name, err)
 			}
 			*s.into = normalSchema(*s.into)
@@ -304,13 +306,6 @@ func isStrings(v any) bool {
 	return true
 }
 
-// decode reads JSON keeping numbers exact.
-func decode(data []byte, into any) error {
-	d := json.NewDecoder(bytes.NewReader(data))
-	d.UseNumber()
-	return d.Decode(into)
-}
-
 // Encode writes the contract: two-space indentation, keys sorted, no HTML
 // escaping, a final newline.
 func (c *Contract) Encode() ([]byte, error) {
@@ -319,7 +314,7 @@ func (c *Contract) Encode() ([]byte, error) {
 		return nil, err
 	}
 	var generic any
-	if err := decode(raw, &generic); err != nil {
+	if err := jsonx.Decode(raw, &generic); err != nil {
 		return nil, err
 	}
 	var buf bytes.Buffer
@@ -337,7 +332,7 @@ func (c *Contract) Encode() ([]byte, error) {
 // compares like a written one.
 func Parse(data []byte) (*Contract, error) {
 	var c Contract
-	if err := decode(data, &c); err != nil {
+	if err := jsonx.Decode(data, &c); err != nil {
 		return nil, err
 	}
 	if c.SchemaVersion != SchemaVersion {

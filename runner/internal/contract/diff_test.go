@@ -6,17 +6,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-)
 
-// js decodes JSON the way a contract holds it.
-func js(t *testing.T, s string) any {
-	t.Helper()
-	var v any
-	if err := decode([]byte(s), &v); err != nil {
-		t.Fatalf("%s: %v", s, err)
-	}
-	return v
-}
+	"github.com/mcpcheck/mcpcheck/internal/jsonx/jsonxtest"
+)
 
 // withSchemas is a one-tool contract whose input or output schema is s.
 func withSchemas(in, out any) *Contract {
@@ -103,7 +95,7 @@ func TestSchemaRules(t *testing.T) {
 	for _, c := range cases {
 		for _, side := range []string{"input", "output"} {
 			t.Run(c.name+"/"+side, func(t *testing.T) {
-				old, nw := js(t, c.old), js(t, c.new)
+				old, nw := jsonxtest.Value(t, c.old), jsonxtest.Value(t, c.new)
 				want, base := c.in, "/tools/0/inputSchema"
 				var a, b *Contract
 				if side == "input" {
@@ -145,8 +137,8 @@ func TestSchemaRulesRecurse(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			in := Diff(withSchemas(js(t, c.old), nil), withSchemas(js(t, c.new), nil))
-			out := Diff(withSchemas(nil, js(t, c.old)), withSchemas(nil, js(t, c.new)))
+			in := Diff(withSchemas(jsonxtest.Value(t, c.old), nil), withSchemas(jsonxtest.Value(t, c.new), nil))
+			out := Diff(withSchemas(nil, jsonxtest.Value(t, c.old)), withSchemas(nil, jsonxtest.Value(t, c.new)))
 			if len(in) != 1 || in[0].Severity != Breaking || in[0].Path != "/tools/0/inputSchema"+c.path {
 				t.Errorf("input: %s", render(in))
 			}

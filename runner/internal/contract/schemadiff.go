@@ -1,9 +1,10 @@
 package contract
 
 import (
-	"math/big"
 	"reflect"
 	"slices"
+
+	"github.com/mcpcheck/mcpcheck/internal/jsonx"
 )
 
 // direction says whose side of a schema a change is judged from: an input
@@ -296,13 +297,6 @@ func (d *differ) enum(o, n map[string]any, path string, dir direction) {
 	}
 }
 
-// number is a JSON number's exact value.
-func number(v any) (*big.Rat, bool) {
-	s := compact(v)
-	r, ok := new(big.Rat).SetString(s)
-	return r, ok
-}
-
 func (d *differ) bounds(o, n map[string]any, path string, dir direction) {
 	bound := func(k string, lower bool) {
 		ov, oHas := o[k]
@@ -315,15 +309,13 @@ func (d *differ) bounds(o, n map[string]any, path string, dir direction) {
 		case !nHas:
 			d.add(dir.widened(), KindBoundLoosened, at, ov, none)
 		default:
-			a, ok1 := number(ov)
-			b, ok2 := number(nv)
-			if !ok1 || !ok2 {
+			c, ok := jsonx.Compare(compact(nv), compact(ov))
+			if !ok {
 				if !reflect.DeepEqual(ov, nv) {
 					d.add(Risky, KindSchemaChanged, at, ov, nv)
 				}
 				return
 			}
-			c := b.Cmp(a)
 			if !lower {
 				c = -c
 			}

@@ -1,7 +1,6 @@
 package gen
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
@@ -9,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpcheck/mcpcheck/internal/jsonx"
 	"github.com/mcpcheck/mcpcheck/runner/internal/schema"
 )
 
@@ -304,9 +304,9 @@ var uuidInText = regexp.MustCompile(`(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[
 func ExtractID(resource string, structured any, text string) (id any, where string, ok bool) {
 	switch raw := structured.(type) {
 	case json.RawMessage:
-		structured = decodeLoose(raw)
+		structured = jsonx.Value(raw)
 	case []byte:
-		structured = decodeLoose(raw)
+		structured = jsonx.Value(raw)
 	}
 	keys := idNames(resource)
 	search := func(m map[string]any, base string) (any, string, bool) {
@@ -376,14 +376,4 @@ func usableID(v any) bool {
 	}
 	_, ok := numberOf(v)
 	return ok
-}
-
-func decodeLoose(raw []byte) any {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if dec.Decode(&v) != nil {
-		return nil
-	}
-	return v
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpcheck/mcpcheck/assert"
+	"github.com/mcpcheck/mcpcheck/internal/jsonx"
 )
 
 // tool is a discovered tool; a schema the runner refuses has none.
@@ -208,7 +209,7 @@ func TestExtractID(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var structured any
 			if tt.structured != "" {
-				structured = decodeLoose([]byte(tt.structured))
+				structured = jsonx.Value([]byte(tt.structured))
 			}
 			id, where, ok := ExtractID(tt.resource, structured, tt.text)
 			if !equalID(id, tt.id) || where != tt.where || ok != tt.ok {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/big"
 	"slices"
+
+	"github.com/mcpcheck/mcpcheck/internal/jsonx"
 )
 
 // bounds of a number after reading every schema of a conjunction.
@@ -117,7 +119,7 @@ func (g *gen) numbers(path, name string, objs []fobj, integer bool, vk int) ([]j
 			list = h.ints
 		}
 		for i := range list {
-			if r, ok := parseRat(list[(i+vk)%len(list)]); ok {
+			if r, ok := jsonx.Rat(list[(i+vk)%len(list)]); ok {
 				targets = append(targets, r)
 			}
 		}

@@ -5,25 +5,16 @@ import (
 	"slices"
 	"strings"
 	"testing"
-)
 
-func decodeNumbers(t *testing.T, s string) any {
-	t.Helper()
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
+	"github.com/mcpcheck/mcpcheck/internal/jsonx/jsonxtest"
+)
 
 // TestOfferedValues: the server's own ids, directories, files and URIs are
 // what the generator tries first, each for the properties it fits, and
 // only when they validate.
 func TestOfferedValues(t *testing.T) {
 	o := NewOffered()
-	o.AddAnswer("list_projects", decodeNumbers(t, `{"projects": [
+	o.AddAnswer("list_projects", jsonxtest.Value(t, `{"projects": [
 		{"id": "prj-7f3a", "name": "Kitchen remodel", "ownerId": 12},
 		{"id": "prj-91c2", "name": "Garden shed"}]}`), "")
 	o.AddAnswer("list_allowed_directories", nil, "Allowed directories:\n/srv/share\n/srv/photos/\n")

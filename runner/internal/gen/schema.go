@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/go-openapi/jsonpointer"
+
+	"github.com/mcpcheck/mcpcheck/internal/jsonx"
 )
 
 // Limits that keep every function total on hostile schemas. Real tool
@@ -21,8 +23,6 @@ const (
 	maxItemsGen  = 256     // array elements generated for one array
 	maxProps     = 64      // optional properties considered for one object
 	maxStringGen = 4096    // runes written from one pattern
-	maxNumDigits = 1000    // digits in a number literal we do arithmetic on
-	maxExponent  = 400     // |exponent| of a number literal we do arithmetic on
 	workBudget   = 200000  // generator steps and validations for one generation
 	sizeBudget   = 1 << 20 // runes of strings plus container elements generated in one call
 )
@@ -53,28 +53,12 @@ func clip(s string) string {
 	return string(r[:n]) + "…"
 }
 
-// parseRat converts a JSON number literal to an exact rational. Literals
-// with absurd exponents or lengths are refused rather than expanded.
-func parseRat(s string) (*big.Rat, bool) {
-	if s == "" || len(s) > maxNumDigits {
-		return nil, false
-	}
-	if i := strings.IndexAny(s, "eE"); i >= 0 {
-		e, err := strconv.Atoi(strings.TrimPrefix(s[i+1:], "+"))
-		if err != nil || e > maxExponent || e < -maxExponent {
-			return nil, false
-		}
-	}
-	r, ok := new(big.Rat).SetString(s)
-	return r, ok
-}
-
 // numberOf returns the exact value of a JSON number in any of the
 // representations a caller may hand us.
 func numberOf(v any) (*big.Rat, bool) {
 	switch x := v.(type) {
 	case json.Number:
-		return parseRat(string(x))
+		return jsonx.Rat(string(x))
 	case float64:
 		if x != x || x > 1e308 || x < -1e308 {
 			return nil, false

@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-openapi/jsonpointer"
 	"github.com/mcpcheck/mcpcheck/assert"
+	"github.com/mcpcheck/mcpcheck/internal/mix"
 	"github.com/mcpcheck/mcpcheck/runner/internal/schema"
 )
 
@@ -188,14 +189,7 @@ func (g *gen) rnd(path string, vk int, salt string) uint64 {
 	h.Write([]byte(path))
 	h.Write([]byte{0})
 	h.Write([]byte(salt))
-	x := h.Sum64()
-	// splitmix64 finaliser: spreads FNV's weak low bits.
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	x ^= x >> 31
-	return x
+	return mix.Spread(h.Sum64())
 }
 
 // check validates v against every schema of ents, as compiled and with

@@ -30,6 +30,7 @@ import (
 	"sync"
 
 	"github.com/mcpcheck/mcpcheck/internal/fileio"
+	"github.com/mcpcheck/mcpcheck/internal/jsonx"
 )
 
 // SchemaVersion is the version of the snapshot file format.
@@ -107,9 +108,7 @@ func Load(path string) (*File, error) {
 		return nil, err
 	}
 	var ff fileFormat
-	d := json.NewDecoder(bytes.NewReader(data))
-	d.UseNumber()
-	if err := d.Decode(&ff); err != nil {
+	if err := jsonx.Decode(data, &ff); err != nil {
 		return nil, fmt.Errorf("%s: not a snapshot file: %v", path, err)
 	}
 	if ff.SchemaVersion != SchemaVersion {

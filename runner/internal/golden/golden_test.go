@@ -7,10 +7,10 @@ import (
 	"reflect"
 	"slices"
 	"sort"
-	"strings"
 	"testing"
 
 	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/internal/jsonx/jsonxtest"
 )
 
 // sanitizerNames lists the sanitizers, in the order applied.
@@ -44,17 +44,6 @@ func keys(f *File) []string {
 	return out
 }
 
-func decoded(t *testing.T, s string) any {
-	t.Helper()
-	var v any
-	d := json.NewDecoder(strings.NewReader(s))
-	d.UseNumber()
-	if err := d.Decode(&v); err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
-
 func TestReduce(t *testing.T) {
 	in := `{"id":"0b9c1a8e-3f4d-4c2b-9a7e-1d2c3b4a5f6e","at":"2026-12-02T01:50:17.123Z","on":"2026-12-02",
 		"clock":"created at 1:50:17 AM","ms":1764640217123,"s":"1764640217","hash":"deadbeefdeadbeef00",
@@ -71,13 +60,13 @@ func TestReduce(t *testing.T) {
 		{"whole", []string{""}, nil, `"<ignored>"`},
 	}
 	for _, c := range cases {
-		v := decoded(t, in)
+		v := jsonxtest.Value(t, in)
 		got := Reduce(v, c.ignore, c.sanitize)
-		if !reflect.DeepEqual(got, decoded(t, c.want)) {
+		if !reflect.DeepEqual(got, jsonxtest.Value(t, c.want)) {
 			b, _ := json.Marshal(got)
 			t.Errorf("%s: %s", c.name, b)
 		}
-		if !reflect.DeepEqual(v, decoded(t, in)) {
+		if !reflect.DeepEqual(v, jsonxtest.Value(t, in)) {
 			t.Errorf("%s: Reduce changed its input", c.name)
 		}
 	}
@@ -92,7 +81,7 @@ func TestFileRoundTripAndPrune(t *testing.T) {
 	if wrote, _ := f.Save(); wrote {
 		t.Error("an empty new file was written")
 	}
-	f.Put("s", "a", decoded(t, `{"n": 12345678901234567890}`))
+	f.Put("s", "a", jsonxtest.Value(t, `{"n": 12345678901234567890}`))
 	f.Put("s", "b", "x")
 	if wrote, err := f.Save(); !wrote || err != nil {
 		t.Fatalf("not written: %v", err)
@@ -101,7 +90,7 @@ func TestFileRoundTripAndPrune(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v, _ := g.Get("s", "a"); !reflect.DeepEqual(v, decoded(t, `{"n": 12345678901234567890}`)) {
+	if v, _ := g.Get("s", "a"); !reflect.DeepEqual(v, jsonxtest.Value(t, `{"n": 12345678901234567890}`)) {
 		t.Errorf("a large number changed: %v", v)
 	}
 	if wrote, _ := g.Save(); wrote {

@@ -12,21 +12,19 @@ package schema
 
 import (
 	"bytes"
-	"cmp"
 	"errors"
 	"fmt"
 	"net/url"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/go-openapi/jsonpointer"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
+
+	"github.com/mcpcheck/mcpcheck/internal/schemacheck"
 )
 
 // Schema is one compiled schema document. It is safe for concurrent use.
@@ -75,13 +73,8 @@ func Compile(toolName, which string, raw []byte) (s *Schema, err error) {
 // compile compiles a document that passed the checks; name starts its
 // errors.
 func compile(doc any, loc, name string, assertFormat bool) (*Schema, error) {
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020) // MCP's default; a $schema in the document wins
-	// Nothing is ever loaded: not from the network, not from disk.
-	c.UseLoader(jsonschema.SchemeURLLoader{})
-	if assertFormat {
-		c.AssertFormat()
-	}
+	// 2020-12 is MCP's default too; nothing is ever loaded.
+	c := schemacheck.NewCompiler(assertFormat)
 	if err := c.AddResource(loc, doc); err != nil {
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
@@ -118,7 +111,7 @@ func (s *Schema) Doc() any { return s.doc }
 func (s *Schema) Draft() int { return s.root.DraftVersion }
 
 // Validate checks v (generic JSON) against the whole schema.
-func (s *Schema) Validate(v any) error { return validate(s.root, v) }
+func (s *Schema) Validate(v any) error { return schemacheck.Validate(s.root, v) }
 
 // ValidateAt checks v against the subschema at pointer (an RFC 6901 JSON
 // Pointer into the document, "" for the root), compiling it on first use.
@@ -129,18 +122,7 @@ func (s *Schema) ValidateAt(pointer string, v any) (err error) {
 	if err != nil {
 		return err
 	}
-	return validate(sub, v)
-}
-
-// validate turns a validator panic into an error, so no instance can crash
-// the caller.
-func validate(sch *jsonschema.Schema, v any) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("the validator failed on this value (%v)", p)
-		}
-	}()
-	return sch.Validate(v)
+	return schemacheck.Validate(sub, v)
 }
 
 // Refs lists where the references of the subschema at pointer lead, as
@@ -349,8 +331,6 @@ func checkRefs(v any, depth int) error {
 	return nil
 }
 
-var printer = message.NewPrinter(language.English)
-
 // Violation says where a value breaks a schema: the JSON Pointer of the
 // offending value and the keyword it broke (safe for the JSON report, which
 // must not show argument or result values), and the validator's message
@@ -370,46 +350,16 @@ func Explain(err error) Violation {
 	if !errors.As(err, &ve) {
 		return Violation{Message: err.Error()}
 	}
-	leaf := firstLeaf(ve)
+	leaf := schemacheck.FirstLeaf(ve)
 	ek := leaf.ErrorKind
 	if ap, ok := ek.(*kind.AdditionalProperties); ok {
 		ek = &kind.AdditionalProperties{Properties: slices.Sorted(slices.Values(ap.Properties))}
 	}
-	v := Violation{Message: ek.LocalizedString(printer)}
-	for _, tok := range leaf.InstanceLocation {
-		v.Path += "/" + jsonpointer.Escape(tok)
-	}
+	v := Violation{Message: schemacheck.Localized(ek), Path: schemacheck.Pointer(leaf.InstanceLocation)}
 	if kp := leaf.ErrorKind.KeywordPath(); len(kp) > 0 {
 		v.Keyword = kp[len(kp)-1]
 	}
 	return v
-}
-
-func firstLeaf(ve *jsonschema.ValidationError) *jsonschema.ValidationError {
-	if len(ve.Causes) == 0 {
-		return ve
-	}
-	leaves := make([]*jsonschema.ValidationError, len(ve.Causes))
-	for i, c := range ve.Causes {
-		leaves[i] = firstLeaf(c)
-	}
-	return slices.MinFunc(leaves, func(a, b *jsonschema.ValidationError) int {
-		return cmp.Or(
-			slices.CompareFunc(a.InstanceLocation, b.InstanceLocation, compareToken),
-			strings.Compare(a.SchemaURL, b.SchemaURL),
-			slices.Compare(a.ErrorKind.KeywordPath(), b.ErrorKind.KeywordPath()),
-			strings.Compare(a.ErrorKind.LocalizedString(printer), b.ErrorKind.LocalizedString(printer)))
-	})
-}
-
-// compareToken orders instance location tokens, array indexes by value.
-func compareToken(a, b string) int {
-	i, errA := strconv.Atoi(a)
-	j, errB := strconv.Atoi(b)
-	if errA == nil && errB == nil {
-		return cmp.Compare(i, j)
-	}
-	return strings.Compare(a, b)
 }
 
 func firstLine(s string) string {

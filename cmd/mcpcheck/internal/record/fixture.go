@@ -11,6 +11,8 @@ import (
 
 	"github.com/go-openapi/jsonpointer"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/mcpcheck/mcpcheck/internal/jsonx"
 )
 
 // Target is what the written fixture runs against, and where it takes its
@@ -297,13 +299,7 @@ func decode(raw json.RawMessage) any {
 	if len(raw) == 0 {
 		return nil
 	}
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	var v any
-	if d.Decode(&v) != nil {
-		return nil
-	}
-	return v
+	return jsonx.Value(raw)
 }
 
 func anyMap(m map[string]string) map[string]any {

@@ -1,17 +1,16 @@
-package runner
+package sse
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"testing"
 )
 
-// FuzzSSEParser feeds the HTTP client's event-stream parser arbitrary
+// FuzzParser feeds the parser arbitrary
 // bytes, whole and in two pieces: it never panics, never returns or holds
 // more than its bounds allow, and the split does not change the events.
-func FuzzSSEParser(f *testing.F) {
+func FuzzParser(f *testing.F) {
 	f.Add([]byte("event: message\ndata: {\"a\":1}\n\n"), 5, 16)
 	f.Add([]byte("data: a\r\ndata: b\r\n\r\n: comment\n\ndata:c"), 3, 4)
 	f.Add([]byte("data: xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"), 10, 8)
@@ -21,19 +20,19 @@ func FuzzSSEParser(f *testing.F) {
 			max = 16
 		}
 		run := func(pieces ...[]byte) ([][]byte, error) {
-			p := sseParser{max: max}
+			p := Parser{Max: max}
 			var out [][]byte
 			for _, b := range pieces {
-				evs, err := p.feed(b)
+				evs, err := p.Feed(b)
 				out = append(out, evs...)
-				if err == nil && (len(p.line) > max+sseLineSlack || len(p.data) > max || p.size > 2*max) {
+				if err == nil && (len(p.line) > max+LineSlack || len(p.data) > max || p.size > 2*max) {
 					t.Fatalf("the parser holds line %d, data %d, event %d bytes; bound %d", len(p.line), len(p.data), p.size, max)
 				}
 				if err != nil {
 					return out, err
 				}
 			}
-			if d := p.flush(); d != nil {
+			if d := p.Flush(); d != nil {
 				out = append(out, d)
 			}
 			return out, nil
@@ -51,34 +50,11 @@ func FuzzSSEParser(f *testing.F) {
 		if (errWhole != nil) != (errParts != nil) {
 			t.Fatalf("whole: %v, in two pieces: %v", errWhole, errParts)
 		}
-		if errWhole != nil && !errors.Is(errWhole, errOversized) {
+		if errWhole != nil && !errors.Is(errWhole, ErrOversized) {
 			t.Fatalf("error %v", errWhole)
 		}
 		if errWhole == nil && fmt.Sprintf("%q", whole) != fmt.Sprintf("%q", parts) {
 			t.Fatalf("whole: %q\nin two pieces: %q", whole, parts)
 		}
 	})
-}
-
-// TestInboxBounded: a flood of notifications leaves the inbox within its
-// count and byte bounds, keeps the newest, and numbers on.
-func TestInboxBounded(t *testing.T) {
-	in := newInbox()
-	params := json.RawMessage(`{"data":"` + string(bytes.Repeat([]byte("x"), 4<<10)) + `"}`)
-	const n = 250000
-	for range n {
-		in.add("notifications/message", params, false)
-	}
-	in.mu.Lock()
-	items, held := len(in.items), in.bytes
-	in.mu.Unlock()
-	if items > maxInbox+maxInbox/4 || held > maxInboxBytes {
-		t.Errorf("the inbox holds %d messages, %d bytes; bounds %d, %d", items, held, maxInbox, maxInboxBytes)
-	}
-	if got := in.next(); got != n {
-		t.Errorf("next = %d, want %d", got, n)
-	}
-	if last := in.between(n-1, n); len(last) != 1 {
-		t.Errorf("the newest message is gone")
-	}
 }
