@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -42,36 +41,7 @@ const maxChildRSS = 256 << 20
 // child with env added and returns its base URL.
 func startHostileHTTP(t *testing.T, mode string, env ...string) string {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "demo", "--hostile", mode, "--http", "127.0.0.1:0")
-	cmd.Env = append(os.Environ(), env...)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	found := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		re := regexp.MustCompile(`at (http://\S+)`)
-		for sc.Scan() {
-			if m := re.FindStringSubmatch(sc.Text()); m != nil {
-				found <- m[1]
-			}
-		}
-	}()
-	select {
-	case u := <-found:
-		return u
-	case <-time.After(30 * time.Second):
-		t.Fatalf("hostile %s did not say where it listens", mode)
-		return ""
-	}
+	return strings.TrimSuffix(hostileHTTP(t, mode, env...), "/mcp")
 }
 
 // childRun is one run of mcpcheck as a child process.

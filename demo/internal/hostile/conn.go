@@ -133,10 +133,10 @@ func TextResult(text string) map[string]any {
 // else.
 type Handler func(c *Conn, m *Msg, call Call) error
 
-// Loop answers the handshake (initialize, ping, tools/list with tools),
-// ignores notifications and answers, and passes each tools/call to call.
-// It returns nil when the input ends.
-func (c *Conn) Loop(ctx context.Context, name string, tools []Tool, call Handler) error {
+// Requests passes each request from the client to f, in order, ignoring
+// notifications and answers, until the input ends (nil), f fails or ctx
+// ends.
+func (c *Conn) Requests(ctx context.Context, f func(m *Msg) error) error {
 	for ctx.Err() == nil {
 		m, err := c.Read()
 		if errors.Is(err, io.EOF) {
@@ -148,23 +148,26 @@ func (c *Conn) Loop(ctx context.Context, name string, tools []Tool, call Handler
 		if !m.IsRequest() {
 			continue
 		}
-		if res, ok := Answer(name, tools, m); ok {
-			if err := c.Reply(m.ID, res); err != nil {
-				return err
-			}
-			continue
-		}
-		if m.Method == "tools/call" {
-			if err := call(c, m, m.ToolCall()); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := c.Send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": -32601, "message": "method not found"}}); err != nil {
+		if err := f(m); err != nil {
 			return err
 		}
 	}
 	return ctx.Err()
+}
+
+// Loop answers the handshake (initialize, ping, tools/list with tools),
+// ignores notifications and answers, and passes each tools/call to call.
+// It returns nil when the input ends.
+func (c *Conn) Loop(ctx context.Context, name string, tools []Tool, call Handler) error {
+	return c.Requests(ctx, func(m *Msg) error {
+		if res, ok := Answer(name, tools, m); ok {
+			return c.Reply(m.ID, res)
+		}
+		if m.Method == "tools/call" {
+			return call(c, m, m.ToolCall())
+		}
+		return c.Send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": -32601, "message": "method not found"}})
+	})
 }
 
 // Answer is the result of the requests every mode answers alike

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -23,22 +22,7 @@ func init() {
 		Doc:  "terminal escapes (OSC title, clear screen, CR, C1 CSI) and invalid UTF-8 in names, keys, text, errors and stderr",
 		Stdio: func(ctx context.Context, c *Conn) error {
 			fmt.Fprintf(os.Stderr, "%s\n", escapeBytes(escapeText))
-			for ctx.Err() == nil {
-				m, err := c.Read()
-				if errors.Is(err, io.EOF) {
-					return nil
-				}
-				if err != nil {
-					return err
-				}
-				if !m.IsRequest() {
-					continue
-				}
-				if err := c.WriteRaw(escapeAnswer(m)); err != nil {
-					return err
-				}
-			}
-			return ctx.Err()
+			return c.Requests(ctx, func(m *Msg) error { return c.WriteRaw(escapeAnswer(m)) })
 		},
 		HTTP: func(string) http.Handler {
 			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -2,8 +2,6 @@ package hostile
 
 import (
 	"context"
-	"errors"
-	"io"
 )
 
 // The secrets-list-twice mode answers tools/list twice: the client's
@@ -15,17 +13,7 @@ func init() {
 		Name: "secrets-list-twice",
 		Doc:  "answers tools/list twice",
 		Stdio: func(ctx context.Context, c *Conn) error {
-			for ctx.Err() == nil {
-				m, err := c.Read()
-				if errors.Is(err, io.EOF) {
-					return nil
-				}
-				if err != nil {
-					return err
-				}
-				if !m.IsRequest() {
-					continue
-				}
+			return c.Requests(ctx, func(m *Msg) error {
 				res, ok := Answer("secrets-list-twice", tools, m)
 				if !ok {
 					res = TextResult("echo")
@@ -34,12 +22,10 @@ func init() {
 					return err
 				}
 				if m.Method == "tools/list" {
-					if err := c.Reply(m.ID, res); err != nil {
-						return err
-					}
+					return c.Reply(m.ID, res)
 				}
-			}
-			return ctx.Err()
+				return nil
+			})
 		},
 	})
 }
