@@ -12,69 +12,6 @@ import (
 	"github.com/mcpcheck/mcpcheck/runner/internal/score"
 )
 
-// Score is one generated check's score: the share of its cases that held.
-type Score struct {
-	Name config.ScoreName `json:"name"`
-	// ProtocolVersion is the version whose pass it scores (as asked for
-	// with --protocol), in a multi-protocol run: each version is scored
-	// apart.
-	ProtocolVersion string `json:"protocolVersion,omitempty"`
-	// Percent is nil, and Grade "n/a", when there was no case to judge:
-	// no grade without data.
-	Percent *float64 `json:"percent,omitempty"`
-	Grade   string   `json:"grade"`
-	Passed  int      `json:"passed"`
-	Total   int      `json:"total"`
-	// Inconclusive counts the cases that could not be judged (valid calls
-	// the server refused, perhaps because the generated input was
-	// unrealistic); they are not in Total.
-	Inconclusive int `json:"inconclusive,omitempty"`
-	// FailUnder is the threshold given for this score, if any, and Met
-	// whether the score reached it.
-	FailUnder *float64 `json:"failUnder,omitempty"`
-	Met       *bool    `json:"met,omitempty"`
-}
-
-// Finding is an observation about one tool that no single step carries: a
-// probe's flag, a concurrency failure. Status is "failed" when it counts
-// against a score and fails the run; Flagged marks a note worth a look.
-type Finding struct {
-	Tool   string        `json:"tool"`
-	Origin config.Origin `json:"origin"`
-	Kind   FindingKind   `json:"kind"`
-	// ProtocolVersion is the version whose pass found it (as asked for
-	// with --protocol), in a multi-protocol run: each version's checks are
-	// judged apart.
-	ProtocolVersion string `json:"protocolVersion,omitempty"`
-	Status          Status `json:"status,omitempty"`
-	Flagged         bool   `json:"flagged,omitempty"`
-	Message         string `json:"message"`
-	// Score is the score a failed finding counts against.
-	Score config.ScoreName `json:"score,omitempty"`
-	// Step names the generated step ("scenario / step") a finding repeats,
-	// so the findings list holds every finding in one place; the step
-	// itself carries the verdict.
-	Step string `json:"step,omitempty"`
-	// Expected, Got and Reference are a protocol probe's: what the pinned
-	// protocol version asks, what came back, and where the spec says so.
-	Expected  string `json:"expected,omitempty"`
-	Got       string `json:"got,omitempty"`
-	Reference string `json:"reference,omitempty"`
-}
-
-// FindingKind is what a finding is about. A probe's or a concurrency
-// check's finding has one of the constants; one that repeats or sums up
-// generated steps is named by their case (see [caseKind]).
-type FindingKind string
-
-// The kinds of the findings no single step carries.
-const (
-	FindingLatency                FindingKind = "latency"
-	FindingResponseSize           FindingKind = "responseSize"
-	FindingIndependentConnections FindingKind = caseIndependent
-	FindingCrossedResponses       FindingKind = "crossed-responses"
-)
-
 // caseKind is the kind of a finding about generated steps: their case
 // (several cases comma-joined, when one finding sums up a tool's calls)
 // and, when they were aimed at one property, that property, e.g.
@@ -88,20 +25,6 @@ func caseKind(property string, cases ...string) FindingKind {
 	return FindingKind(kind)
 }
 
-// Tokens is the context-window cost estimate of calling every generated
-// tool's valid case once: characters / 4, a rule of thumb stated as such.
-type Tokens struct {
-	Total   int    `json:"total"`
-	Calls   int    `json:"calls"`
-	PerCall int    `json:"perCall"`
-	Method  string `json:"method"`
-	// Model and USD price the estimate at the model's list input price, when
-	// asked for.
-	Model      string  `json:"model,omitempty"`
-	USD        float64 `json:"usd,omitempty"`
-	PricesAsOf string  `json:"pricesAsOf,omitempty"`
-}
-
 // Probe defaults (mcp-fuzz's): absolute thresholds, and the relative rule
 // of more than 3× the server's median above a floor, only with ≥ 3 tools.
 const (
@@ -112,24 +35,6 @@ const (
 	bloatFloorChars   = 1000
 	minProbeSamples   = 3
 )
-
-// AnalysisSettings are what the generated checks are judged by besides
-// their steps: the generate block's probe thresholds and score thresholds.
-type AnalysisSettings struct {
-	// Probes, when set, has the valid calls judged for latency and size
-	// against these thresholds.
-	Probes *ProbeSettings `json:"probes,omitempty"`
-	// FailUnder maps a score to the lowest acceptable percentage.
-	FailUnder map[config.ScoreName]float64 `json:"failUnder,omitempty"`
-}
-
-// ProbeSettings are the probes' absolute thresholds and the model the
-// token estimate is priced at.
-type ProbeSettings struct {
-	SlowThresholdMs     float64 `json:"slowThresholdMs"`
-	BloatThresholdChars float64 `json:"bloatThresholdChars"`
-	PriceModel          string  `json:"priceModel,omitempty"`
-}
 
 // analysisSettings are g's settings for [Analyze].
 func analysisSettings(g *config.Generate) *AnalysisSettings {
@@ -715,13 +620,6 @@ func percentScore(name config.ScoreName, passed, total int) Score {
 		s.Percent, s.Grade = &pct, score.Grade(pct)
 	}
 	return s
-}
-
-// NothingTested says why a run of generated checks called nothing, and
-// what would lift it.
-type NothingTested struct {
-	Reason string `json:"reason"`
-	Fix    string `json:"fix"`
 }
 
 // nothingTested marks a run that only generates checks (no step of the

@@ -4,22 +4,6 @@ import (
 	"github.com/mcpcheck/mcpcheck/config"
 )
 
-// Expected marks a failed step that a baseline of known failures lists:
-// it stays failed in the report, and does not fail the run.
-type Expected struct {
-	Reason string `json:"reason,omitempty"`
-}
-
-// StaleEntry is an entry of a baseline of known failures whose scenario or
-// step now passes: the run fails until the entry is removed, so the list
-// cannot hide the bug's return.
-type StaleEntry struct {
-	Scenario string    `json:"scenario"`
-	Step     string    `json:"step,omitempty"`
-	Reason   string    `json:"reason,omitempty"`
-	Position *Position `json:"position,omitempty"`
-}
-
 // ApplyBaseline judges rep against a baseline of known failures: a failed
 // step an entry names (or any failed step of a scenario an entry names
 // without a step) is marked expected and no longer fails the run; an entry

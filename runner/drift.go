@@ -39,38 +39,6 @@ type DriftSubject = cfile.Subject
 // DriftSubjects lists every subject, in the report schema's order.
 var DriftSubjects = cfile.Subjects
 
-// Drift is one change between a contract file and the live server's
-// contract (or between two files, mcpcheck diff).
-type Drift struct {
-	Severity Severity     `json:"severity"`
-	Kind     DriftKind    `json:"kind"`
-	Subject  DriftSubject `json:"subject"`
-	// Name is the tool, prompt, resource URI, template or capability.
-	Name string `json:"name,omitempty"`
-	// Path is the JSON Pointer of the change in the contract file (in the
-	// new contract for an addition, the old one otherwise).
-	Path string `json:"path"`
-	// Failing is set when the severity is at or above the run's failOn.
-	Failing bool `json:"failing,omitempty"`
-	// Old and New are the values before and after as compact JSON (human
-	// report only).
-	Old string `json:"-"`
-	New string `json:"-"`
-}
-
-// DriftSummary counts a run's drift by severity.
-type DriftSummary struct {
-	Breaking   int `json:"breaking"`
-	Risky      int `json:"risky"`
-	Compatible int `json:"compatible"`
-	Info       int `json:"info"`
-	// FailOn is the least severity that fails the run ("none": nothing).
-	FailOn config.FailOn `json:"failOn"`
-	// Updated is set when the contract file was rewritten (--update)
-	// instead of failing.
-	Updated bool `json:"updated,omitempty"`
-}
-
 // failsAt reports whether severity s fails a run with failOn.
 func failsAt(s Severity, failOn config.FailOn) bool {
 	if failOn == config.FailOnNone {

@@ -13,17 +13,6 @@ import (
 	"github.com/mcpcheck/mcpcheck/runner/internal/schema"
 )
 
-// SkippedTool is a discovered tool that generation left alone, why, and
-// what would lift it.
-type SkippedTool struct {
-	Tool string `json:"tool"`
-	// ProtocolVersion is the version whose pass left it alone (as asked
-	// for with --protocol), in a multi-protocol run.
-	ProtocolVersion string `json:"protocolVersion,omitempty"`
-	Reason          string `json:"reason"`
-	Fix             string `json:"fix,omitempty"`
-}
-
 // SkippedGroup is the skipped tools that share a reason (and protocol
 // version, in a multi-protocol run), for reports that say it once.
 type SkippedGroup struct {

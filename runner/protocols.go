@@ -9,34 +9,6 @@ import (
 	"github.com/mcpcheck/mcpcheck/config"
 )
 
-// ProtocolRun is one pass of a multi-protocol run.
-type ProtocolRun struct {
-	Requested  string `json:"requested"`
-	Negotiated string `json:"negotiated"`
-	Passed     bool   `json:"passed"`
-
-	// from and to are the pass's scenarios in the joined report; failed
-	// says the pass failed outside its steps and findings (it could not
-	// start, was cut short, or its contract drifted).
-	from, to int
-	failed   bool
-}
-
-// Divergence is a step whose result differs between protocol versions.
-type Divergence struct {
-	Scenario string             `json:"scenario"`
-	Step     string             `json:"step"`
-	Results  []DivergentOutcome `json:"results"`
-}
-
-// DivergentOutcome is one protocol version's result of a divergent step.
-type DivergentOutcome struct {
-	ProtocolVersion string         `json:"protocolVersion"`
-	Status          Status         `json:"status"`
-	Outcome         config.Outcome `json:"outcome,omitempty"`
-	ErrorCode       *int64         `json:"errorCode,omitempty"`
-}
-
 // runProtocols runs the suite once per protocol version, each a part of
 // its own, and joins the parts: the scenarios of each pass in turn (each
 // tagged with its negotiated version), sessions summed, the first

@@ -24,6 +24,10 @@ const (
 // Statuses lists every status in the order of the report schema.
 var Statuses = []Status{StatusPassed, StatusFailed, StatusSkipped}
 
+// This file holds every type of the JSON report (schemas/report.schema.json),
+// as go-sdk keeps its wire types in protocol.go: what a report carries is
+// read in one place, and what computes it lives beside its concern.
+
 // Report is the result of one run: the single model every writer (human
 // text, JSON, ...) renders. Fields tagged `json:"-"` are for the human report
 // only; the JSON report never carries tool arguments, result values,
@@ -404,4 +408,193 @@ func (r *Report) Tally() {
 
 func ms(d time.Duration) float64 {
 	return float64(d.Microseconds()) / 1000
+}
+
+// Score is one generated check's score: the share of its cases that held.
+type Score struct {
+	Name config.ScoreName `json:"name"`
+	// ProtocolVersion is the version whose pass it scores (as asked for
+	// with --protocol), in a multi-protocol run: each version is scored
+	// apart.
+	ProtocolVersion string `json:"protocolVersion,omitempty"`
+	// Percent is nil, and Grade "n/a", when there was no case to judge:
+	// no grade without data.
+	Percent *float64 `json:"percent,omitempty"`
+	Grade   string   `json:"grade"`
+	Passed  int      `json:"passed"`
+	Total   int      `json:"total"`
+	// Inconclusive counts the cases that could not be judged (valid calls
+	// the server refused, perhaps because the generated input was
+	// unrealistic); they are not in Total.
+	Inconclusive int `json:"inconclusive,omitempty"`
+	// FailUnder is the threshold given for this score, if any, and Met
+	// whether the score reached it.
+	FailUnder *float64 `json:"failUnder,omitempty"`
+	Met       *bool    `json:"met,omitempty"`
+}
+
+// Finding is an observation about one tool that no single step carries: a
+// probe's flag, a concurrency failure. Status is "failed" when it counts
+// against a score and fails the run; Flagged marks a note worth a look.
+type Finding struct {
+	Tool   string        `json:"tool"`
+	Origin config.Origin `json:"origin"`
+	Kind   FindingKind   `json:"kind"`
+	// ProtocolVersion is the version whose pass found it (as asked for
+	// with --protocol), in a multi-protocol run: each version's checks are
+	// judged apart.
+	ProtocolVersion string `json:"protocolVersion,omitempty"`
+	Status          Status `json:"status,omitempty"`
+	Flagged         bool   `json:"flagged,omitempty"`
+	Message         string `json:"message"`
+	// Score is the score a failed finding counts against.
+	Score config.ScoreName `json:"score,omitempty"`
+	// Step names the generated step ("scenario / step") a finding repeats,
+	// so the findings list holds every finding in one place; the step
+	// itself carries the verdict.
+	Step string `json:"step,omitempty"`
+	// Expected, Got and Reference are a protocol probe's: what the pinned
+	// protocol version asks, what came back, and where the spec says so.
+	Expected  string `json:"expected,omitempty"`
+	Got       string `json:"got,omitempty"`
+	Reference string `json:"reference,omitempty"`
+}
+
+// FindingKind is what a finding is about. A probe's or a concurrency
+// check's finding has one of the constants; one that repeats or sums up
+// generated steps is named by their case (see [caseKind]).
+type FindingKind string
+
+// The kinds of the findings no single step carries.
+const (
+	FindingLatency                FindingKind = "latency"
+	FindingResponseSize           FindingKind = "responseSize"
+	FindingIndependentConnections FindingKind = caseIndependent
+	FindingCrossedResponses       FindingKind = "crossed-responses"
+)
+
+// Tokens is the context-window cost estimate of calling every generated
+// tool's valid case once: characters / 4, a rule of thumb stated as such.
+type Tokens struct {
+	Total   int    `json:"total"`
+	Calls   int    `json:"calls"`
+	PerCall int    `json:"perCall"`
+	Method  string `json:"method"`
+	// Model and USD price the estimate at the model's list input price, when
+	// asked for.
+	Model      string  `json:"model,omitempty"`
+	USD        float64 `json:"usd,omitempty"`
+	PricesAsOf string  `json:"pricesAsOf,omitempty"`
+}
+
+// AnalysisSettings are what the generated checks are judged by besides
+// their steps: the generate block's probe thresholds and score thresholds.
+type AnalysisSettings struct {
+	// Probes, when set, has the valid calls judged for latency and size
+	// against these thresholds.
+	Probes *ProbeSettings `json:"probes,omitempty"`
+	// FailUnder maps a score to the lowest acceptable percentage.
+	FailUnder map[config.ScoreName]float64 `json:"failUnder,omitempty"`
+}
+
+// ProbeSettings are the probes' absolute thresholds and the model the
+// token estimate is priced at.
+type ProbeSettings struct {
+	SlowThresholdMs     float64 `json:"slowThresholdMs"`
+	BloatThresholdChars float64 `json:"bloatThresholdChars"`
+	PriceModel          string  `json:"priceModel,omitempty"`
+}
+
+// NothingTested says why a run of generated checks called nothing, and
+// what would lift it.
+type NothingTested struct {
+	Reason string `json:"reason"`
+	Fix    string `json:"fix"`
+}
+
+// ProtocolRun is one pass of a multi-protocol run.
+type ProtocolRun struct {
+	Requested  string `json:"requested"`
+	Negotiated string `json:"negotiated"`
+	Passed     bool   `json:"passed"`
+
+	// from and to are the pass's scenarios in the joined report; failed
+	// says the pass failed outside its steps and findings (it could not
+	// start, was cut short, or its contract drifted).
+	from, to int
+	failed   bool
+}
+
+// Divergence is a step whose result differs between protocol versions.
+type Divergence struct {
+	Scenario string             `json:"scenario"`
+	Step     string             `json:"step"`
+	Results  []DivergentOutcome `json:"results"`
+}
+
+// DivergentOutcome is one protocol version's result of a divergent step.
+type DivergentOutcome struct {
+	ProtocolVersion string         `json:"protocolVersion"`
+	Status          Status         `json:"status"`
+	Outcome         config.Outcome `json:"outcome,omitempty"`
+	ErrorCode       *int64         `json:"errorCode,omitempty"`
+}
+
+// Expected marks a failed step that a baseline of known failures lists:
+// it stays failed in the report, and does not fail the run.
+type Expected struct {
+	Reason string `json:"reason,omitempty"`
+}
+
+// StaleEntry is an entry of a baseline of known failures whose scenario or
+// step now passes: the run fails until the entry is removed, so the list
+// cannot hide the bug's return.
+type StaleEntry struct {
+	Scenario string    `json:"scenario"`
+	Step     string    `json:"step,omitempty"`
+	Reason   string    `json:"reason,omitempty"`
+	Position *Position `json:"position,omitempty"`
+}
+
+// Drift is one change between a contract file and the live server's
+// contract (or between two files, mcpcheck diff).
+type Drift struct {
+	Severity Severity     `json:"severity"`
+	Kind     DriftKind    `json:"kind"`
+	Subject  DriftSubject `json:"subject"`
+	// Name is the tool, prompt, resource URI, template or capability.
+	Name string `json:"name,omitempty"`
+	// Path is the JSON Pointer of the change in the contract file (in the
+	// new contract for an addition, the old one otherwise).
+	Path string `json:"path"`
+	// Failing is set when the severity is at or above the run's failOn.
+	Failing bool `json:"failing,omitempty"`
+	// Old and New are the values before and after as compact JSON (human
+	// report only).
+	Old string `json:"-"`
+	New string `json:"-"`
+}
+
+// DriftSummary counts a run's drift by severity.
+type DriftSummary struct {
+	Breaking   int `json:"breaking"`
+	Risky      int `json:"risky"`
+	Compatible int `json:"compatible"`
+	Info       int `json:"info"`
+	// FailOn is the least severity that fails the run ("none": nothing).
+	FailOn config.FailOn `json:"failOn"`
+	// Updated is set when the contract file was rewritten (--update)
+	// instead of failing.
+	Updated bool `json:"updated,omitempty"`
+}
+
+// SkippedTool is a discovered tool that generation left alone, why, and
+// what would lift it.
+type SkippedTool struct {
+	Tool string `json:"tool"`
+	// ProtocolVersion is the version whose pass left it alone (as asked
+	// for with --protocol), in a multi-protocol run.
+	ProtocolVersion string `json:"protocolVersion,omitempty"`
+	Reason          string `json:"reason"`
+	Fix             string `json:"fix,omitempty"`
 }
