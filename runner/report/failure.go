@@ -49,8 +49,14 @@ func failureLines(st *runner.StepResult) []string {
 		if len(lines) > 8 {
 			lines = append(lines[:8], "…")
 		}
-		said := "server said"
-		if st.Outcome == config.OutcomeInputRejected {
+		// The detail is the server's words only when it answered; a
+		// broken, oversized or lost connection is described by mcpcheck
+		// (or the SDK), and never passed off as the server's message.
+		said := "what mcpcheck saw"
+		switch st.Outcome {
+		case config.OutcomeToolError, config.OutcomeProtocolError, config.OutcomeOK:
+			said = "server said"
+		case config.OutcomeInputRejected:
 			said = "rejected before sending" // the validator's words: nothing reached the server
 		}
 		add("%s: %s", said, lines[0])
