@@ -13,7 +13,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpcheck/mcpcheck/cmd/mcpcheck/internal/peertest"
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/runner"
 )
@@ -264,8 +263,8 @@ func BenchmarkDemoStdio(b *testing.B) {
 // BenchmarkEverythingStdio is 10,000 get-structured-content steps against
 // the pinned server-everything (the shared/bench suite).
 func BenchmarkEverythingStdio(b *testing.B) {
-	dir := peertest.Dir(b)
-	entry := filepath.Join(dir, peertest.Everything)
+	dir := peerDir(b)
+	entry := filepath.Join(dir, peerEverything)
 	n := benchSteps(b, everythingSteps)
 	suite, err := config.Parse("bench-everything.yaml", []byte(everythingFixture(entry, n)), config.LoadOptions{Environ: []string{}})
 	if err != nil {
@@ -295,7 +294,7 @@ func BenchmarkEverythingStdio(b *testing.B) {
 func BenchmarkParseFixture(b *testing.B) {
 	for _, n := range []int{1000, 10000} {
 		b.Run(fmt.Sprintf("steps=%d", n), func(b *testing.B) {
-			data := []byte(everythingFixture("/peers/"+peertest.Everything, n))
+			data := []byte(everythingFixture("/peers/"+peerEverything, n))
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := config.Parse("suite.yaml", data, config.LoadOptions{Environ: []string{}}); err != nil {

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpcheck/mcpcheck/cmd/mcpcheck/internal/peertest"
 	"github.com/mcpcheck/mcpcheck/demo"
 )
 
@@ -51,10 +50,10 @@ func TestSnapshotDemo(t *testing.T) {
 }
 
 func TestSnapshotEverything(t *testing.T) {
-	dir := peertest.Dir(t)
-	stdio := snapshotOf(t, "--env", "GZIP_ALLOWED_DOMAINS=localhost", "--", "node", filepath.Join(dir, peertest.Everything), "stdio")
+	dir := peerDir(t)
+	stdio := snapshotOf(t, "--env", "GZIP_ALLOWED_DOMAINS=localhost", "--", "node", filepath.Join(dir, peerEverything), "stdio")
 	golden(t, "everything.contract.json", stdio)
-	if again := snapshotOf(t, "--env", "GZIP_ALLOWED_DOMAINS=localhost", "--", "node", filepath.Join(dir, peertest.Everything), "stdio"); again != stdio {
+	if again := snapshotOf(t, "--env", "GZIP_ALLOWED_DOMAINS=localhost", "--", "node", filepath.Join(dir, peerEverything), "stdio"); again != stdio {
 		t.Errorf("two snapshots differ")
 	}
 	for _, name := range []string{"echo", "get-structured-content", "demo://resource/static/document/", "completable-prompt", `"readOnlyHint": true`} {

@@ -13,7 +13,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/mcpcheck/mcpcheck/cmd/mcpcheck/internal/peertest"
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/demo"
 	"github.com/mcpcheck/mcpcheck/runner"
@@ -169,7 +168,7 @@ func TestEveryExampleRuns(t *testing.T) {
 // runEverything runs examples/everything.yaml against the pinned
 // server-everything, over stdio (installed in the peers cache) or over HTTP.
 func runEverything(t *testing.T, endpoint string, flags ...string) *runner.Report {
-	dir := peertest.Dir(t)
+	dir := peerDir(t)
 	settings := endpointFlag(endpoint)
 	for i := 0; i+1 < len(flags); i += 2 {
 		settings[flags[i]] = flags[i+1]
@@ -207,7 +206,7 @@ func TestEverythingStdio(t *testing.T) {
 }
 
 func TestEverythingHTTP(t *testing.T) {
-	endpoint := peertest.StartEverythingHTTP(t, peertest.Dir(t))
+	endpoint := startEverythingHTTP(t, peerDir(t))
 	rep := runEverything(t, endpoint)
 	if rep.Target.Transport != "http" {
 		t.Errorf("target = %+v", rep.Target)
@@ -217,7 +216,7 @@ func TestEverythingHTTP(t *testing.T) {
 // TestEverythingSSE runs the same fixture over the legacy HTTP+SSE
 // transport (server-everything's sse mode), as --sse does.
 func TestEverythingSSE(t *testing.T) {
-	endpoint := peertest.StartEverythingSSE(t, peertest.Dir(t))
+	endpoint := startEverythingSSE(t, peerDir(t))
 	rep := runEverything(t, endpoint, "transport", string(config.TransportSSE))
 	if rep.Target.Transport != "sse" {
 		t.Errorf("target = %+v", rep.Target)
@@ -298,8 +297,8 @@ func TestWholeServer(t *testing.T) {
 // stdio and HTTP: the roots, sampling and elicitation answers reach the
 // server, and each step reports what the server asked.
 func TestClientBlock(t *testing.T) {
-	dir := peertest.Dir(t)
-	for _, endpoint := range []string{"", peertest.StartEverythingHTTP(t, dir)} {
+	dir := peerDir(t)
+	for _, endpoint := range []string{"", startEverythingHTTP(t, dir)} {
 		suite, err := config.Load("../../examples/client.yaml", config.LoadOptions{Flags: endpointFlag(endpoint)})
 		if err != nil {
 			t.Fatal(err)

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpcheck/mcpcheck/cmd/mcpcheck/internal/peertest"
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/demo"
 	"github.com/mcpcheck/mcpcheck/runner"
@@ -160,15 +159,15 @@ func checkQuickEverything(t *testing.T, r result, failed, notes []string) {
 }
 
 func TestQuickEverythingStdio(t *testing.T) {
-	dir := peertest.Dir(t)
+	dir := peerDir(t)
 	r := runCmd(t, "--json", "-", "--timeout", "30s", "--env", "GZIP_ALLOWED_DOMAINS=localhost", "--",
-		"node", filepath.Join(dir, peertest.Everything), "stdio")
+		"node", filepath.Join(dir, peerEverything), "stdio")
 	checkQuickEverything(t, r, []string{"null-arguments"},
 		[]string{"bad-jsonrpc", "before-initialize", "invalid-cursor", "invalid-log-level", "missing-method", "read-without-uri", "second-initialize"})
 }
 
 func TestQuickEverythingHTTP(t *testing.T) {
-	endpoint := peertest.StartEverythingHTTP(t, peertest.Dir(t))
+	endpoint := startEverythingHTTP(t, peerDir(t))
 	r := runCmd(t, "--json", "-", "--timeout", "30s", "--url", endpoint)
 	// Over HTTP a request on a deleted session gets 400, where the spec
 	// says 404 (a MUST), and a foreign Origin is served (a risk).
@@ -177,9 +176,9 @@ func TestQuickEverythingHTTP(t *testing.T) {
 }
 
 func TestQuickMemory(t *testing.T) {
-	dir := peertest.Dir(t)
+	dir := peerDir(t)
 	r := runCmd(t, "--json", "-", "--env", "MEMORY_FILE_PATH="+filepath.Join(t.TempDir(), "memory.jsonl"), "--",
-		"node", filepath.Join(dir, peertest.Memory))
+		"node", filepath.Join(dir, peerMemory))
 	if r.code != 1 {
 		t.Fatalf("exit %d, want 1 (the protocol probes' findings)\n%s", r.code, r.stderr)
 	}
@@ -206,7 +205,7 @@ func TestQuickMemory(t *testing.T) {
 // memory file lives in the run's ${tmp}: a second run starts from an empty
 // graph again, and nothing is left behind.
 func TestMemoryLifecycle(t *testing.T) {
-	dir := peertest.Dir(t)
+	dir := peerDir(t)
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	suite, err := config.Load("../../examples/memory.yaml", config.LoadOptions{})
@@ -435,7 +434,7 @@ func TestQuickTraceAndList(t *testing.T) {
 // head with tail, stay inconclusive. Nothing is written: its writers are
 // not read-only.
 func TestQuickFilesystem(t *testing.T) {
-	dir := peertest.Dir(t)
+	dir := peerDir(t)
 	root := t.TempDir()
 	if err := os.WriteFile(filepath.Join(root, "todo.txt"), []byte("water the plants\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -444,7 +443,7 @@ func TestQuickFilesystem(t *testing.T) {
 		t.Helper()
 		// The protocol probes find what they find in every server on the
 		// TypeScript SDK (TestQuickMemory); this test is about fidelity.
-		r := runCmd(t, append(append([]string{"--json", "-", "--no-protocol-probes"}, args...), "--", "node", filepath.Join(dir, peertest.Filesystem), root)...)
+		r := runCmd(t, append(append([]string{"--json", "-", "--no-protocol-probes"}, args...), "--", "node", filepath.Join(dir, peerFilesystem), root)...)
 		if r.code != 0 {
 			t.Fatalf("exit %d\n%s", r.code, r.stderr)
 		}

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/mcpcheck/mcpcheck/cmd/mcpcheck/internal/peertest"
 )
 
 // copyGolden copies examples/golden.yaml (with its snapshots when withAnswers)
@@ -111,7 +109,7 @@ func everythingGolden(t *testing.T, dir, rules string) string {
 	t.Helper()
 	fixture := filepath.Join(dir, "everything.yaml")
 	text := `name: server-everything golden answers
-command: [node, ` + filepath.Join(peertest.Dir(t), peertest.Everything) + `, stdio]
+command: [node, ` + filepath.Join(peerDir(t), peerEverything) + `, stdio]
 env: {GZIP_ALLOWED_DOMAINS: localhost}
 allowTools: [get-structured-content]
 scenarios:
@@ -176,7 +174,7 @@ func TestGoldenKeepsNoSecret(t *testing.T) {
 	dir := t.TempDir()
 	fixture := filepath.Join(dir, "env.yaml")
 	os.WriteFile(fixture, []byte(`name: env
-command: [node, `+filepath.Join(peertest.Dir(t), peertest.Everything)+`, stdio]
+command: [node, `+filepath.Join(peerDir(t), peerEverything)+`, stdio]
 envFromEnv: {API_TOKEN: GOLDEN_TOKEN}
 allowTools: [get-env]
 scenarios:

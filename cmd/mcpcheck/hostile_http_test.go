@@ -19,7 +19,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpcheck/mcpcheck/cmd/mcpcheck/internal/peertest"
 	"github.com/mcpcheck/mcpcheck/config"
 )
 
@@ -257,7 +256,7 @@ func TestRecordHTTPBounds(t *testing.T) {
 	for _, mode := range []string{"line-endless", "json-huge"} {
 		t.Run(mode, func(t *testing.T) {
 			base := startHostileHTTP(t, mode)
-			listen := fmt.Sprintf("127.0.0.1:%d", peertest.FreePort(t))
+			listen := fmt.Sprintf("127.0.0.1:%d", peerFreePort(t))
 			cmd := exec.Command(os.Args[0], "record", "--out", filepath.Join(t.TempDir(), "rec.yaml"), "--url", base+"/mcp", "--listen", listen)
 			cmd.Env = append(os.Environ(), asCLI+"=1")
 			var errb strings.Builder

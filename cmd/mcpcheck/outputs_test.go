@@ -15,7 +15,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpcheck/mcpcheck/cmd/mcpcheck/internal/peertest"
 	"github.com/mcpcheck/mcpcheck/demo"
 )
 
@@ -358,7 +357,7 @@ type consumerReport struct {
 // and of a quick check back with test-results-parser: its counts, statuses,
 // failure messages and properties are the report's.
 func TestJUnitReadByConsumer(t *testing.T) {
-	dir := peertest.Dir(t)
+	dir := peerDir(t)
 	srv := httptest.NewServer(demo.Handler(demo.Options{Defects: true}))
 	defer srv.Close()
 	for name, args := range map[string][]string{

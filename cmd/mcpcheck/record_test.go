@@ -15,7 +15,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpcheck/mcpcheck/cmd/mcpcheck/internal/peertest"
 	"github.com/mcpcheck/mcpcheck/demo"
 )
 
@@ -69,7 +68,7 @@ func recordHTTP(t *testing.T, out, endpoint string, extra []string, drive func(c
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	listen := fmt.Sprintf("127.0.0.1:%d", peertest.FreePort(t))
+	listen := fmt.Sprintf("127.0.0.1:%d", peerFreePort(t))
 	rctx, stop := context.WithCancel(ctx)
 	var errb bytes.Buffer
 	done := make(chan int, 1)
@@ -208,11 +207,11 @@ func driveEverything(t *testing.T) func(context.Context, *mcp.ClientSession) {
 // passed as --env and marked --secret: the fixture reads it with
 // envFromEnv, neither file holds it, and the replay is green.
 func TestRecordEverythingStdio(t *testing.T) {
-	dir := peertest.Dir(t)
+	dir := peerDir(t)
 	const secret = "sk-recorded-9931-secret"
 	out := filepath.Join(t.TempDir(), "everything.yaml")
 	stderr := recordStdio(t, []string{"--out", out, "--env", "RECORD_TOKEN=" + secret, "--secret", "RECORD_TOKEN",
-		"--", "node", filepath.Join(dir, peertest.Everything), "stdio"}, driveEverything(t))
+		"--", "node", filepath.Join(dir, peerEverything), "stdio"}, driveEverything(t))
 	fixture, _ := os.ReadFile(out)
 	answers, _ := os.ReadFile(filepath.Join(filepath.Dir(out), "__snapshots__", "everything.yaml.json"))
 	for name, data := range map[string][]byte{"fixture": fixture, "snapshots": answers, "stderr": []byte(stderr)} {
@@ -231,7 +230,7 @@ func TestRecordEverythingStdio(t *testing.T) {
 }
 
 func TestRecordEverythingHTTP(t *testing.T) {
-	endpoint := peertest.StartEverythingHTTP(t, peertest.Dir(t))
+	endpoint := startEverythingHTTP(t, peerDir(t))
 	out := filepath.Join(t.TempDir(), "everything.yaml")
 	recordHTTP(t, out, endpoint, nil, func(ctx context.Context, cs *mcp.ClientSession) {
 		for _, p := range []*mcp.CallToolParams{

@@ -15,7 +15,6 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/mcpcheck/mcpcheck/cmd/mcpcheck/internal/peertest"
 	"github.com/mcpcheck/mcpcheck/demo"
 )
 
@@ -337,8 +336,8 @@ func cli(t *testing.T, dir string, env []string, args ...string) (int, string) {
 // shard a process with a server of its own) merges to the unsharded run's
 // report.
 func TestShardMergeEverything(t *testing.T) {
-	dir := peertest.Dir(t)
-	quick := []string{"--timeout", "30s", "--env", "GZIP_ALLOWED_DOMAINS=localhost", "--", "node", filepath.Join(dir, peertest.Everything), "stdio"}
+	dir := peerDir(t)
+	quick := []string{"--timeout", "30s", "--env", "GZIP_ALLOWED_DOMAINS=localhost", "--", "node", filepath.Join(dir, peerEverything), "stdio"}
 	out := t.TempDir()
 	whole := filepath.Join(out, "whole.json")
 	wholeCode, text := cli(t, "", nil, append([]string{"--json", whole}, quick...)...)

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpcheck/mcpcheck/cmd/mcpcheck/internal/peertest"
 	"github.com/mcpcheck/mcpcheck/demo"
 )
 
@@ -107,8 +106,8 @@ func TestToolsBadInput(t *testing.T) {
 // TestToolsEverything: a real third-party server's surface, with its
 // annotations and enum arguments shown as the server sent them.
 func TestToolsEverything(t *testing.T) {
-	dir := peertest.Dir(t)
-	argv := []string{"--", "node", filepath.Join(dir, peertest.Everything), "stdio"}
+	dir := peerDir(t)
+	argv := []string{"--", "node", filepath.Join(dir, peerEverything), "stdio"}
 	r := runCmd(t, append([]string{"tools", "--json"}, argv...)...)
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)

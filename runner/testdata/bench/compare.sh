@@ -8,7 +8,7 @@
 #
 # Environment (all optional):
 #   PEERS      folder whose node_modules holds server-everything 2026.8.31 and
-#              @modelcontextprotocol/sdk 1.32.2 (default: the peertest cache,
+#              @modelcontextprotocol/sdk 1.32.2 (default: the interop tests' cache,
 #              filled by `go test ./runner/...` or `npm ci` there)
 #   BENCH      shared/bench (default: ../shared/bench next to the repository)
 #   OUT        where binaries, fixtures and raw figures go (default: a temp dir)

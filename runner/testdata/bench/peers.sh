@@ -1,5 +1,5 @@
 # peers.sh is sourced by the bench scripts: it sets PEERS (unless given) to
-# the peertest cache that holds the pinned servers, and entry to
+# the interop tests' cache that holds the pinned servers, and entry to
 # server-everything's stdio entry point, or exits 2 saying what is missing.
 if [ -z "${PEERS:-}" ]; then
 	for d in "${XDG_CACHE_HOME:-$HOME/.cache}"/mcpcheck/peers/*/; do

@@ -9,7 +9,7 @@
 #
 # Environment (all optional):
 #   PEERS  folder whose node_modules holds the pinned server-everything
-#          (default: the peertest cache, filled by `go test ./runner/...`)
+#          (default: the interop tests' cache, filled by `go test ./runner/...`)
 #   OUT    where the binary and raw figures go (default: a temp dir)
 #   RUNS   rounds per variant (default 5)
 #   ONLY   run only the variant of this name (see the list below)

@@ -1,13 +1,14 @@
-// Package peertest installs and starts the pinned third-party MCP servers
-// (package.json and package-lock.json at the repository root) for interop
-// tests.
+package main
+
+// The interop tests' peers: this file installs and starts the pinned
+// third-party MCP servers (package.json and package-lock.json at the
+// repository root) for the interop tests.
 //
 // The servers are installed once with `npm ci` into a cache directory keyed
 // by the lock file's hash, so repeated test runs and several test packages
 // share one install. When node or npm is missing the tests that need them
 // skip with a visible reason, unless MCPCHECK_REQUIRE_INTEROP=1 (set by CI),
 // in which case they fail: a CI run must never pass by skipping interop.
-package peertest
 
 import (
 	"bytes"
@@ -28,42 +29,42 @@ import (
 
 // Entry points of the pinned servers, relative to the install directory.
 const (
-	Everything = "node_modules/@modelcontextprotocol/server-everything/dist/index.js"
-	Memory     = "node_modules/@modelcontextprotocol/server-memory/dist/index.js"
-	Filesystem = "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"
+	peerEverything = "node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+	peerMemory     = "node_modules/@modelcontextprotocol/server-memory/dist/index.js"
+	peerFilesystem = "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"
 )
 
-// RequireEnv names the variable that turns a missing Node.js into a failure.
-const RequireEnv = "MCPCHECK_REQUIRE_INTEROP"
+// requireInteropEnv names the variable that turns a missing Node.js into a failure.
+const requireInteropEnv = "MCPCHECK_REQUIRE_INTEROP"
 
-// Root returns the repository root (where package.json lives).
-func Root() string {
+// peerRoot returns the repository root (where package.json lives).
+func peerRoot() string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", "..", "..", ".."))
+	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
 }
 
-// Dir installs the pinned servers if needed and returns the install
+// peerDir installs the pinned servers if needed and returns the install
 // directory (holding node_modules). It skips or fails t when Node.js is not
-// available, as described in the package doc.
-func Dir(t testing.TB) string {
+// available, as described at the top of this file.
+func peerDir(t testing.TB) string {
 	t.Helper()
 	for _, tool := range []string{"node", "npm"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv(RequireEnv) == "1" {
-				t.Fatalf("interop: %s not found on PATH and %s=1", tool, RequireEnv)
+			if os.Getenv(requireInteropEnv) == "1" {
+				t.Fatalf("interop: %s not found on PATH and %s=1", tool, requireInteropEnv)
 			}
-			t.Skipf("interop: %s not found on PATH; skipping (set %s=1 to make this a failure)", tool, RequireEnv)
+			t.Skipf("interop: %s not found on PATH; skipping (set %s=1 to make this a failure)", tool, requireInteropEnv)
 		}
 	}
-	dir, err := install()
+	dir, err := peerInstall()
 	if err != nil {
 		t.Fatalf("interop: %v", err)
 	}
 	return dir
 }
 
-func install() (string, error) {
-	root := Root()
+func peerInstall() (string, error) {
+	root := peerRoot()
 	pkg, err := os.ReadFile(filepath.Join(root, "package.json"))
 	if err != nil {
 		return "", err
@@ -113,8 +114,8 @@ func install() (string, error) {
 	return dir, os.WriteFile(done, []byte(time.Now().UTC().Format(time.RFC3339)), 0o644)
 }
 
-// FreePort returns a loopback TCP port that was free a moment ago.
-func FreePort(t testing.TB) int {
+// peerFreePort returns a loopback TCP port that was free a moment ago.
+func peerFreePort(t testing.TB) int {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -124,27 +125,27 @@ func FreePort(t testing.TB) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-// StartEverythingHTTP starts server-everything's Streamable HTTP transport on
+// startEverythingHTTP starts server-everything's Streamable HTTP transport on
 // a free loopback port and returns its endpoint; the server is stopped when
 // the test ends.
-func StartEverythingHTTP(t testing.TB, dir string) string {
+func startEverythingHTTP(t testing.TB, dir string) string {
 	t.Helper()
-	return startEverything(t, dir, "streamableHttp") + "/mcp"
+	return startEverythingIn(t, dir, "streamableHttp") + "/mcp"
 }
 
-// StartEverythingSSE is StartEverythingHTTP for the legacy HTTP+SSE
+// startEverythingSSE is startEverythingHTTP for the legacy HTTP+SSE
 // transport; it returns the URL of the event stream.
-func StartEverythingSSE(t testing.TB, dir string) string {
+func startEverythingSSE(t testing.TB, dir string) string {
 	t.Helper()
-	return startEverything(t, dir, "sse") + "/sse"
+	return startEverythingIn(t, dir, "sse") + "/sse"
 }
 
-// startEverything starts server-everything in mode on a free port and
+// startEverythingIn starts server-everything in mode on a free port and
 // returns its origin once it listens.
-func startEverything(t testing.TB, dir, mode string) string {
+func startEverythingIn(t testing.TB, dir, mode string) string {
 	t.Helper()
-	port := FreePort(t)
-	cmd := exec.Command("node", filepath.Join(dir, Everything), mode)
+	port := peerFreePort(t)
+	cmd := exec.Command("node", filepath.Join(dir, peerEverything), mode)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port), "GZIP_ALLOWED_DOMAINS=localhost")
 	logs, err := os.Create(filepath.Join(t.TempDir(), "server-everything.log"))
