@@ -158,19 +158,6 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 	}
 }
 
-// CheckRegular refuses a path that exists and is not a regular file (after
-// following symbolic links), for a path that is opened by other means.
-func CheckRegular(path string) error {
-	st, err := os.Stat(path)
-	if err != nil {
-		return err
-	}
-	if !st.Mode().IsRegular() {
-		return notRegular(path, st.Mode())
-	}
-	return nil
-}
-
 // Pending is a file being written: its content goes to a temporary file
 // beside the target, and [Pending.Commit] puts it in place. Writes are
 // buffered. Commit and Abort may each be called any number of times, in
