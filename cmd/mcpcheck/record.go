@@ -44,6 +44,11 @@ an earlier answer written as $ref. Replay it with mcpcheck --config FILE.
                  this --header as headersFromEnv {NAME: MCP_NAME}, so the
                  replay reads it from the environment; its value is
                  redacted from both files
+  --max-message-bytes N
+                 the largest message passed on either way (a stdio line,
+                 an HTTP body, an SSE line or event; default 4194304, as
+                 a run's): a larger one ends the session over stdio, and
+                 over HTTP is refused (a request) or cut (a response)
 `
 
 // recordFlags are record's command line.
@@ -52,11 +57,15 @@ type recordFlags struct {
 	env, headers     map[string]string
 	secrets          []string
 	command          []string
+	// maxMessage bounds one message either side sends (a stdio line, an
+	// HTTP body, an SSE line or event), as a run's maxMessageBytes does.
+	maxMessage int
 }
 
 func parseRecordFlags(args []string) (*recordFlags, error) {
-	f := &recordFlags{}
+	f := &recordFlags{maxMessage: config.DefaultMaxMessageBytes}
 	fs := flag.NewFlagSet("mcpcheck record", flag.ContinueOnError)
+	fs.IntVar(&f.maxMessage, "max-message-bytes", config.DefaultMaxMessageBytes, "")
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&f.out, "out", "", "")
 	fs.StringVar(&f.url, "url", "", "")
@@ -74,6 +83,8 @@ func parseRecordFlags(args []string) (*recordFlags, error) {
 	switch {
 	case f.out == "":
 		return nil, errors.New("--out FIXTURE.yaml is required")
+	case f.maxMessage < config.MinMessageBytes || f.maxMessage > config.MaxMessageBytes:
+		return nil, fmt.Errorf("--max-message-bytes must be from %d to %d, got %d", config.MinMessageBytes, config.MaxMessageBytes, f.maxMessage)
 	case len(f.command) > 0 && !slices.Contains(args, "--"):
 		return nil, fmt.Errorf("unexpected argument %q; the server to record goes after --", f.command[0])
 	case len(f.command) > 0 && f.url != "":
@@ -251,7 +262,7 @@ func proxyStdio(ctx context.Context, f *recordFlags, sess *record.Session, in io
 		return fmt.Errorf("starting %s: %w", f.command[0], err)
 	}
 	defer proc.Close()
-	max := config.DefaultMaxMessageBytes
+	max := f.maxMessage
 	serverDone := make(chan error, 1)
 	go func() {
 		serverDone <- copyLines(proc.Stdout, out, max, sess.Server)

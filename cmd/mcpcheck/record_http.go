@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -19,14 +20,8 @@ import (
 	"github.com/mcpcheck/mcpcheck/internal/sse"
 )
 
-// recordMessageLimit bounds one message the HTTP recorder reads: a
-// request body, a JSON response body, an SSE line or event. It is the
-// runner's default maxMessageBytes, so whatever the recorder passes on, the
-// recorded fixture's replay can take too.
-const recordMessageLimit = config.DefaultMaxMessageBytes
-
 // errRecordOversized ends a response the recorder cut at the bound.
-var errRecordOversized = fmt.Errorf("a message from the server is larger than %d bytes", recordMessageLimit)
+var errRecordOversized = errors.New("a message from the server is larger than --max-message-bytes")
 
 // proxyHTTP serves a Streamable HTTP proxy at --listen that forwards every
 // request to --url (with the --header headers added) and every answer,
@@ -36,7 +31,9 @@ var errRecordOversized = fmt.Errorf("a message from the server is larger than %d
 // sets scheme and host; nothing a server sends, a redirect or a URL in a
 // body, is followed: a redirect goes back to the client as it is) and no
 // ambient proxy sees them; a request body, a JSON response body and an SSE
-// line or event are bounded by recordMessageLimit. A larger request is
+// line or event are bounded by --max-message-bytes (the runner's
+// maxMessageBytes, 4 MiB by default, so what the recorder passes on its
+// replay can take too). A larger request is
 // refused (413); a larger response is cut where it passes the bound (the
 // client sees the response end), said on stderr, and not recorded.
 func proxyHTTP(ctx context.Context, f *recordFlags, sess *record.Session, stderr io.Writer) error {
@@ -66,14 +63,14 @@ func proxyHTTP(ctx context.Context, f *recordFlags, sess *record.Session, stderr
 		ModifyResponse: func(resp *http.Response) error {
 			mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 			cut := func() {
-				say("mcpcheck record: cut a response from the server: it is larger than %d bytes (not recorded)\n", recordMessageLimit)
+				say("mcpcheck record: cut a response from the server: it is larger than %d bytes (not recorded)\n", f.maxMessage)
 			}
 			switch mt {
 			case "text/event-stream":
-				resp.Body = &watched{ReadCloser: resp.Body, watch: sess.Server, cut: cut}
+				resp.Body = &watched{ReadCloser: resp.Body, limit: f.maxMessage, watch: sess.Server, cut: cut}
 			default:
 				// Any other body is bounded too, and JSON is watched whole.
-				resp.Body = &watched{ReadCloser: resp.Body, whole: true, json: mt == "application/json", watch: sess.Server, cut: cut}
+				resp.Body = &watched{ReadCloser: resp.Body, limit: f.maxMessage, whole: true, json: mt == "application/json", watch: sess.Server, cut: cut}
 			}
 			return nil
 		},
@@ -83,14 +80,14 @@ func proxyHTTP(ctx context.Context, f *recordFlags, sess *record.Session, stderr
 	}
 	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost && r.Body != nil {
-			body, err := io.ReadAll(io.LimitReader(r.Body, recordMessageLimit+1))
+			body, err := io.ReadAll(io.LimitReader(r.Body, int64(f.maxMessage)+1))
 			r.Body.Close()
 			if err != nil {
 				http.Error(w, "reading the request", http.StatusBadRequest)
 				return
 			}
-			if len(body) > recordMessageLimit {
-				say("mcpcheck record: refused a request from the client: it is larger than %d bytes\n", recordMessageLimit)
+			if len(body) > f.maxMessage {
+				say("mcpcheck record: refused a request from the client: it is larger than %d bytes\n", f.maxMessage)
 				http.Error(w, "request larger than the recorder's limit", http.StatusRequestEntityTooLarge)
 				return
 			}
@@ -126,10 +123,11 @@ func originOf(u *url.URL) string { return u.Scheme + "://" + u.Host }
 // watched passes a response body through, showing its messages to watch:
 // the whole body (JSON), or each event's data (an event stream, read by
 // the runner's own bounded parser). It holds at most one message: past
-// recordMessageLimit (a body, a line, an event's data, or 2x for an
+// limit (a body, a line, an event's data, or 2x for an
 // event's lines) it calls cut once and ends the body.
 type watched struct {
 	io.ReadCloser
+	limit  int  // bytes of one message; 0 is the runner's default
 	whole  bool // the body is one message
 	json   bool // ... and it is watched
 	watch  func([]byte)
@@ -144,18 +142,22 @@ func (w *watched) Read(p []byte) (int, error) {
 	if w.err != nil {
 		return 0, w.err
 	}
+	limit := w.limit
+	if limit <= 0 {
+		limit = config.DefaultMaxMessageBytes
+	}
 	n, err := w.ReadCloser.Read(p)
 	if n > 0 {
 		if w.whole {
 			w.n += n
-			if w.n > recordMessageLimit {
+			if w.n > limit {
 				return 0, w.stop()
 			}
 			if w.json {
 				w.buf.Write(p[:n])
 			}
 		} else {
-			w.events.Max = recordMessageLimit
+			w.events.Max = limit
 			evs, perr := w.events.Feed(p[:n])
 			for _, ev := range evs {
 				w.watch(ev)

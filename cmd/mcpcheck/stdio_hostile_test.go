@@ -359,3 +359,24 @@ func TestRecordOversizedLine(t *testing.T) {
 		t.Errorf("exit %d in %s, stderr:\n%s", h.code, h.wall, h.stderr)
 	}
 }
+
+// TestRecordMaxMessageBytes: --max-message-bytes sets record's bound: an
+// honest answer longer than it ends the session, saying the bound; a value
+// out of range is a command-line error.
+func TestRecordMaxMessageBytes(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	long := strings.Replace(recordClient, `{"text":"hi"}`, `{"text":"`+strings.Repeat("x", 2000)+`"}`, 1)
+	h := runCLI(t, hostileSlack+time.Minute, []byte(long), nil,
+		"record", "--out", filepath.Join(dir, "rec.yaml"), "--max-message-bytes", "1024", "--", os.Args[0], "demo", "--hostile", "honest")
+	if h.code != exitFail || !strings.Contains(h.stderr, "1024 bytes") {
+		t.Errorf("exit %d, stderr:\n%s", h.code, h.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "rec.yaml")); err == nil {
+		t.Error("a session ended by the bound wrote a fixture")
+	}
+	h = runCLI(t, time.Minute, nil, nil, "record", "--out", filepath.Join(dir, "rec.yaml"), "--max-message-bytes", "10", "--", os.Args[0], "demo")
+	if h.code != exitBadArgs || !strings.Contains(h.stderr, "--max-message-bytes must be from 1024") {
+		t.Errorf("exit %d, stderr:\n%s", h.code, h.stderr)
+	}
+}
