@@ -82,7 +82,7 @@ func manyScenarios(t *testing.T, n int, refs bool) string {
 // minutes, a loaded machine does not.
 func TestLoadingStaysLinear(t *testing.T) {
 	if testing.Short() {
-		t.Skip("loads a 12 MB fixture")
+		t.Skip("-short: loads a 12 MB fixture")
 	}
 	const n = 300_000
 	path := manyScenarios(t, n, false)
