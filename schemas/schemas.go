@@ -14,6 +14,7 @@ import (
 	"bytes"
 	_ "embed"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -71,6 +72,60 @@ func Validate(url string, doc any) error {
 		return err
 	}
 	return schemacheck.Validate(sch, doc)
+}
+
+// ExplainedValues is the most values a document read back from a file may
+// hold for [Validate] to list its violations: the validator keeps an error
+// per violation, several hundred bytes each, and a hostile file may hold
+// one in each of its values (65,536 violations cost about 50 MB). A larger
+// document is only checked, with [Matches].
+const ExplainedValues = 1 << 16
+
+// Matches reports whether doc is valid against the embedded schema whose
+// $id is url, with a check that stops at the first violation of each value
+// it looks at (the schema is the "if" of a wrapper, evaluated for its
+// verdict only), so its cost does not grow with the number of violations.
+func Matches(url string, doc any) (bool, error) {
+	compile, ok := checks[url]
+	if !ok {
+		return false, fmt.Errorf("no embedded schema %s", url)
+	}
+	sch, err := compile()
+	if err != nil {
+		return false, err
+	}
+	return schemacheck.Validate(sch, doc) == nil, nil
+}
+
+// checks is each embedded schema's verdict-only wrapper, compiled on first
+// use.
+var checks = map[string]func() (*jsonschema.Schema, error){
+	FixtureURL:          checkOnce(FixtureURL, Fixture),
+	ReportURL:           checkOnce(ReportURL, Report),
+	ContractURL:         checkOnce(ContractURL, Contract),
+	ExpectedFailuresURL: checkOnce(ExpectedFailuresURL, ExpectedFailures),
+}
+
+func checkOnce(url string, text []byte) func() (*jsonschema.Schema, error) {
+	return sync.OnceValues(func() (*jsonschema.Schema, error) {
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(text))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", url, err)
+		}
+		wrap, err := jsonschema.UnmarshalJSON(strings.NewReader(`{"$schema": "https://json-schema.org/draft/2020-12/schema", "if": {"$ref": "` + url + `"}, "then": true, "else": false}`))
+		if err != nil {
+			return nil, err
+		}
+		c := schemacheck.NewCompiler(true)
+		if err := c.AddResource(url, doc); err != nil {
+			return nil, fmt.Errorf("%s: %w", url, err)
+		}
+		name := "mcpcheck:check:" + url
+		if err := c.AddResource(name, wrap); err != nil {
+			return nil, err
+		}
+		return c.Compile(name)
+	})
 }
 
 // Compiled is the embedded schema whose $id is url, compiled once per

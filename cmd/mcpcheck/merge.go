@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -158,16 +157,17 @@ func readReports(file string) ([]*runner.Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s is not JSON: %v", file, err)
 	}
-	// The validator keeps an error per violation, several hundred bytes
-	// each, and a hostile file may hold one in each of its values: a large
-	// file is only checked, by a schema that gives up at its first
-	// violation, and a small one explained.
-	full, check := reportSchemas()
-	if fileio.JSONValues(data) > explainedValues {
-		if check.Validate(doc) != nil {
-			return nil, fmt.Errorf("%s is not an mcpcheck JSON report: it does not match the report schema (mcpcheck schema report); a file of more than %d values is not explained further", file, explainedValues)
+	// A large file is only checked, by a check that gives up at its first
+	// violation, and a small one explained (see schemas.ExplainedValues).
+	if fileio.JSONValues(data) > schemas.ExplainedValues {
+		ok, err := schemas.Matches(schemas.ReportURL, doc)
+		if err != nil {
+			return nil, err
 		}
-	} else if err := full.Validate(doc); err != nil {
+		if !ok {
+			return nil, fmt.Errorf("%s is not an mcpcheck JSON report: it does not match the report schema (mcpcheck schema report); a file of more than %d values is not explained further", file, schemas.ExplainedValues)
+		}
+	} else if err := schemas.Validate(schemas.ReportURL, doc); err != nil {
 		msg := err.Error()
 		if ve, ok := err.(*jsonschema.ValidationError); ok {
 			msg = firstLines(strings.TrimSpace(ve.Error()), 20)
@@ -184,35 +184,6 @@ func readReports(file string) ([]*runner.Report, error) {
 	}
 	return []*runner.Report{&one}, nil
 }
-
-// explainedValues is the most values a report may hold for the schema's
-// every violation to be listed: 65,536 violations cost the validator
-// about 50 MB.
-const explainedValues = 1 << 16
-
-// reportSchemas compiles schemas/report.schema.json, loading nothing else:
-// full lists every violation; check is valid exactly when full is, and
-// stops at the first violation of each value it checks (a JSON Schema
-// "if" is evaluated for its verdict only). They are compiled once, however
-// many reports a merge reads.
-var reportSchemas = sync.OnceValues(func() (full, check *jsonschema.Schema) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schemas.Report))
-	if err != nil {
-		panic(err) // embedded: a broken schema fails every test
-	}
-	wrap, err := jsonschema.UnmarshalJSON(strings.NewReader(`{"$schema": "https://json-schema.org/draft/2020-12/schema", "if": {"$ref": "` + schemas.ReportURL + `"}, "then": true, "else": false}`))
-	if err != nil {
-		panic(err)
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource(schemas.ReportURL, doc); err != nil {
-		panic(err)
-	}
-	if err := c.AddResource("mcpcheck:report-check", wrap); err != nil {
-		panic(err)
-	}
-	return c.MustCompile(schemas.ReportURL), c.MustCompile("mcpcheck:report-check")
-})
 
 // firstLines is s cut after n lines, with a line saying how many more
 // there were: a file with a problem in every one of its 100,000 entries

@@ -7,6 +7,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/mcpcheck/mcpcheck/internal/fileio"
 	"github.com/mcpcheck/mcpcheck/internal/schemacheck"
 	"github.com/mcpcheck/mcpcheck/schemas"
 )
@@ -19,7 +20,15 @@ func Read(data []byte) (*Contract, error) {
 	if err != nil {
 		return nil, fmt.Errorf("not JSON: %w", err)
 	}
-	if err := schemas.Validate(schemas.ContractURL, doc); err != nil {
+	if fileio.JSONValues(data) > schemas.ExplainedValues {
+		ok, err := schemas.Matches(schemas.ContractURL, doc)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, fmt.Errorf("not a contract file: it does not match the contract schema (mcpcheck schema contract); a file of more than %d values is not explained further", schemas.ExplainedValues)
+		}
+	} else if err := schemas.Validate(schemas.ContractURL, doc); err != nil {
 		var ve *jsonschema.ValidationError
 		if errors.As(err, &ve) {
 			leaf := schemacheck.FirstLeaf(ve)
