@@ -124,6 +124,16 @@ func (c *Conn) Reply(id json.RawMessage, result any) error {
 	return c.Send(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
 }
 
+// EchoResult is the honest answer of an echo tool to call: its text
+// argument back as the one text block.
+func EchoResult(call Call) map[string]any {
+	var args struct {
+		Text string `json:"text"`
+	}
+	_ = jsonUnmarshal(call.Arguments, &args)
+	return TextResult(args.Text)
+}
+
 // TextResult is a tools/call result with one text block.
 func TextResult(text string) map[string]any {
 	return map[string]any{"content": []any{map[string]any{"type": "text", "text": text}}}

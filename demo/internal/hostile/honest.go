@@ -10,24 +10,17 @@ import (
 // rule does not fire on a server that only looks the same.
 func init() {
 	tools := []Tool{SimpleTool("echo", "Returns its text.", "text")}
-	echo := func(call Call) map[string]any {
-		var args struct {
-			Text string `json:"text"`
-		}
-		_ = jsonUnmarshal(call.Arguments, &args)
-		return TextResult(args.Text)
-	}
 	register(Mode{
 		Name: "honest",
 		Doc:  "answers echo correctly (the control)",
 		Stdio: func(ctx context.Context, c *Conn) error {
 			return c.Loop(ctx, "honest", tools, func(c *Conn, m *Msg, call Call) error {
-				return c.Reply(m.ID, echo(call))
+				return c.Reply(m.ID, EchoResult(call))
 			})
 		},
 		HTTP: func(string) http.Handler {
 			return Streamable("honest", tools, func(w http.ResponseWriter, _ *http.Request, m *Msg, call Call) {
-				WriteJSON(w, map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": echo(call)})
+				WriteJSON(w, map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": EchoResult(call)})
 			})
 		},
 	})

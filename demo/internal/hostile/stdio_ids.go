@@ -10,13 +10,6 @@ import (
 // client must neither invent an error from them nor count them as answers.
 func init() {
 	tools := []Tool{SimpleTool("echo", "Returns its text.", "text")}
-	echo := func(call Call) map[string]any {
-		var args struct {
-			Text string `json:"text"`
-		}
-		_ = jsonUnmarshal(call.Arguments, &args)
-		return TextResult(args.Text)
-	}
 	register(Mode{
 		Name: "stdio-odd-ids",
 		Doc:  "before answering tools/call, sends responses whose id is null, an object, an array, or missing",
@@ -33,7 +26,7 @@ func init() {
 						}
 					}
 				}
-				return c.Reply(m.ID, echo(call))
+				return c.Reply(m.ID, EchoResult(call))
 			})
 		},
 	})
@@ -54,7 +47,7 @@ func init() {
 						break // the client answered the ping
 					}
 				}
-				return c.Reply(m.ID, echo(call))
+				return c.Reply(m.ID, EchoResult(call))
 			})
 		},
 	})

@@ -22,13 +22,7 @@ const sleeperEnv = "HOSTILE_SLEEPER"
 // that ignores SIGTERM. A client must leave none of them running.
 func init() {
 	tools := []Tool{SimpleTool("echo", "Returns its text.", "text")}
-	echo := func(c *Conn, m *Msg, call Call) error {
-		var args struct {
-			Text string `json:"text"`
-		}
-		_ = jsonUnmarshal(call.Arguments, &args)
-		return c.Reply(m.ID, TextResult(args.Text))
-	}
+	echo := func(c *Conn, m *Msg, call Call) error { return c.Reply(m.ID, EchoResult(call)) }
 	register(Mode{
 		Name: "stdio-setsid-grandchild",
 		Doc:  "starts a grandchild that calls setsid and sleeps, holding stdout open; answers echo",
