@@ -59,6 +59,12 @@ type Result struct {
 	DeclaredMIME string
 	// Absent is the resolved value of expect.absent (its $refs replaced).
 	Absent any
+	// MayBeEmpty marks a tool call whose success may carry no content at
+	// all: the tool is not annotated readOnlyHint: true and declares no
+	// outputSchema, so it may be called for a side effect, and the spec
+	// lets a result's content be empty. Fidelity faults an empty success
+	// only where a read was expected.
+	MayBeEmpty bool
 }
 
 // Notification is one notification from the server: its method and its

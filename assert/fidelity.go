@@ -13,7 +13,10 @@ import (
 // cannot settle is a note, not a failure: an answer that repeats none of
 // the input strings (an echo mismatch), and a call that did not succeed at
 // all (the input may just be unrealistic). A result that honestly says
-// isError is never faulted.
+// isError is never faulted. An empty success (no content, no
+// structuredContent) is a failure where a read was expected (a resource, a
+// prompt, a tool annotated read-only or declaring an outputSchema), and
+// nothing to judge otherwise ([Result.MayBeEmpty]: a side effect).
 type Fidelity struct{}
 
 func buildFidelity(e *config.Expect) Checker {
@@ -21,6 +24,15 @@ func buildFidelity(e *config.Expect) Checker {
 		return nil
 	}
 	return &Fidelity{}
+}
+
+// emptyWhy says why an empty success was a read that came back with
+// nothing: what the rule that lets side effects answer empty found.
+func emptyWhy(r *Result) string {
+	if r.Kind != config.KindTool {
+		return ""
+	}
+	return " (a read was expected: the tool is annotated read-only or declares an outputSchema)"
 }
 
 // maxSaid bounds how much of a refusal's own words a note repeats.
@@ -52,7 +64,11 @@ func (c *Fidelity) Check(r *Result) []Failure {
 		return []Failure{{Kind: c.Kind(), Note: true, Message: fmt.Sprintf("the call with realistic arguments ended in %s", r.Outcome)}}
 	}
 	if !r.HasContent && !r.HasStructured {
-		return []Failure{{Kind: c.Kind(), Message: "empty content on success"}}
+		if r.MayBeEmpty {
+			// A side effect's honest answer: nothing more to judge.
+			return nil
+		}
+		return []Failure{{Kind: c.Kind(), Message: "empty content on success" + emptyWhy(r)}}
 	}
 	if r.DeclaredMIME != "" {
 		for _, m := range r.MIMETypes {

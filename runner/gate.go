@@ -78,8 +78,9 @@ func GuardedCall(ctx context.Context, cs *mcp.ClientSession, t *mcp.Tool, args m
 	g.Result = res
 	raw, _ := json.Marshal(res)
 	g.ResponseChars = len(raw)
-	ar := &assert.Result{Outcome: g.Outcome, HasResult: true, IsError: res.IsError,
-		Text: rep.text, HasContent: rep.hasContent, Arguments: args}
+	ar := &assert.Result{Kind: config.KindTool, Outcome: g.Outcome, HasResult: true, IsError: res.IsError,
+		Text: rep.text, HasContent: rep.hasContent, Arguments: args,
+		MayBeEmpty: (t.Annotations == nil || !t.Annotations.ReadOnlyHint) && t.OutputSchema == nil}
 	if sc, ok := decodeResult(raw)["structuredContent"]; ok {
 		ar.Structured, ar.HasStructured = sc, true
 	}

@@ -28,6 +28,8 @@ func TestGuardedCall(t *testing.T) {
 		{tool: "lookup_city", args: map[string]any{"city": "Lisbon"}, outcome: config.OutcomeOK},
 		{tool: "weather_report", args: map[string]any{"city": "Lisbon"}, outcome: config.OutcomeOK, flagged: "refusal"},
 		{tool: "list_reminders", args: map[string]any{}, outcome: config.OutcomeOK, flagged: "empty content"},
+		// A side effect's empty answer is honest: not read-only, no outputSchema.
+		{tool: "snooze_reminders", args: map[string]any{"minutes": 10}, outcome: config.OutcomeOK},
 		{tool: "exchange_rate", args: map[string]any{"from": "EUR", "to": "USD"}, outcome: config.OutcomeOutputInvalid, flagged: "outputSchema"},
 		{tool: "echo_profile", args: map[string]any{"name": "Ada Lovelace"}, outcome: config.OutcomeOK, note: "echo mismatch"},
 		{tool: "get_note", args: map[string]any{"note_id": "no-such-note"}, outcome: config.OutcomeToolError},

@@ -124,6 +124,10 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 	r.noteTransport(sess, cl.Outcome, &out)
 
 	ar := &assert.Result{Kind: p.call.kind, Outcome: cl.Outcome, ErrorCode: cl.Code, Duration: elapsed, Arguments: argv}
+	if p.spec.Expect.Fidelity && p.call.kind == config.KindTool {
+		t, known := r.tools[p.call.name]
+		ar.MayBeEmpty = known && mayBeEmpty(t)
+	}
 	if cl.Outcome == config.OutcomeProtocolError {
 		ar.ErrorText = cl.Detail
 	}
