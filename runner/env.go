@@ -46,6 +46,9 @@ type secrets struct {
 	childEnv map[string]string // child variable → value
 	headers  map[string]string // header → value
 	values   []Secret          // what the redactor hides (see "What is a secret")
+	// plain names the declared values that are plain short words, which
+	// the redactor does not search for: the run warns of each.
+	plain []string
 }
 
 func resolveSecrets(s *config.Suite, env environ) (*secrets, error) {
@@ -59,7 +62,7 @@ func resolveSecrets(s *config.Suite, env environ) (*secrets, error) {
 			continue
 		}
 		out.childEnv[child] = v
-		out.values = append(out.values, Secret{Value: v, Declared: true})
+		out.declare("envFromEnv "+child, v, true)
 	}
 	for _, h := range sortedMapKeys(s.HeadersFromEnv) {
 		name := s.HeadersFromEnv[h]
@@ -73,7 +76,7 @@ func resolveSecrets(s *config.Suite, env environ) (*secrets, error) {
 			continue
 		}
 		out.headers[h] = v
-		out.values = append(out.values, Secret{Value: v, Declared: true})
+		out.declare("headersFromEnv "+h, v, true)
 	}
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("%w: %s", ErrMissingCredential, strings.Join(missing, "; "))
@@ -84,13 +87,22 @@ func resolveSecrets(s *config.Suite, env environ) (*secrets, error) {
 	// PORT=8080 are not, and the server's words "string" and "8080" stay.
 	for _, k := range sortedMapKeys(s.SecretEnv) {
 		out.childEnv[k] = s.SecretEnv[k]
-		out.values = append(out.values, Secret{Value: s.SecretEnv[k], Declared: credentialName(k)})
+		out.declare("--env "+k, s.SecretEnv[k], credentialName(k))
 	}
 	for _, h := range sortedMapKeys(s.SecretHeaders) {
 		out.headers[h] = s.SecretHeaders[h]
-		out.values = append(out.values, Secret{Value: s.SecretHeaders[h], Declared: credentialName(h)})
+		out.declare("--header "+h, s.SecretHeaders[h], credentialName(h))
 	}
 	return out, nil
+}
+
+// declare adds a value for the redactor, and names a declared one that
+// is a plain short word, which it will not hide.
+func (s *secrets) declare(name, v string, declared bool) {
+	s.values = append(s.values, Secret{Value: v, Declared: declared})
+	if declared && len(Sanitize(v)) >= minSecret && !looksLikeCredential(Sanitize(v)) && PlainWord(Sanitize(v)) {
+		s.plain = append(s.plain, name)
+	}
 }
 
 // at is "file:line:col: " of a top-level key of the fixture, or "" when

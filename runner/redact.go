@@ -153,7 +153,16 @@ const maxField = 4096
 //     characters on both sides of it are not letters or digits, so that
 //     "false" never rewrites "falsehood";
 //   - an undeclared value that does not look like a credential is not a
-//     secret at all.
+//     secret at all;
+//   - a declared value that is a plain short word or number (letters only,
+//     or digits only, and under 12 characters: "string", "text", "test",
+//     "8080") is not searched for either: it cannot be told from the
+//     server's own words, and hiding it rewrote them ("message [redacted]
+//     required" for --env API_KEY=string). A credential that short and
+//     plain protects nothing; the run warns that it was not hidden,
+//     naming the variable, never the value. mcpcheck record is the
+//     exception ([Secret].Always): a recording is a file that gets
+//     committed, so every value it was given is hidden, as a whole token.
 //
 // Declared are the values of envFromEnv, headersFromEnv and record's
 // --secret, every --env and --header value of mcpcheck record (it must
@@ -171,6 +180,8 @@ const minSecret = 4
 type Secret struct {
 	Value    string
 	Declared bool
+	// Always hides a value whatever its shape (mcpcheck record's).
+	Always bool
 }
 
 // needle is one form of a secret the redactor searches for.
@@ -191,13 +202,13 @@ type redactor struct {
 func newRedactor(secrets []Secret, endpoint string) *redactor {
 	r := &redactor{endpoint: endpoint, origin: endpointOrigin(endpoint)}
 	seen := map[string]int{}
-	add := func(v string, declared bool) {
+	add := func(v string, sec Secret) {
 		v = Sanitize(v) // it is searched for in sanitized text
 		if len(v) < minSecret {
 			return
 		}
 		anywhere := looksLikeCredential(v)
-		if !anywhere && !declared {
+		if !anywhere && !sec.Always && (!sec.Declared || PlainWord(v)) {
 			return
 		}
 		if i, ok := seen[v]; ok {
@@ -208,10 +219,10 @@ func newRedactor(secrets []Secret, endpoint string) *redactor {
 		r.needles = append(r.needles, needle{s: v, anywhere: anywhere})
 	}
 	for _, sec := range secrets {
-		add(sec.Value, sec.Declared)
+		add(sec.Value, sec)
 		// "Bearer abc..." — the token alone is as secret as the header.
 		if _, tok, ok := strings.Cut(strings.TrimSpace(sec.Value), " "); ok {
-			add(strings.TrimSpace(tok), sec.Declared)
+			add(strings.TrimSpace(tok), sec)
 		}
 	}
 	sort.SliceStable(r.needles, func(i, j int) bool { return len(r.needles[i].s) > len(r.needles[j].s) })
@@ -324,6 +335,21 @@ func looksLikeCredential(v string) bool {
 	}
 	n := utf8.RuneCountInString(v)
 	return n >= 20 && lower+upper > 0 && digits*5 >= n
+}
+
+// PlainWord reports whether a value is a plain short word or number: only
+// letters, or only digits, and under 12 characters. A declared secret of
+// that shape is not searched for (see "What is a secret").
+func PlainWord(v string) bool {
+	if utf8.RuneCountInString(v) >= 12 || v == "" {
+		return false
+	}
+	letters, digits := true, true
+	for _, c := range v {
+		letters = letters && unicode.IsLetter(c)
+		digits = digits && c >= '0' && c <= '9'
+	}
+	return letters || digits
 }
 
 // credentialName reports whether a variable or header name says its value

@@ -48,10 +48,12 @@ func TestCut(t *testing.T) {
 func TestRedactorSecrets(t *testing.T) {
 	const token = "hcZq81xYw40pLm7Tv2AB"
 	r := newRedactor([]Secret{
-		{Value: token},                   // credential-shaped, undeclared: everywhere
-		{Value: "string"},                // undeclared, plain: not a secret
-		{Value: "8080"},                  // undeclared, plain: not a secret
-		{Value: "false", Declared: true}, // declared, plain: whole tokens
+		{Value: token},                                   // credential-shaped, undeclared: everywhere
+		{Value: "string"},                                // undeclared, plain: not a secret
+		{Value: "8080"},                                  // undeclared, plain: not a secret
+		{Value: "false", Always: true},                   // record's, plain: whole tokens
+		{Value: "text", Declared: true},                  // declared, a plain short word: not searched for
+		{Value: "2468", Declared: true},                  // declared, a plain number: not searched for
 		{Value: "Bearer zz-plain-token", Declared: true}, // the token alone too
 		{Value: "abc", Declared: true},                   // too short to search for
 	}, "")
@@ -64,6 +66,7 @@ func TestRedactorSecrets(t *testing.T) {
 		{"/false/ and false.", "/[redacted]/ and [redacted]."},
 		{"got zz-plain-token", "got [redacted]"},
 		{"abc stays", "abc stays"},
+		{"text/markdown, port 2468", "text/markdown, port 2468"},
 	} {
 		if got := r.String(tc.in); got != tc.want {
 			t.Errorf("String(%q) = %q, want %q", tc.in, got, tc.want)
@@ -73,6 +76,17 @@ func TestRedactorSecrets(t *testing.T) {
 	v := r.Value(map[string]any{token: []any{"false"}, "ok": "string"}).(map[string]any)
 	if _, ok := v["[redacted]"]; !ok || v["ok"] != "string" || v["[redacted]"].([]any)[0] != "[redacted]" {
 		t.Errorf("Value: %v", v)
+	}
+}
+
+func TestPlainWord(t *testing.T) {
+	for v, want := range map[string]bool{
+		"string": true, "text": true, "Password": true, "8080": true, "café": true,
+		"correcthorse": false, "hunter2": false, "x-y": false, "127.0.0.1": false, "": false,
+	} {
+		if got := PlainWord(v); got != want {
+			t.Errorf("PlainWord(%q) = %v, want %v", v, got, want)
+		}
 	}
 }
 

@@ -114,6 +114,9 @@ func runOne(ctx context.Context, suite *config.Suite, opts Options) (*Report, er
 	// call, on the standalone stream, too.
 	d.stream = listens(r.plan) || suite.Client != nil
 	rep := r.run(ctx)
+	for _, name := range sec.plain {
+		rep.Warnings = append(rep.Warnings, "the value of "+name+" is a plain short word or number, so it is not hidden from the server's words (it could not be told from them); a real credential is longer")
+	}
 	// The edge: every string of the report, from here to every writer, is
 	// sanitized and redacted (redact.go, "What reaches an output").
 	r.red.report(rep)

@@ -25,7 +25,7 @@ func recordSecrets(f *recordFlags) []runner.Secret {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			out = append(out, runner.Secret{Value: m[k], Declared: true})
+			out = append(out, runner.Secret{Value: m[k], Declared: true, Always: true})
 		}
 	}
 	return out
