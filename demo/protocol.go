@@ -51,11 +51,12 @@ import (
 //     comes back [invalid-cursor];
 //   - initialize with a version the server does not know is refused with
 //     -32602 instead of negotiated [unsupported-version], and a second
-//     initialize is answered with a result [second-initialize];
+//     initialize is answered with a result [second-initialize: a
+//     look-alike since issue 19, the spec binds only the client there];
 //   - slow_status answers after its call was cancelled [cancellation];
 //   - stdio: a session whose first request is not initialize is initialized
 //     behind the client's back, so that request gets a result
-//     [before-initialize], and an unknown method is -32603, not -32601
+//     [before-initialize: a look-alike too, for the same reason], and an unknown method is -32603, not -32601
 //     [unknown-method];
 //   - HTTP: a body that is not JSON, or whose "jsonrpc" is not "2.0", gets
 //     HTTP 500 with -32603 [malformed-json, bad-jsonrpc]; an invalid

@@ -105,12 +105,12 @@ func TestProtocolProbesPlantedDefects(t *testing.T) {
 	}{
 		{"stdio", "protocol-defects", "",
 			[]string{"bad-jsonrpc", "malformed-json", "null-arguments", "omitted-arguments", "unknown-tool", "unsupported-version"},
-			[]string{"batch", "before-initialize", "cancellation", "invalid-cursor", "invalid-log-level", "missing-method", "read-without-uri",
-				"second-initialize", "unknown-method", "unknown-prompt", "unknown-resource"}, 2},
+			[]string{"batch", "cancellation", "invalid-cursor", "invalid-log-level", "missing-method", "read-without-uri",
+				"unknown-method", "unknown-prompt", "unknown-resource"}, 2},
 		{"http", "", srv.URL + "/mcp",
 			[]string{"deleted-session", "invalid-protocol-version", "null-arguments", "omitted-arguments", "unknown-tool", "unsupported-version"},
 			[]string{"bad-jsonrpc", "batch", "cancellation", "foreign-origin", "invalid-cursor", "invalid-log-level", "malformed-json", "missing-method",
-				"missing-protocol-version", "missing-session-id", "read-without-uri", "second-initialize", "unknown-method", "unknown-prompt", "unknown-resource"}, 0},
+				"missing-protocol-version", "missing-session-id", "read-without-uri", "unknown-method", "unknown-prompt", "unknown-resource"}, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			rep := mustRun(t, protocolSuite(t, c.mode, c.endpoint), stdioOptions())
@@ -118,7 +118,10 @@ func TestProtocolProbesPlantedDefects(t *testing.T) {
 			if rep.Passed || !slices.Equal(failed, c.failed) || !slices.Equal(notes, c.notes) {
 				t.Fatalf("passed %v, failed %v (want %v), notes %v (want %v): %s", rep.Passed, failed, c.failed, notes, c.notes, statuses(rep))
 			}
-			if probes := len(rep.Scenarios[0].Steps) / 2; len(failed)+len(notes) != probes {
+			// A second initialize answered, and a request before
+			// initialize answered, are what the demo plants there; the
+			// spec binds only the client at both (issue 19), so they pass.
+			if probes := len(rep.Scenarios[0].Steps)/2 - clientRules(t, rep); len(failed)+len(notes) != probes {
 				t.Errorf("%d findings for %d probes: a probe without a planted defect", len(failed)+len(notes), probes)
 			}
 			if rep.Restarts != c.restarts {
@@ -192,4 +195,21 @@ func TestProtocolProbesHTTPServerGone(t *testing.T) {
 	if !after {
 		t.Fatal("no observer after malformed-json")
 	}
+}
+
+// clientRules counts the probes of rep's first scenario that only ask the
+// server to live (the spec states no server requirement for them), and
+// fails t for one that did not pass cleanly.
+func clientRules(t *testing.T, rep *Report) int {
+	t.Helper()
+	n := 0
+	for _, st := range rep.Scenarios[0].Steps {
+		if st.Case == "second-initialize" || st.Case == "before-initialize" {
+			if st.Status != StatusPassed || st.Flagged {
+				t.Errorf("%s: %s flagged=%v %s %v: a client's rule judged as the server's", st.ID, st.Status, st.Flagged, st.Reason, st.Notes)
+			}
+			n++
+		}
+	}
+	return n
 }

@@ -163,7 +163,7 @@ func TestQuickEverythingStdio(t *testing.T) {
 	r := runCmd(t, "--json", "-", "--timeout", "30s", "--env", "GZIP_ALLOWED_DOMAINS=localhost", "--",
 		"node", filepath.Join(dir, peerEverything), "stdio")
 	checkQuickEverything(t, r, []string{"null-arguments"},
-		[]string{"bad-jsonrpc", "before-initialize", "invalid-cursor", "invalid-log-level", "missing-method", "read-without-uri", "second-initialize"})
+		[]string{"bad-jsonrpc", "invalid-cursor", "invalid-log-level", "missing-method", "read-without-uri"})
 }
 
 func TestQuickEverythingHTTP(t *testing.T) {
@@ -185,7 +185,7 @@ func TestQuickMemory(t *testing.T) {
 	q := decodeQuick(t, r.stdout)
 	q.checkNullArguments(t, "read_graph")
 	if f, n := q.protocolKinds(t); !slices.Equal(f, []string{"null-arguments"}) ||
-		!slices.Equal(n, []string{"bad-jsonrpc", "before-initialize", "invalid-cursor", "missing-method", "read-without-uri", "second-initialize"}) {
+		!slices.Equal(n, []string{"bad-jsonrpc", "invalid-cursor", "missing-method", "read-without-uri"}) {
 		t.Errorf("protocol findings: failed %v, notes %v", f, n)
 	}
 	writers := []string{"add_observations", "create_entities", "create_relations", "delete_entities", "delete_observations", "delete_relations"}

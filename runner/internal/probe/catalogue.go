@@ -149,11 +149,11 @@ func Catalogue(t Target, tool string) []Probe {
 	if batchRemoved(t.Version) {
 		add(Probe{Name: "batch", Message: append(append([]byte("["), batch...), ']'), ID: bid, Reference: "basic (batching removed in 2025-06-18)", Judge: batchRefused})
 	}
-	add(req("second-initialize", "initialize", `{"protocolVersion":`+strconv.Quote(t.Version)+`,"capabilities":{},"clientInfo":{"name":"mcpcheck","version":"0"}}`, "basic/lifecycle", refusedOrIgnored("an error, or no answer (the session is initialized already)")))
+	add(req("second-initialize", "initialize", `{"protocolVersion":`+strconv.Quote(t.Version)+`,"capabilities":{},"clientInfo":{"name":"mcpcheck","version":"0"}}`, "basic/lifecycle", survives("the server lives, whatever it answers (a second initialize: the spec states no server requirement for it)")))
 	init, iid := request("unsupported-version", "initialize", `{"protocolVersion":"1999-01-01","capabilities":{},"clientInfo":{"name":"mcpcheck","version":"0"}}`)
 	add(Probe{Name: "unsupported-version", Fresh: true, Message: init, ID: iid, Reference: "basic/lifecycle (version negotiation)", Judge: negotiates})
 	early, eid := request("before-initialize", "tools/list", "")
-	add(Probe{Name: "before-initialize", StdioOnly: true, Fresh: true, Message: early, ID: eid, Reference: "basic/lifecycle", Judge: refusedOrIgnored("an error (or no answer): the session is not initialized")})
+	add(Probe{Name: "before-initialize", StdioOnly: true, Fresh: true, Message: early, ID: eid, Reference: "basic/lifecycle", Judge: survives("the server lives, whatever it answers (a request before initialize: basic/lifecycle says only that the client SHOULD NOT send one)")})
 	if t.HTTP && t.Version >= "2025-06-18" {
 		ping := func(name string) ([]byte, string) { return request(name, "ping", "") }
 		m, id := ping("missing-protocol-version")
@@ -329,15 +329,17 @@ func batchRefused(e *Exchange) Verdict {
 	return judged(Note, want, e)
 }
 
-// refusedOrIgnored judges a request the server is not ready for: an
-// error, or no answer; a result is a note; the server lives.
-func refusedOrIgnored(want string) func(*Exchange) Verdict {
+// survives judges a message the spec asks a client not to send and says
+// nothing of how a server answers: a second initialize, a request before
+// initialize. basic/lifecycle's rules there are the client's ("The client
+// SHOULD NOT send requests other than pings before the server has
+// responded to the initialize request"), so a result, an error and
+// silence all pass; only a server that dies or stops answering fails, as
+// on any probe. A server finding needs a sentence that binds the server.
+func survives(want string) func(*Exchange) Verdict {
 	return func(e *Exchange) Verdict {
 		if v, ok := died(e, want); ok {
 			return v
-		}
-		if r := e.Reply(); r != nil && r.Err == nil {
-			return judged(Note, want, e)
 		}
 		return judged(Pass, want, e)
 	}
