@@ -222,7 +222,7 @@ func (a *analysis) each(f func(sc *ScenarioResult, st *StepResult)) {
 // hung or lost the transport say nothing about enforcement; crash
 // resilience counts them.
 func (a *analysis) schemaEnforcement() {
-	enforced, accepted, judged := 0, 0, false
+	enforced, accepted, tried, judged := 0, 0, 0, false
 	// One finding per tool and property, naming the cases it accepted.
 	type key struct{ tool, property string }
 	var order []key
@@ -233,6 +233,9 @@ func (a *analysis) schemaEnforcement() {
 			return
 		}
 		judged = true
+		if st.Status != StatusSkipped {
+			tried++
+		}
 		switch st.Outcome {
 		case config.OutcomeToolError, config.OutcomeProtocolError:
 			enforced++
@@ -256,7 +259,9 @@ func (a *analysis) schemaEnforcement() {
 		a.findings = append(a.findings, Finding{Tool: k.tool, Origin: config.OriginFuzz, Kind: kind, Status: StatusFailed,
 			Score: config.ScoreSchemaEnforcement, Message: "answered " + strings.Join(outcomes[k], ", ") + " to arguments its own inputSchema forbids (" + string(kind) + "): the server does not enforce its schema"})
 	}
-	a.scores = append(a.scores, percentScore(config.ScoreSchemaEnforcement, enforced, enforced+accepted))
+	sc := percentScore(config.ScoreSchemaEnforcement, enforced, enforced+accepted)
+	sc.Inconclusive = max(0, tried-enforced-accepted)
+	a.scores = append(a.scores, sc)
 }
 
 // stepFindings lists the failed and flagged generated steps as findings,
@@ -417,9 +422,11 @@ func measurable(st *StepResult) bool {
 // the median of every tool, so a shard's are judged again when merged.
 func (a *analysis) probes(p *ProbeSettings) {
 	latency, size := map[string]float64{}, map[string]float64{}
-	chars := 0
+	chars, unmeasured := 0, 0
 	for _, st := range a.validRuns() {
-		if measurable(st) {
+		if !measurable(st) {
+			unmeasured++
+		} else {
 			latency[st.Tool] = st.DurationMs
 			size[st.Tool] = float64(st.ResponseChars)
 			chars += st.ResponseChars
@@ -435,7 +442,9 @@ func (a *analysis) probes(p *ProbeSettings) {
 			msg := fmt.Sprintf("valid call: %.0f %s (%s)", values[t], unit, flags[t])
 			a.findings = append(a.findings, Finding{Tool: t, Origin: config.OriginProbe, Kind: kind, Flagged: true, Score: name, Message: msg})
 		}
-		a.scores = append(a.scores, percentScore(name, measured-len(flags), measured))
+		sc := percentScore(name, measured-len(flags), measured)
+		sc.Inconclusive = unmeasured
+		a.scores = append(a.scores, sc)
 	}
 	add(FindingLatency, config.ScoreLatency, "ms", latency, score.Outliers(latency, p.SlowThresholdMs, outlierRatio, slowFloorMs, minProbeSamples), len(latency))
 	add(FindingResponseSize, config.ScoreResponseSize, "characters", size, score.Outliers(size, p.BloatThresholdChars, outlierRatio, bloatFloorChars, minProbeSamples), len(size))
@@ -601,6 +610,9 @@ func (a *analysis) tally(concurrencyChecked, concurrencyFailed int) {
 	sort.SliceStable(a.scores, func(i, j int) bool {
 		return scoreOrder(a.scores[i].Name) < scoreOrder(a.scores[j].Name)
 	})
+	for i := range a.scores {
+		enoughToGrade(&a.scores[i])
+	}
 	for i := range a.scores {
 		sc := &a.scores[i]
 		if th, ok := failUnder[sc.Name]; ok {

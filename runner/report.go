@@ -427,6 +427,10 @@ type Score struct {
 	// the server refused, perhaps because the generated input was
 	// unrealistic); they are not in Total.
 	Inconclusive int `json:"inconclusive,omitempty"`
+	// TooFew says why a score with judged cases has no grade: too few of
+	// them (see enoughToGrade). Percent is nil then, and Grade "n/a";
+	// Passed and Total keep the counts.
+	TooFew string `json:"tooFew,omitempty"`
 	// FailUnder is the threshold given for this score, if any, and Met
 	// whether the score reached it.
 	FailUnder *float64 `json:"failUnder,omitempty"`

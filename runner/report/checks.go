@@ -84,10 +84,13 @@ func scoreChecks(r *runner.Report) []check {
 // scoreText is a score in words: "86.67% B (13/15); fail-under 90: NOT MET".
 func scoreText(sc *runner.Score) string {
 	s := "n/a (no case to judge)"
+	if sc.TooFew != "" {
+		s = fmt.Sprintf("n/a (%d/%d; %s)", sc.Passed, sc.Total, sc.TooFew)
+	}
 	if sc.Percent != nil {
 		s = fmt.Sprintf("%.2f%% %s (%d/%d)", *sc.Percent, sc.Grade, sc.Passed, sc.Total)
 	}
-	if sc.Inconclusive > 0 {
+	if sc.Inconclusive > 0 && sc.TooFew == "" {
 		s += fmt.Sprintf("; %d inconclusive", sc.Inconclusive)
 	}
 	if sc.FailUnder != nil {

@@ -85,18 +85,23 @@ func (t *textWriter) generated(r *runner.Report) {
 		t.printf("\nScores:\n")
 		for _, sc := range r.Summary.Scores {
 			var line string
-			if sc.Percent == nil {
+			switch {
+			case sc.Percent == nil && sc.TooFew != "":
+				line = fmt.Sprintf("  %s%-18s    n/a      (%d/%d; %s", versionTag(sc.ProtocolVersion), scoreTitles[sc.Name], sc.Passed, sc.Total, sc.TooFew)
+			case sc.Percent == nil:
 				line = fmt.Sprintf("  %s%-18s    n/a      (no case to judge", versionTag(sc.ProtocolVersion), scoreTitles[sc.Name])
-			} else {
+			default:
 				line = fmt.Sprintf("  %s%-18s %6.2f%%  %s  (%d/%d", versionTag(sc.ProtocolVersion), scoreTitles[sc.Name], *sc.Percent, sc.Grade, sc.Passed, sc.Total)
 			}
-			if sc.Inconclusive > 0 {
+			if sc.Inconclusive > 0 && sc.TooFew == "" {
 				line += fmt.Sprintf("; %d judged, %d inconclusive", sc.Total, sc.Inconclusive)
 			}
 			line += ")"
 			if sc.FailUnder != nil {
 				verdict := t.paint(green, "met")
 				switch {
+				case sc.Met != nil && !*sc.Met && sc.TooFew != "":
+					verdict = t.paint(red, "NOT MET") + " (too few cases to grade)"
 				case sc.Met != nil && !*sc.Met && sc.Percent == nil:
 					verdict = t.paint(red, "NOT MET") + " (no cases to score)"
 				case sc.Met != nil && !*sc.Met:
