@@ -70,7 +70,7 @@ func Analyze(rep *Report) {
 		nothing := 0
 		for k := range eras {
 			e := &eras[k]
-			a := &analysis{settings: rep.Analysis, shard: rep.Shard != nil, scenarios: e.scenarios, skipped: e.skipped}
+			a := &analysis{settings: rep.Analysis, shard: rep.Shard != nil, scenarios: e.scenarios, skipped: e.skipped, listed: len(rep.ToolsDiscovered)}
 			a.run()
 			for i := range a.findings {
 				a.findings[i].ProtocolVersion = e.version
@@ -176,6 +176,7 @@ type analysis struct {
 	shard     bool // a shard's report: it sees some of the tools only
 	scenarios []ScenarioResult
 	skipped   []SkippedTool
+	listed    int // tools the server lists
 
 	findings []Finding
 	scores   []Score
@@ -639,11 +640,26 @@ func percentScore(name config.ScoreName, passed, total int) Score {
 // scores say. The run still passes unless a threshold was given, which
 // then has no case to meet.
 func (a *analysis) nothingTested() {
-	called := false
+	called, fixture := false, false
+	tools := map[string]bool{}
+	ran := map[config.StepKind]int{}
 	a.each(func(_ *ScenarioResult, st *StepResult) {
-		called = called || st.Outcome != "" || st.Origin == config.OriginFixture
+		fixture = fixture || st.Origin == config.OriginFixture
+		if st.Outcome == "" {
+			return
+		}
+		called = true
+		if st.Kind == config.KindTool && st.Tool != "" {
+			tools[st.Tool] = true
+		} else {
+			ran[st.Kind]++
+		}
 	})
+	if fixture {
+		return
+	}
 	if called {
+		a.noToolTested(len(tools), ran)
 		return
 	}
 	n := &NothingTested{Reason: "the server lists no tool", Fix: "check that the server is the one you meant"}

@@ -514,6 +514,10 @@ type ProbeSettings struct {
 type NothingTested struct {
 	Reason string `json:"reason"`
 	Fix    string `json:"fix"`
+	// Ran, when set, is what did run although no tool was called (protocol
+	// probes, resource reads, prompts): the run tested the server, not
+	// its tools, and says so (verdict "NO TOOL TESTED").
+	Ran string `json:"ran,omitempty"`
 }
 
 // ProtocolRun is one pass of a multi-protocol run.

@@ -52,7 +52,12 @@ func runChecks(r *runner.Report) []check {
 	if f := r.Failure; f != nil {
 		cs = append(cs, check{Name: string(f.Stage), Status: runner.StatusFailed, Message: f.Message})
 	}
-	if n := r.NothingTested; n != nil {
+	switch n := r.NothingTested; {
+	case n != nil && n.Ran != "":
+		// The server was probed, its tools were not: skipped, as below.
+		cs = append(cs, check{Name: "no tool tested", Status: runner.StatusSkipped,
+			Message: n.Reason + "; what ran: " + n.Ran + "; to test the tools: " + n.Fix})
+	case n != nil:
 		// Not a failure, but never a pass either: a skipped test in CI's tab.
 		cs = append(cs, check{Name: "nothing tested", Status: runner.StatusSkipped,
 			Message: "no call was made: " + n.Reason + "; to test something: " + n.Fix})

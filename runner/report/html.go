@@ -96,6 +96,8 @@ func htmlSuiteOf(r *runner.Report) htmlSuite {
 	switch {
 	case !r.Passed:
 		s.Verdict, s.Class = "FAIL", "fail"
+	case r.NothingTested != nil && r.NothingTested.Ran != "":
+		s.Verdict, s.Class = "NO TOOL TESTED", "none"
 	case r.NothingTested != nil:
 		s.Verdict, s.Class = "NOTHING TESTED", "none"
 	}

@@ -38,12 +38,17 @@ func markdownSuite(b *strings.Builder, r *runner.Report) {
 	switch {
 	case !r.Passed:
 		verdict = "❌ FAIL"
+	case r.NothingTested != nil && r.NothingTested.Ran != "":
+		verdict = "⚠️ NO TOOL TESTED"
 	case r.NothingTested != nil:
 		verdict = "⚠️ NOTHING TESTED"
 	}
 	fmt.Fprintf(b, "### %s: %s\n\n", verdict, md(r.Suite))
 	fmt.Fprintf(b, "%s\n\n", md(strings.ReplaceAll(targetLine(r), " | ", " · ")))
-	if n := r.NothingTested; n != nil {
+	switch n := r.NothingTested; {
+	case n != nil && n.Ran != "":
+		fmt.Fprintf(b, "%s. What ran: %s. To test the tools: %s.\n\n", md(n.Reason), md(n.Ran), md(n.Fix))
+	case n != nil:
 		fmt.Fprintf(b, "No call was made: %s. To test something: %s.\n\n", md(n.Reason), md(n.Fix))
 	}
 	expected := ""

@@ -188,11 +188,16 @@ func (t *textWriter) verdict(r *runner.Report) {
 	switch {
 	case !r.Passed:
 		verdict = t.paint(red+bold, "FAIL")
+	case r.NothingTested != nil && r.NothingTested.Ran != "":
+		verdict = t.paint(yellow+bold, "NO TOOL TESTED")
 	case r.NothingTested != nil:
 		verdict = t.paint(yellow+bold, "NOTHING TESTED")
 	}
 	t.printf("%s %s\n", verdict, r.Suite)
-	if n := r.NothingTested; n != nil {
+	switch n := r.NothingTested; {
+	case n != nil && n.Ran != "":
+		t.printf("  %s\n  what ran: %s\n  to test the tools: %s\n", n.Reason, n.Ran, n.Fix)
+	case n != nil:
 		t.printf("  no call was made: %s\n  to test something: %s\n", n.Reason, n.Fix)
 	}
 }

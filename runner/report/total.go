@@ -20,6 +20,9 @@ func Total(w io.Writer, reps []*runner.Report, notRun int, opts TextOptions) err
 		case !r.Passed:
 			verdict = t.paint(red, "FAIL")
 			failed++
+		case r.NothingTested != nil && r.NothingTested.Ran != "":
+			verdict = t.paint(yellow, "NO TOOL TESTED")
+			passed++
 		case r.NothingTested != nil:
 			verdict = t.paint(yellow, "NOTHING TESTED")
 			passed++

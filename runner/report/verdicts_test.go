@@ -89,3 +89,23 @@ func TestNotApplicableGolden(t *testing.T) {
 	}
 	golden(t, "not-applicable.golden", text)
 }
+
+// TestNoToolTestedGolden: protocol probes ran but no tool was called
+// (every tool is left alone): the headline says NO TOOL TESTED and what
+// was covered, never PASS (issue 19 item 14). Probes need stdio or HTTP,
+// so the report is the one such a run gives (cmd/mcpcheck's
+// TestNoToolTested makes it against the demo); every writer is rendered.
+func TestNoToolTestedGolden(t *testing.T) {
+	rep := &runner.Report{SchemaVersion: 1, Suite: "quick check of household-admin", Passed: true, ProtocolVersion: "2025-11-25",
+		Target: runner.Target{Transport: runner.TargetStdio, Program: "household-admin"}, ToolsDiscovered: []string{"reset_rota", "wipe_household"},
+		NothingTested: &runner.NothingTested{Reason: "0 of 2 tools called: 2 no readOnlyHint annotation (a missing hint is not read-only), so no generated call is made",
+			Fix: "--include-destructive calls tools not annotated read-only", Ran: "14 protocol probe messages"},
+		Summary: runner.Summary{Passed: 28}}
+	var text, md, junit bytes.Buffer
+	Text(&text, rep, TextOptions{NoDurations: true})
+	Markdown(&md, rep)
+	if err := JUnit(&junit, rep); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "no-tool-tested.golden", text.String()+"\n--- markdown\n"+md.String()+"\n--- junit\n"+junit.String())
+}
