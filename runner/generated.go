@@ -54,6 +54,8 @@ const (
 	caseSequential       = "sequential"
 	caseSequentialRepeat = "sequential-repeat"
 	caseOverlapping      = "overlapping"
+	caseAgain            = "valid-again"
+	caseConfirm          = "sequential-confirm"
 )
 
 // generated is what generation adds to the plan: scenarios (whose steps
@@ -146,6 +148,9 @@ func compileGenerated(suite *config.Suite, found *discovered, input func(string)
 	if g.Lifecycle || len(g.LifecycleGroups) > 0 {
 		c.lifecycle(targets)
 	}
+	if g.Probes {
+		c.again(targets, valid)
+	}
 	if g.Concurrency > 1 {
 		c.concurrency(targets, readOnly, valid)
 	}
@@ -222,6 +227,7 @@ func (c *generator) validStep(tool string, k gen.Case) step {
 	// The probes measure it (analysis finds it by its case, which no
 	// other step has).
 	st.measure = true
+	st.timedBy = timeArgument(k.Arguments)
 	if c.g.Fidelity {
 		st.score = config.ScoreResponseFidelity
 		st.spec.Expect.Fidelity = true
@@ -495,6 +501,14 @@ func (c *generator) concurrency(targets, readOnly []tool, valid map[string]map[s
 		seq.continueOnFailure, seq.isolation, seq.reference = true, config.IsolationScenario, true
 		par := c.scenario("crossed: " + t.Name + " (all at once)")
 		par.mode, par.isolation = allAtOnce, config.IsolationScenario
+		// The re-run that confirms a crossing: each input one by one
+		// again, after the overlap. An answer that changed since the first
+		// phase is a changed state, not a crossing (crossedVerdict).
+		confirm := c.scenario("crossed: " + t.Name + " (one by one, again)")
+		confirm.continueOnFailure, confirm.isolation = true, config.IsolationScenario
+		// The three phases run last, alone: no call of the run's own can
+		// change the answers between or during them.
+		seq.last, par.last, confirm.last = true, true, true
 		// Each input is called, then again right after (referenceBroken
 		// names the step a differing repeat follows), then all at once.
 		seqIndex := c.base + len(c.out.scenarios)
@@ -505,16 +519,20 @@ func (c *generator) concurrency(targets, readOnly []tool, valid map[string]map[s
 			again.sameAs = &stepRef{seqIndex, len(seq.steps)}
 			overlapping := advisory(c.call(id, t.Name, in, config.OriginConcurrency, caseOverlapping))
 			overlapping.sameAs = &stepRef{seqIndex, len(seq.steps)}
+			later := advisory(c.call(id+"-confirm", t.Name, in, config.OriginConcurrency, caseConfirm))
+			later.sameAs = &stepRef{seqIndex, len(seq.steps)}
 			seq.steps = append(seq.steps, first, again)
 			par.steps = append(par.steps, overlapping)
+			confirm.steps = append(confirm.steps, later)
 		}
-		for _, sc := range []*scenario{seq, par} {
+		for _, sc := range []*scenario{seq, par, confirm} {
 			for j := range sc.steps {
 				sc.steps[j].record = true
 			}
 		}
 		par.after = c.add(seq)
-		c.add(par)
+		confirm.after = c.add(par)
+		c.add(confirm)
 	}
 }
 

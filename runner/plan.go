@@ -57,8 +57,14 @@ type scenario struct {
 	// a reference answer: one that did not come back ok, or a repeat whose
 	// answer differs from the step it repeats (referenceBroken).
 	reference bool
-	steps     []step
-	pos       config.Pos
+	// last runs the scenario after every other, one at a time, so that
+	// no other call of the run is in flight or in between: the crossed
+	// responses' phases (whose answers a mutating call elsewhere would
+	// change) and the latency re-measure (which load elsewhere would
+	// slow). See schedule.
+	last  bool
+	steps []step
+	pos   config.Pos
 	// excluded, when set, leaves the scenario out of the run (Selection).
 	excluded Exclusion
 }
@@ -109,6 +115,10 @@ type step struct {
 	// mimeType is the type a resource's listing declares, which a
 	// fidelity check holds its contents to.
 	mimeType string
+	// timedBy names the argument of a generated valid call that asks for
+	// the time the call takes (delayMs, duration, ...): latency does not
+	// judge such a call (timeArgument).
+	timedBy string
 
 	timeout  time.Duration
 	validate bool // check the arguments against the inputSchema first

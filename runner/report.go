@@ -249,6 +249,10 @@ type StepResult struct {
 	// Forbidden marks a fuzz case whose input the tool's own inputSchema
 	// forbids: schema enforcement judges the answer to it.
 	Forbidden bool `json:"forbidden,omitempty"`
+	// TimedBy names the argument of a tool's valid call that asks for the
+	// time the call takes (delayMs, duration, ...): latency does not judge
+	// the call.
+	TimedBy string `json:"timedBy,omitempty"`
 	// AnswerDiffers marks a one-by-one call that repeats the step before
 	// it (the same input) and came back ok with another answer. It is
 	// judged when the call ends, since answers are not in the report;

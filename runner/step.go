@@ -23,7 +23,7 @@ import (
 // result is the step's place in the report before it has run.
 func (p *step) result() StepResult {
 	out := StepResult{ID: p.spec.ID, Kind: p.call.kind, Origin: p.origin, Score: p.score, Case: p.caseName, Property: p.property,
-		Forbidden: p.forbidden, Pos: p.spec.Pos, Position: positionOf(p.spec.Pos)}
+		Forbidden: p.forbidden, TimedBy: p.timedBy, Pos: p.spec.Pos, Position: positionOf(p.spec.Pos)}
 	if p.call.kind == config.KindTool {
 		out.Tool = p.call.name
 	} else {

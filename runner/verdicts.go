@@ -8,8 +8,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/mcpcheck/mcpcheck/config"
 )
@@ -97,4 +100,156 @@ func (a *analysis) noToolTested(called int, ran map[config.StepKind]int) {
 	}
 	n.Ran = strings.Join(what, ", ")
 	a.nothing = n
+}
+
+// timeWords are the words of an argument name that ask a tool to take
+// time: a call whose valid arguments set one is slow by request, and the
+// latency probe does not judge it ("delayMs", "duration", "sleep_seconds",
+// "timeout", "steps": a tool that reports progress step by step).
+var timeWords = []string{"duration", "delay", "sleep", "wait", "timeout", "interval", "pause", "steps", "seconds", "secs", "millis", "milliseconds", "ms"}
+
+// timeArgument returns the name of the first argument (in name order)
+// whose name holds a time word (as a whole word of a camelCase, snake_case
+// or kebab-case name) and whose value asks for time: a positive number,
+// or a non-empty string ("5s", "PT2M"). "" when there is none.
+func timeArgument(args map[string]any) string {
+	for _, name := range slices.Sorted(maps.Keys(args)) {
+		if !asksForTime(args[name]) {
+			continue
+		}
+		for _, w := range nameWords(name) {
+			if slices.Contains(timeWords, w) {
+				return name
+			}
+		}
+	}
+	return ""
+}
+
+func asksForTime(v any) bool {
+	switch x := v.(type) {
+	case string:
+		return strings.TrimSpace(x) != ""
+	case json.Number:
+		f, err := x.Float64()
+		return err == nil && f > 0
+	case float64:
+		return x > 0
+	case int:
+		return x > 0
+	case int64:
+		return x > 0
+	}
+	return false
+}
+
+// nameWords splits an identifier into lower-case words: "delayMs" →
+// delay, ms; "sleep_seconds" → sleep, seconds; "HTTPTimeout" → http,
+// timeout.
+func nameWords(name string) []string {
+	var words []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			words = append(words, strings.ToLower(string(cur)))
+			cur = cur[:0]
+		}
+	}
+	rs := []rune(name)
+	for i, r := range rs {
+		switch {
+		case !unicode.IsLetter(r) && !unicode.IsDigit(r):
+			flush()
+			continue
+		case unicode.IsUpper(r) && len(cur) > 0:
+			prevLower := unicode.IsLower(cur[len(cur)-1]) || unicode.IsDigit(cur[len(cur)-1])
+			nextLower := i+1 < len(rs) && unicode.IsLower(rs[i+1])
+			if prevLower || nextLower && unicode.IsUpper(cur[len(cur)-1]) {
+				flush()
+			}
+		}
+		cur = append(cur, r)
+	}
+	flush()
+	return words
+}
+
+// again plans the latency re-measure: each tool's valid call once more,
+// one by one on the shared session, after every other scenario (last), so
+// that no load of the run's own slows it. Analysis judges a tool on the
+// faster of its two calls, so one slow moment of a loaded machine flags
+// nothing. Tools whose arguments ask for their time are not called again.
+func (c *generator) again(targets []tool, valid map[string]map[string]any) {
+	sc := c.scenario("probes: latency again")
+	sc.continueOnFailure, sc.reconnect, sc.last = true, true, true
+	for _, t := range targets {
+		args, ok := valid[t.Name]
+		if !ok || timeArgument(args) != "" {
+			continue
+		}
+		st := c.call("again-"+strconv.Itoa(len(sc.steps)+1), t.Name, args, config.OriginProbe, caseAgain)
+		st.spec.Advisory, st.rerun = true, true
+		sc.steps = append(sc.steps, st)
+	}
+	if len(sc.steps) > 0 {
+		c.add(sc)
+	}
+}
+
+// remeasured lowers each tool's latency sample to its re-measure (the
+// "probes: latency again" scenario) when that was faster, and returns the
+// re-measures: a tool is judged on the faster of its two calls, so it is
+// flagged only when it was slow both times.
+func (a *analysis) remeasured(latency map[string]float64) map[string]bool {
+	again := map[string]bool{}
+	a.each(func(_ *ScenarioResult, st *StepResult) {
+		if st.Case != caseAgain || st.Status == StatusSkipped || !measurable(st) {
+			return
+		}
+		first, ok := latency[st.Tool]
+		if !ok {
+			return
+		}
+		again[st.Tool] = true
+		latency[st.Tool] = min(first, st.DurationMs)
+	})
+	return again
+}
+
+// latencyMessage is a latency finding's words: the faster call judged,
+// and both measures when the tool was measured twice.
+func latencyMessage(judged float64, twice bool, why string) string {
+	if !twice {
+		return fmt.Sprintf("valid call: %.0f ms (%s)", judged, why)
+	}
+	return fmt.Sprintf("valid call: %.0f ms, the faster of two calls (%s)", judged, why)
+}
+
+// unconfirmed says why a crossing seen in the overlapping scenario at
+// index i is not confirmed, "" when it is. The scenario after it re-runs
+// each input one by one (caseConfirm): when one of them now gets another
+// answer than in the first phase, or none, the server's state changed
+// between the phases (another client, a clock, a cache), and a differing
+// overlapping answer says nothing about crossing. A report without the
+// re-run (made before it existed) is judged as it was.
+func unconfirmed(scenarios []ScenarioResult, i int) string {
+	if i+1 >= len(scenarios) {
+		return ""
+	}
+	confirm := &scenarios[i+1]
+	if len(confirm.Steps) == 0 || confirm.Steps[0].Case != caseConfirm {
+		return ""
+	}
+	for k := range confirm.Steps {
+		st := &confirm.Steps[k]
+		switch {
+		case st.Status == StatusSkipped && st.Outcome == "":
+			return "overlapping calls got other answers than one by one, but the re-run that confirms a crossing did not run (" + st.Reason + "); crossed-responses check inconclusive"
+		case st.Outcome != config.OutcomeOK:
+			return fmt.Sprintf("overlapping calls got other answers than one by one, but %s came back %s when re-run one by one afterwards; crossed-responses check inconclusive", st.ID, st.Outcome)
+		case st.AnswerDiffers:
+			return fmt.Sprintf("overlapping calls got other answers than one by one, but %s one by one also answered differently afterwards: the server's state changed between the phases, not a crossing; crossed-responses check inconclusive", st.ID)
+		}
+	}
+	return ""
 }

@@ -13,20 +13,24 @@ import (
 	"strings"
 )
 
-// Outliers applies mcp-fuzz's two-signal rule to one measurement per tool
-// (latency in ms, response size in characters, ...) and returns the flagged
-// names with a human reason:
+// Outliers applies a two-signal rule to one measurement per tool (latency
+// in ms, response size in characters, ...) and returns the flagged names
+// with a human reason:
 //
 //   - absolute: the sample is above absolute (absolute <= 0 disables it);
 //   - relative: the sample is above ratio × the median of all samples AND
-//     above floor, checked only when there are at least minSamples samples
-//     (ratio <= 0 disables it). The floor keeps a fast server's noise from
-//     counting: 2.7 ms against a 0.9 ms median is 3× but not slow.
+//     at least margin above that median, checked only when there are at
+//     least minSamples samples (ratio <= 0 disables it). The ratio alone
+//     flags noise on a fast server (2.7 ms against a 0.9 ms median is 3×),
+//     and on a loaded machine a 336 ms call against a 40 ms median; the
+//     margin asks for a difference a user would notice as well.
 //
-// NaN samples are ignored. mcp-fuzz's defaults are absolute 5000 ms,
-// ratio 3, floor 100 ms, 3 samples for latency, and absolute 20000,
-// ratio 3, floor 1000 characters, 3 samples for response size.
-func Outliers(samples map[string]float64, absolute, ratio, floor float64, minSamples int) map[string]string {
+// NaN samples are ignored. mcpcheck's settings are absolute 5000 ms,
+// ratio 3, margin 500 ms, 3 samples for latency, and absolute 20000,
+// ratio 3, margin 1000 characters, 3 samples for response size
+// (mcp-fuzz's rule, with its floor of 100 ms or 1000 characters made a
+// margin above the median).
+func Outliers(samples map[string]float64, absolute, ratio, margin float64, minSamples int) map[string]string {
 	out := map[string]string{}
 	var vals []float64
 	for _, v := range samples {
@@ -42,13 +46,13 @@ func Outliers(samples map[string]float64, absolute, ratio, floor float64, minSam
 		case math.IsNaN(v):
 		case absolute > 0 && v > absolute:
 			out[name] = fmt.Sprintf("%s is above the absolute threshold %s", fmtNum(v), fmtNum(absolute))
-		case relative && v > ratio*med && v > floor:
+		case relative && v > ratio*med && v-med >= margin:
 			times := "∞"
 			if med > 0 {
 				times = strconv.FormatFloat(v/med, 'f', 1, 64)
 			}
-			out[name] = fmt.Sprintf("%s is %s× the median %s of %d samples (more than %s×, and above the floor %s)",
-				fmtNum(v), times, fmtNum(med), len(vals), fmtNum(ratio), fmtNum(floor))
+			out[name] = fmt.Sprintf("%s is %s× the median %s of %d samples (more than %s×, and at least %s above it)",
+				fmtNum(v), times, fmtNum(med), len(vals), fmtNum(ratio), fmtNum(margin))
 		}
 	}
 	return out

@@ -22,17 +22,22 @@ func TestOutliers(t *testing.T) {
 	}{
 		{"absolute", map[string]float64{"slow": 6000, "ok": 10}, 3, []string{"slow"}, "above the absolute threshold 5000"},
 		{"too few for relative", map[string]float64{"a": 1000, "b": 10}, 3, nil, ""},
-		{"relative", map[string]float64{"a": 10, "b": 12, "c": 11, "d": 400}, 3, []string{"d"}, "the median 11.5"},
-		{"floor suppresses noise", map[string]float64{"echo": 2.7, "a": 0.9, "b": 0.8, "c": 1}, 3, nil, ""},
-		{"exactly ratio is not more", map[string]float64{"a": 100, "b": 100, "c": 300}, 3, nil, ""},
-		{"above ratio and floor", map[string]float64{"a": 100, "b": 100, "c": 301}, 3, []string{"c"}, "3.0× the median 100"},
+		{"relative", map[string]float64{"a": 10, "b": 12, "c": 11, "d": 900}, 3, []string{"d"}, "the median 11.5"},
+		{"margin suppresses noise", map[string]float64{"echo": 2.7, "a": 0.9, "b": 0.8, "c": 1}, 3, nil, ""},
+		// Issue 19: three tools at ~336 ms on a loaded machine, against a
+		// median of 40: 8× the median, but not 500 ms above it.
+		{"margin suppresses load", map[string]float64{"a": 40, "b": 38, "c": 42, "d": 336, "e": 335, "f": 337, "g": 41, "h": 39, "i": 40}, 3, nil, ""},
+		{"exactly ratio is not more", map[string]float64{"a": 300, "b": 300, "c": 900}, 3, nil, ""},
+		{"above ratio and margin", map[string]float64{"a": 250, "b": 250, "c": 751}, 3, []string{"c"}, "3.0× the median 250"},
+		{"exactly the margin", map[string]float64{"a": 100, "b": 100, "c": 600}, 3, []string{"c"}, "at least 500 above it"},
+		{"below the margin", map[string]float64{"a": 100, "b": 100, "c": 599}, 3, nil, ""},
 		{"NaN ignored", map[string]float64{"a": math.NaN(), "b": 6000}, 1, []string{"b"}, "absolute"},
 		{"empty", map[string]float64{}, 3, nil, ""},
-		{"zero median", map[string]float64{"a": 0, "b": 0, "c": 150}, 3, []string{"c"}, "∞×"},
+		{"zero median", map[string]float64{"a": 0, "b": 0, "c": 550}, 3, []string{"c"}, "∞×"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := Outliers(tt.samples, 5000, 3, 100, tt.minN)
+			got := Outliers(tt.samples, 5000, 3, 500, tt.minN)
 			var names []string
 			for n := range got {
 				names = append(names, n)
