@@ -133,7 +133,7 @@ var defectTools = []string{
 	toolCreateFile, toolGetFile, toolDeleteFile,
 	toolCounterSnapshot, toolSharedCacheGet, toolTicketCounter,
 	toolFormatAddress, toolListProjects, toolGetProject, toolSharedFolders, toolListFolder,
-	toolSnoozeReminders, toolKitchenTimer,
+	toolSnoozeReminders, toolKitchenTimer, toolCountRoots,
 }
 
 // readOnly is the annotation of every defects tool but the lifecycle

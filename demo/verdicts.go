@@ -22,10 +22,17 @@ const (
 	// A slow call whose own arguments asked for the time (slow_search's
 	// look-alike).
 	toolKitchenTimer = "kitchen_timer"
+	// A tool that asks the client for its roots mid-call, while other
+	// calls may be in flight (server requests attributed to steps).
+	toolCountRoots = "count_roots"
 )
 
 // verdictTools are the look-alikes, listed with the defects profile.
-var verdictTools = []string{toolSnoozeReminders, toolKitchenTimer}
+var verdictTools = []string{toolSnoozeReminders, toolKitchenTimer, toolCountRoots}
+
+// countRootsPause is how long count_roots works before it asks for the
+// roots, so that a call started with it is in flight when it asks.
+const countRootsPause = 300 * time.Millisecond
 
 var (
 	snoozeInputSchema = json.RawMessage(`{
@@ -91,5 +98,27 @@ func (d *defects) addVerdictTools(s *mcp.Server) {
 			return nil, nil, ctx.Err()
 		}
 		return textResult(fmt.Sprintf("The kitchen timer rang after %d ms.", in.DelayMs)), nil, nil
+	})
+
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        toolCountRoots,
+		Title:       "Count roots",
+		Description: "Counts the folders the client shares (its roots), asking the client for them.",
+		InputSchema: noArgsSchema,
+		Annotations: readOnly("Count roots"),
+	}, func(ctx context.Context, req *mcp.CallToolRequest, _ noArgs) (*mcp.CallToolResult, any, error) {
+		// Control: an honest server request, made mid-call.
+		t := time.NewTimer(countRootsPause)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return nil, nil, ctx.Err()
+		}
+		roots, err := req.Session.ListRoots(ctx, nil)
+		if err != nil {
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "the client shares no roots: " + err.Error()}}}, nil, nil
+		}
+		return textResult(fmt.Sprintf("The client shares %d folder(s).", len(roots.Roots))), nil, nil
 	})
 }

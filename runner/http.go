@@ -257,6 +257,13 @@ func (rt *headerRoundTripper) eachInFlight(f func(*tap)) {
 	}
 }
 
+// liveCalls lists the taps of the calls that have not returned.
+func (rt *headerRoundTripper) liveCalls() []*tap {
+	var out []*tap
+	rt.eachInFlight(func(t *tap) { out = append(out, t) })
+	return out
+}
+
 func isEventStream(contentType string) bool {
 	return strings.HasPrefix(strings.ToLower(strings.TrimSpace(contentType)), "text/event-stream")
 }
@@ -306,7 +313,7 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 	if err == io.EOF {
 		if b.tap != nil && !b.sse {
 			for _, m := range b.tap.scanBody() {
-				b.rt.inbox.addMessage(m)
+				b.rt.inbox.addMessage(m, b.tap, nil)
 			}
 		}
 		if b.sse {
@@ -337,7 +344,7 @@ func (b *boundedBody) deliver(msg []byte) {
 		}
 	}
 	if b.tap != nil || b.feed {
-		b.rt.inbox.addMessage(msg)
+		b.rt.inbox.addMessage(msg, b.tap, b.rt.liveCalls)
 	}
 }
 

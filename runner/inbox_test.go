@@ -13,7 +13,7 @@ func TestInboxBounded(t *testing.T) {
 	params := json.RawMessage(`{"data":"` + string(bytes.Repeat([]byte("x"), 4<<10)) + `"}`)
 	const n = 250000
 	for range n {
-		in.add("notifications/message", params, false)
+		in.add("notifications/message", params, false, nil, nil)
 	}
 	in.mu.Lock()
 	items, held := len(in.items), in.bytes

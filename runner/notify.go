@@ -46,6 +46,12 @@ type received struct {
 	token   string // the progressToken of a progress notification
 	request bool   // a request from the server to the client
 	used    bool   // consumed by an await
+	// owner is the call whose own HTTP stream (its POST's response)
+	// carried a request of the server's, and during the calls in flight
+	// on the connection when one came on a stream no call owns: what
+	// attributes it to a step (attribute).
+	owner  *tap
+	during []*tap
 }
 
 // maxInbox and maxInboxBytes bound what a session keeps: how many
@@ -67,11 +73,11 @@ func (b *inbox) answered() {
 }
 
 // add records a message from the server.
-func (b *inbox) add(method string, params json.RawMessage, request bool) {
+func (b *inbox) add(method string, params json.RawMessage, request bool, owner *tap, during []*tap) {
 	if b == nil {
 		return
 	}
-	r := received{method: method, params: params, request: request}
+	r := received{method: method, params: params, request: request, owner: owner, during: during}
 	if method == "notifications/progress" {
 		var p struct {
 			Token json.RawMessage `json:"progressToken"`
@@ -130,8 +136,10 @@ func (b *inbox) cutCount() int {
 }
 
 // addMessage records a raw JSON-RPC message if it is a notification or a
-// request from the server; responses are not its business.
-func (b *inbox) addMessage(msg []byte) {
+// request from the server; responses are not its business. owner is the
+// call whose own stream carried it (nil on a shared stream), and inFlight,
+// asked for a request on a shared stream only, lists the calls in flight.
+func (b *inbox) addMessage(msg []byte, owner *tap, inFlight func() []*tap) {
 	var m struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
@@ -140,7 +148,12 @@ func (b *inbox) addMessage(msg []byte) {
 	if b == nil || json.Unmarshal(msg, &m) != nil || m.Method == "" {
 		return
 	}
-	b.add(m.Method, m.Params, len(m.ID) > 0 && !bytes.Equal(m.ID, []byte("null")))
+	request := len(m.ID) > 0 && !bytes.Equal(m.ID, []byte("null"))
+	var during []*tap
+	if request && owner == nil && inFlight != nil {
+		during = inFlight()
+	}
+	b.add(m.Method, m.Params, request, owner, during)
 }
 
 // next is the sequence number the next message will get.

@@ -317,6 +317,10 @@ type ProbeVerdict struct {
 type ServerRequest struct {
 	Method string `json:"method"`
 	Count  int    `json:"count"`
+	// During, when set, names the other steps in flight when these
+	// requests came: nothing proves they were this step's (see
+	// attribute), so they are listed as "during" it and them.
+	During []string `json:"during,omitempty"`
 }
 
 // Position is a place in a fixture file, for CI tools that annotate the

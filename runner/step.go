@@ -131,7 +131,7 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 	if cl.Outcome == config.OutcomeProtocolError {
 		ar.ErrorText = cl.Detail
 	}
-	ar.Notifications, out.ServerRequests = r.inFlight(window, token)
+	ar.Notifications, out.ServerRequests = r.inFlight(window, token, tp)
 	var decoded map[string]any
 	if err == nil && rep != nil {
 		ar.HasResult, ar.IsError = true, rep.isError
@@ -236,16 +236,21 @@ func (r *runState) runAwait(ctx context.Context, sess *session, sc *scenario, j 
 // inFlight splits the messages that arrived while a step was in flight into
 // the notifications its checks see (progress only with the step's own
 // token) and the requests the server made of the client, counted by method.
-func (r *runState) inFlight(window []received, token string) ([]assert.Notification, []ServerRequest) {
+func (r *runState) inFlight(window []received, token string, tp *tap) ([]assert.Notification, []ServerRequest) {
 	var notes []assert.Notification
 	var reqs []ServerRequest
 	for i := range window {
 		m := &window[i]
 		switch {
 		case m.request:
-			k := slices.IndexFunc(reqs, func(q ServerRequest) bool { return q.Method == m.method })
+			during, ours := attribute(m, tp)
+			if !ours {
+				continue
+			}
+			method := r.clean(m.method, 100)
+			k := slices.IndexFunc(reqs, func(q ServerRequest) bool { return q.Method == method && slices.Equal(q.During, during) })
 			if k < 0 {
-				reqs = append(reqs, ServerRequest{Method: r.clean(m.method, 100)})
+				reqs = append(reqs, ServerRequest{Method: method, During: during})
 				k = len(reqs) - 1
 			}
 			reqs[k].Count++

@@ -343,7 +343,20 @@ func (c *tapConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		c.mu.Unlock()
 	}
 	if req, ok := msg.(*jsonrpc.Request); ok {
-		c.inbox.add(req.Method, req.Params, req.IsCall())
+		// One stream carries every call's messages: a request of the
+		// server's belongs to a call only when that call is the one in
+		// flight, so the calls in flight are kept with it.
+		var during []*tap
+		if req.IsCall() {
+			c.mu.Lock()
+			for _, t := range c.pending {
+				if t != nil {
+					during = append(during, t)
+				}
+			}
+			c.mu.Unlock()
+		}
+		c.inbox.add(req.Method, req.Params, req.IsCall(), nil, during)
 	}
 	resp, ok := msg.(*jsonrpc.Response)
 	if !ok {

@@ -408,7 +408,11 @@ func (t *textWriter) step(st *runner.StepResult, cols columns) {
 	if len(st.ServerRequests) > 0 {
 		var asked []string
 		for _, q := range st.ServerRequests {
-			asked = append(asked, fmt.Sprintf("%s ×%d", q.Method, q.Count))
+			a := fmt.Sprintf("%s ×%d", q.Method, q.Count)
+			if len(q.During) > 0 {
+				a += " (during this step and " + strings.Join(q.During, ", ") + ": which of them asked is not known)"
+			}
+			asked = append(asked, a)
 		}
 		t.printf("       the server asked the client: %s\n", strings.Join(asked, ", "))
 	}
