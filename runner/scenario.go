@@ -396,6 +396,9 @@ func (r *runState) afterStopped(i int) string {
 	}
 	for _, st := range r.rep.Scenarios[i].Steps {
 		if st.Status == StatusSkipped && st.Reason != "" && st.Outcome == "" {
+			if strings.HasPrefix(st.Reason, "not run: ") {
+				return st.Reason // a chain of scenarios: said once
+			}
 			return "not run: " + st.Reason
 		}
 	}
