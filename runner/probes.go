@@ -242,9 +242,12 @@ func (r *runState) sendProbe(ctx context.Context, pr *probe.Probe, conn probe.Co
 			return ex, on, false, "could not start a fresh server process for this probe: " + r.clean(err.Error(), 300)
 		}
 		// Shut down in the background (a server may take its grace period
-		// to exit); runProbes waits for it before it returns.
+		// to exit); runProbes waits for it before it returns. Only once
+		// the probe is answered: Close closes stdin, then terminates, and a
+		// server still starting would be reported as killed by the probe.
+		ex := fresh.Send(ctx, pr.Message, pr.ID, wait)
 		r.probeClosers.Go(fresh.Close)
-		return fresh.Send(ctx, pr.Message, pr.ID, wait), fresh, false, ""
+		return ex, fresh, false, ""
 	case pr.Fresh:
 		// A POST without a session: an initialize of its own.
 		h := conn.(*probe.HTTP)
