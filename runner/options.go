@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -60,6 +61,19 @@ type Options struct {
 	// KeepTmp keeps the run's ${tmp} scratch directories instead of
 	// removing them at the end (--keep-tmp); the report lists them.
 	KeepTmp bool
+	// FailFast, when set, stops the run from starting a scenario once one
+	// has failed (-x): the first failed scenario sets it, and those not
+	// started yet are skipped (NotRun). Suites that share one stop
+	// together.
+	FailFast *atomic.Bool
+	// FailOnFlaky makes a flaky scenario (failed, retried, passed) fail
+	// the run (--fail-on-flaky); it is in the report, so a merge judges
+	// alike.
+	FailOnFlaky bool
+	// Exchanges says which steps keep the request they sent and the
+	// answer they got in their result (StepResult.Exchange): none (the
+	// default), the failed ones, or all.
+	Exchanges ExchangeLevel
 	// Trace, when set, receives one JSON line per tool call (and per tool
 	// that generation skipped), with the arguments, redacted.
 	Trace io.Writer

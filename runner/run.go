@@ -59,6 +59,7 @@ func Run(ctx context.Context, suite *config.Suite, opts Options) (*Report, error
 	if err != nil {
 		return nil, err
 	}
+	rep.FailOnFlaky = opts.FailOnFlaky
 	Analyze(rep)
 	return rep, nil
 }
@@ -203,6 +204,8 @@ type runState struct {
 
 	// tokens numbers the calls' progress tokens.
 	tokens atomic.Int64
+	// exchanged counts the characters of the exchanges kept (exchange.go).
+	exchanged atomic.Int64
 	// scratch holds the run's ${tmp} directories; tmp is the suite's.
 	scratch scratch
 	tmp     string
