@@ -45,15 +45,17 @@ func addFlaky(s *mcp.Server, file string) {
 		InputSchema:  noArgsSchema,
 		OutputSchema: flakyOutputSchema,
 		Annotations:  &mcp.ToolAnnotations{Title: "Flaky", ReadOnlyHint: true, OpenWorldHint: &no},
-	}, func(context.Context, *mcp.CallToolRequest, noArgs) (*mcp.CallToolResult, flakyOut, error) {
+	}, func(context.Context, *mcp.CallToolRequest, noArgs) (*mcp.CallToolResult, any, error) {
+		// Out is any, so that a failed call is a tool error without
+		// structured content (a typed zero value would fail the schema).
 		mu.Lock()
 		defer mu.Unlock()
 		n, err := countCall(file)
 		if err != nil {
-			return toolError(fmt.Errorf("flaky: counting the call in %s: %v", file, err)), flakyOut{}, nil
+			return nil, nil, fmt.Errorf("flaky: counting the call in %s: %v", file, err)
 		}
 		if n%2 == 1 {
-			return toolError(fmt.Errorf("flaky: call %d fails (every odd-numbered call does)", n)), flakyOut{}, nil
+			return nil, nil, fmt.Errorf("flaky: call %d fails (every odd-numbered call does)", n)
 		}
 		return nil, flakyOut{Call: n}, nil
 	})

@@ -67,15 +67,31 @@ func keepLastRuns(suites []*config.Suite, reps []*runner.Report) error {
 			err = report.JSONSuites(&b, rs)
 		}
 		if err == nil {
-			if err = os.MkdirAll(filepath.Dir(file), 0o755); err == nil {
-				err = fileio.WriteFile(file, b.Bytes(), 0o644)
-			}
+			err = ownDir(filepath.Dir(file))
+		}
+		if err == nil {
+			err = fileio.WriteFile(file, b.Bytes(), 0o644)
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("keeping the last run for --last-failed: %w", err))
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// ownDir makes the directory .mcpcheck, or checks that it is one: a link
+// there could lead the write out of the fixture's tree.
+func ownDir(dir string) error {
+	st, err := os.Lstat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return os.Mkdir(dir, 0o755)
+	case err != nil:
+		return err
+	case !st.IsDir():
+		return fmt.Errorf("%s is %s, not a directory", dir, fileio.What(st.Mode()))
+	}
+	return nil
 }
 
 // lastFailed is the selection --last-failed gives suite s (nil: run
