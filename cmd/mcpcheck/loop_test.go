@@ -315,7 +315,7 @@ func TestRetriesFlaky(t *testing.T) {
 		t.Errorf("JUnit (failure, flakyFailure, rerunFailure) per scenario: %v, want %v", counts, w)
 	}
 	page, _ := os.ReadFile(html)
-	if n := strings.Count(string(page), `<span class="s-flaky">flaky</span>`); n != 2 {
+	if n := strings.Count(string(page), `<span class="s-flagged">flaky</span>`); n != 2 {
 		t.Errorf("the HTML report marks %d scenarios flaky, want 2", n)
 	}
 
