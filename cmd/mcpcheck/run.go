@@ -216,7 +216,7 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitPass
 	}
 	if f.watch {
-		return watch(ctx, f, args, stdout, stderr)
+		return watch(ctx, f, stdout, stderr)
 	}
 	return runOnce(ctx, f, stdout, stderr)
 }
