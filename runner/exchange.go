@@ -19,7 +19,8 @@ import (
 // when nobody asked, a step keeps the raw bytes it already holds and
 // nothing more, so the hot path pays one comparison.
 //
-// An exchange holds what the report otherwise leaves out (arguments and
+// An await step sends nothing, and keeps no exchange. An exchange holds
+// what the report otherwise leaves out (arguments and
 // result values), so it is made safe where it is made: every value is
 // decoded with exact numbers, every string and key sanitized and redacted
 // (the run's redactor), a string value longer than exchangeValueChars cut
@@ -119,11 +120,7 @@ func requestParams(c *call, params json.RawMessage) any {
 	v := jsonx.Value(params)
 	switch c.kind {
 	case config.KindTool, config.KindPrompt:
-		m := map[string]any{"name": c.name}
-		if v != nil {
-			m["arguments"] = v
-		}
-		return m
+		return namedParams{Name: c.name, Arguments: v}
 	case config.KindResource, config.KindSubscribe, config.KindUnsubscribe:
 		return map[string]any{"uri": v}
 	case config.KindSetLogLevel:
@@ -134,13 +131,25 @@ func requestParams(c *call, params json.RawMessage) any {
 	return nil // ping, and the lists (each page's cursor is the SDK's)
 }
 
+// namedParams are the params of tools/call and prompts/get, in the order
+// the SDK sends them.
+type namedParams struct {
+	Name      string `json:"name"`
+	Arguments any    `json:"arguments,omitempty"`
+}
+
 // pretty is v, sanitized and redacted, with long strings cut, as indented
 // JSON cut at exchangeSideChars ("" for nil).
 func (r *runState) pretty(v any) string {
-	if v == nil {
+	switch x := v.(type) {
+	case nil:
 		return ""
+	case namedParams:
+		x.Name, x.Arguments = cut(r.red.String(x.Name), exchangeValueChars), cutStrings(r.red.Value(x.Arguments))
+		v = x
+	default:
+		v = cutStrings(r.red.Value(v))
 	}
-	v = cutStrings(r.red.Value(v))
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)

@@ -81,9 +81,9 @@ func TestVerboseExchanges(t *testing.T) {
 		t.Errorf("the credential reached the output:\n%s", out)
 	}
 	for _, want := range []string{
-		"       request: tools/call\n         {\n           \"arguments\": {\n             \"text\": \"call [redacted] back\"\n           },\n           \"name\": \"propose_task\"\n         }\n       answer: result\n",
+		"       request: tools/call\n         {\n           \"name\": \"propose_task\",\n           \"arguments\": {\n             \"text\": \"call [redacted] back\"\n           }\n         }\n       answer: result\n",
 		`"proposalId": "proposal-1"`,
-		"… (723 more characters)\"\n           },\n           \"name\": \"propose_task\"\n         }\n       answer: none, the request was not sent\n",
+		"… (723 more characters)\"\n           }\n         }\n       answer: none, the request was not sent\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("-v output lacks %q:\n%s", want, out)
