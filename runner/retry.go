@@ -41,8 +41,8 @@ const (
 	NotRunFailFast NotRun = "failFast"
 )
 
-// NotRuns lists every NotRun, in the order of the report schema.
-var NotRuns = []NotRun{NotRunFailFast}
+// notRuns lists every NotRun, in the order of the report schema.
+var notRuns = []NotRun{NotRunFailFast}
 
 // reasonFailFast is the skip reason of the scenarios -x leaves out.
 const reasonFailFast = "not run: an earlier scenario failed (--fail-fast)"

@@ -233,9 +233,6 @@ func runOnce(ctx context.Context, f *flags, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mcpcheck: %s\n", err)
 		return exitBadArgs
 	}
-	if f.list {
-		opts.ListOnly = true
-	}
 	opts.KeepTmp = f.keepTmp
 	opts.Update = f.update
 	if f.set["tag"] || f.set["skip-tag"] || f.set["run"] || f.set["shard"] {
