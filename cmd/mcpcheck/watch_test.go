@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -92,5 +93,41 @@ func TestWatch(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("--watch did not leave on SIGINT")
+	}
+}
+
+// TestTTYLoop streams, on a real pseudo-terminal, a run with -v and one
+// with a retried scenario: the terminal gets the very lines of the report
+// a file gets, exchanges and the flaky and retried lines included (the
+// stream hears of a retried scenario once, at its end).
+func TestTTYLoop(t *testing.T) {
+	terminalEnv(t)
+	dir := t.TempDir()
+	t.Setenv("MCPCHECK_TEST_EXCHANGE_TOKEN", secretValue)
+	exchanges := writeFixture(t, dir, "x.yaml", strings.Replace(exchangeFixture, "LONG", "short", 1))
+	count := filepath.Join(dir, "count")
+	flaky := writeFixture(t, dir, "flaky.yaml", strings.Replace(flakyFixture, "COUNT", count, 1))
+	for _, tc := range []struct {
+		name, shows string
+		args        []string
+	}{
+		{"verbose", "request: tools/call", []string{"--config", exchanges, "-v", "--no-color"}},
+		{"retries", "  FLAKY flaky: passed on run 2 of 2", []string{"--config", flaky, "--no-color"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			os.Remove(count) // both runs see the same calls
+			r := runCmd(t, tc.args...)
+			os.Remove(count)
+			p := openPTY(t)
+			code, _, _ := ttyRun(t, context.Background(), p, false, tc.args...)
+			raw := p.drain()
+			if code != r.code {
+				t.Errorf("exit %d on a terminal, %d without", code, r.code)
+			}
+			if !strings.Contains(r.stdout, tc.shows) {
+				t.Fatalf("the report lacks %q:\n%s", tc.shows, r.stdout)
+			}
+			checkStreamed(t, raw, r.stdout)
+		})
 	}
 }
