@@ -83,6 +83,15 @@ func TestWatch(t *testing.T) {
 	if n := strings.Count(p.output(), clearScreen); n != 3 {
 		t.Errorf("%d runs without a change, want 3", n)
 	}
+	// A fixture broken while being edited is exit 2, and still watched.
+	writeFixture(t, dir, "w.yaml", "name: [\n")
+	if broken := waitRuns(4); !strings.Contains(broken, "this run: exit 2") || !strings.Contains(broken, "w.yaml:") {
+		t.Errorf("broken fixture:\n%s", broken)
+	}
+	writeFixture(t, dir, "w.yaml", failing)
+	if fixed := waitRuns(5); !strings.Contains(fixed, "FAIL Last failed") {
+		t.Errorf("after the fix:\n%s", fixed)
+	}
 
 	cmd.Process.Signal(syscall.SIGINT)
 	select {
