@@ -241,11 +241,10 @@ func (r *runState) sendProbe(ctx context.Context, pr *probe.Probe, conn probe.Co
 		if err != nil {
 			return ex, on, false, "could not start a fresh server process for this probe: " + r.clean(err.Error(), 300)
 		}
-		// Shut down in the background (a server may take its grace period
-		// to exit); runProbes waits for it before it returns. Only once
-		// the probe is answered: Close closes stdin, then terminates, and a
-		// server still starting would be reported as killed by the probe.
 		ex := fresh.Send(ctx, pr.Message, pr.ID, wait)
+		// Shut down in the background once answered (a server may take
+		// its grace period to exit); runProbes waits for it before it
+		// returns.
 		r.probeClosers.Go(fresh.Close)
 		return ex, fresh, false, ""
 	case pr.Fresh:
