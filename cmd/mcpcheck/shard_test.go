@@ -46,6 +46,20 @@ func comparable(t *testing.T, data string) string {
 			if x["name"] == "latency" && x["grade"] != nil {
 				return nil
 			}
+			// Which of N identical calls on independent connections win
+			// ticket_counter's lock is chance: the finding is pinned, its
+			// count and the calls' outcomes are not.
+			if x["case"] == "independent-connections" {
+				delete(x, "outcome")
+				delete(x, "notes")
+				delete(x, "flagged")
+				delete(x, "reason")
+			}
+			if x["kind"] == "independent-connections" {
+				if msg, ok := x["message"].(string); ok {
+					x["message"] = regexp.MustCompile(`^\d+ of \d+ `).ReplaceAllString(msg, "N of M ")
+				}
+			}
 		case []any:
 			out := []any{}
 			for _, e := range x {
