@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-const usage = `Usage: mcpcheck demo [--faults] [--defects] [--protocol-defects] [--next-release] [--http ADDR [--allow-remote]]
+const usage = `Usage: mcpcheck demo [--faults] [--defects] [--protocol-defects] [--next-release] [--banner] [--http ADDR [--allow-remote]]
        mcpcheck demo --hostile MODE [--http ADDR]
 
 Serves the built-in demo MCP server: a household task list with the tools
@@ -45,6 +45,9 @@ Flags:
   --next-release   serve the household's next release, whose contract differs
                    in one change of each drift severity (for mcpcheck
                    snapshot and mcpcheck diff)
+  --banner         over stdio, also write two lines on stdout that are not
+                   JSON-RPC (a start-up banner, then a log line), which the
+                   stdio transport forbids
   --http ADDR      serve Streamable HTTP at http://ADDR/mcp instead of stdio;
                    ADDR is host:port, and port 0 picks a free port
   --allow-remote   allow an ADDR host other than 127.0.0.1, [::1] or localhost
@@ -80,6 +83,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	protocolDefects := fs.Bool("protocol-defects", false, "")
 	next := fs.Bool("next-release", false, "")
 	hostileMode := fs.String("hostile", "", "")
+	banner := fs.Bool("banner", false, "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usage)
@@ -95,6 +99,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if *allowRemote && !httpSet {
 		return badUsage(stderr, "--allow-remote needs --http")
 	}
+	if *banner && httpSet {
+		return badUsage(stderr, "--banner is for stdio, not --http")
+	}
 
 	if *hostileMode != "" {
 		return runHostile(ctx, *hostileMode, httpSet, *httpAddr, stdin, stdout, stderr)
@@ -109,6 +116,14 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		NextRelease:     *next,
 	}
 	if !httpSet {
+		if *banner {
+			b := newBannerWriter(stdout)
+			if err := b.start(); err != nil {
+				fmt.Fprintf(stderr, "mcpcheck demo: %v\n", err)
+				return 1
+			}
+			stdout = b
+		}
 		if err := serveStdio(ctx, opts, stdin, stdout, stderr); err != nil && ctx.Err() == nil {
 			fmt.Fprintf(stderr, "mcpcheck demo: %v\n", err)
 			return 1

@@ -160,7 +160,12 @@ func (d *dialer) openRawStdio(ctx context.Context, tmp string, bare bool) (*rawS
 			if err != nil {
 				return
 			}
-			if len(bytes.TrimSpace(line)) > 0 {
+			switch {
+			case len(bytes.TrimSpace(line)) == 0:
+			case stdio.Noise(line):
+				// Not JSON-RPC: skipped and reported (noise.go).
+				p.noise.add(line)
+			default:
 				c.lines <- bytes.Clone(line)
 			}
 		}

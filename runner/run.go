@@ -114,6 +114,7 @@ func runOne(ctx context.Context, suite *config.Suite, opts Options) (*Report, er
 	// call, on the standalone stream, too.
 	d.stream = listens(r.plan) || suite.Client != nil
 	rep := r.run(ctx)
+	rep.StdoutNoise = d.noise.report(r.clean)
 	// The edge: every string of the report, from here to every writer, is
 	// sanitized and redacted (redact.go, "What reaches an output").
 	r.red.report(rep)
