@@ -16,7 +16,7 @@ type blindReport struct {
 	Passed   bool `json:"passed"`
 	Findings []struct {
 		Tool, Origin, Kind, Status, Message, Reference string
-		Flagged                                         bool
+		Flagged                                        bool
 	} `json:"findings"`
 	StdoutNoise *struct {
 		Lines []string `json:"lines"`
