@@ -104,8 +104,10 @@ func TestProtocolProbesPlantedDefects(t *testing.T) {
 		restarts             int
 	}{
 		{"stdio", "protocol-defects", "",
-			[]string{"bad-jsonrpc", "malformed-json", "null-arguments", "omitted-arguments", "unknown-tool", "unsupported-version"},
-			[]string{"batch", "before-initialize", "cancellation", "invalid-cursor", "invalid-log-level", "missing-method", "read-without-uri",
+			// slow_status reports progress after its (late) result, which
+			// the stdio connection sees: a MUST broken.
+			[]string{"bad-jsonrpc", "cancellation", "malformed-json", "null-arguments", "omitted-arguments", "unknown-tool", "unsupported-version"},
+			[]string{"batch", "before-initialize", "invalid-cursor", "invalid-log-level", "missing-method", "read-without-uri",
 				"second-initialize", "unknown-method", "unknown-prompt", "unknown-resource"}, 2},
 		{"http", "", srv.URL + "/mcp",
 			[]string{"deleted-session", "invalid-protocol-version", "null-arguments", "omitted-arguments", "unknown-tool", "unsupported-version"},

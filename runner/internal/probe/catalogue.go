@@ -409,19 +409,32 @@ func Slow(tool string) bool { return slowWords.MatchString(tool) }
 // skipped.
 func Cancellation(tool string, args []byte) Probe {
 	tj, _ := json.Marshal(tool)
-	msg, id := request("cancellation", "tools/call", `{"name":`+string(tj)+`,"arguments":`+string(args)+`}`)
+	msg, id := request("cancellation", "tools/call", `{"name":`+string(tj)+`,"arguments":`+string(args)+`,"_meta":{"progressToken":`+cancelToken+`}}`)
 	return Probe{Name: "cancellation", Message: msg, ID: id, Cancel: true, Reference: "basic/utilities/cancellation", Judge: cancelled}
 }
 
 // cancelled: after notifications/cancelled no response to the request
-// arrives (a SHOULD).
+// arrives (a SHOULD), nor progress (the work SHOULD stop); progress after
+// the call's own result breaks a MUST of basic/utilities/progress (a
+// token is only referenced while its operation is in progress).
 func cancelled(e *Exchange) Verdict {
 	const want = "no response after notifications/cancelled"
 	if v, ok := died(e, want); ok {
 		return v
 	}
+	got := "no response"
 	if e.Reply() != nil {
-		return Verdict{Level: Note, Expected: want, Got: Describe(e) + " after the cancellation"}
+		got = Describe(e) + " after the cancellation"
 	}
-	return Verdict{Level: Pass, Expected: want, Got: "no response"}
+	if n := e.ProgressAfterCancel; n > 0 {
+		got += fmt.Sprintf(", %d progress notification(s) after the cancellation", n)
+	}
+	if n := e.ProgressAfterResult; n > 0 {
+		got += fmt.Sprintf(", %d progress notification(s) after its result (basic/utilities/progress: progress MUST only reference a request in progress)", n)
+		return Verdict{Level: Fail, Expected: want + ", and no progress after the result", Got: got}
+	}
+	if e.Reply() != nil || e.ProgressAfterCancel > 0 {
+		return Verdict{Level: Note, Expected: want, Got: got}
+	}
+	return Verdict{Level: Pass, Expected: want, Got: got}
 }

@@ -96,6 +96,10 @@ type Exchange struct {
 	// answered within the wait.
 	Stuck bool
 	Err   error
+	// ProgressAfterCancel and ProgressAfterResult count the cancellation
+	// probe's progress notifications (stdio) that came after the
+	// cancellation, and after the call's own (late) result.
+	ProgressAfterCancel, ProgressAfterResult int
 }
 
 // reply is the first response that answers the probe, or nil.

@@ -1,0 +1,57 @@
+package runner
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mcpcheck/mcpcheck/config"
+)
+
+// TestCancellationAsksForProgress (issue 19 item 8): the cancellation
+// probe's call asks for progress, so slow_status (protocol defects), which
+// ignores notifications/cancelled, answers late and reports progress after
+// its result, is a failed probe naming both; over HTTP, where the probe
+// reads the POST's answer only, the late answer stays a note.
+func TestCancellationAsksForProgress(t *testing.T) {
+	rep := mustRun(t, protocolSuite(t, "protocol-defects", ""), stdioOptions())
+	var f *Finding
+	for i := range rep.Findings {
+		if rep.Findings[i].Kind == "cancellation" {
+			f = &rep.Findings[i]
+		}
+	}
+	if f == nil || f.Status != StatusFailed || f.Tool != "slow_status" || !strings.Contains(f.Got, "a result after the cancellation") ||
+		!strings.Contains(f.Got, "progress notification(s) after its result") || f.Reference != "MCP 2025-11-25 basic/utilities/cancellation" {
+		t.Fatalf("cancellation finding = %+v", f)
+	}
+}
+
+// TestNullArgumentsWithoutReadOnlyTools (issue 19 item 8): a server whose
+// allowed tools are none of them read-only still gets the null and omitted
+// arguments probes, on a tool with required properties (the call is
+// invalid either way), and its -32603 is found.
+func TestNullArgumentsWithoutReadOnlyTools(t *testing.T) {
+	s := protocolSuite(t, "protocol-defects", "")
+	s.AllowTools = []string{"propose_task"} // required: text; not read-only
+	rep := mustRun(t, s, stdioOptions())
+	found := map[string]bool{}
+	for _, f := range rep.Findings {
+		if f.Kind == "null-arguments" || f.Kind == "omitted-arguments" {
+			found[string(f.Kind)] = true
+			if f.Tool != "propose_task" || f.Status != StatusFailed || f.Score != config.ScoreProtocol || !strings.Contains(f.Got, "-32603") {
+				t.Errorf("finding %+v", f)
+			}
+		}
+	}
+	if len(found) != 2 {
+		t.Errorf("null/omitted-arguments findings: %v, want both", found)
+	}
+	// No other tool was called.
+	for _, sc := range rep.Scenarios {
+		for _, st := range sc.Steps {
+			if strings.HasPrefix(st.Target, "tools/call ") && st.Target != "tools/call propose_task" && st.Target != "tools/call mcpcheck-no-such-tool" {
+				t.Errorf("%s called %s", st.ID, st.Target)
+			}
+		}
+	}
+}
