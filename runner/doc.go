@@ -15,11 +15,17 @@
 // a server that will not start included, is in the report, with every step
 // accounted for as passed, failed or skipped.
 //
+// Four entry points share the plan and the connection code, one per
+// purpose: [Run] calls and judges; [List] lists every step without calling
+// (--list); [Discover] connects and lists what the server offers and the
+// checks it would get (mcpcheck tools); [Snapshot] builds the contract file
+// (mcpcheck snapshot).
+//
 // The main types:
 //
 //   - [Options] tune a run without changing what it checks: the
-//     environment, a transport for tests, --list, a trace, and hooks that
-//     follow the run as it goes ([Options.OnStep]).
+//     environment, a transport for tests, a selection, a trace, and hooks
+//     that follow the run as it goes ([Options.OnStep]).
 //   - [Report] is the one result model every writer renders (package
 //     runner/report); [StepResult] is one step's status, outcome and
 //     failed assertions, [Finding] and [Score] what generated checks add;
@@ -28,7 +34,7 @@
 //     fidelity rules to an agent's own calls on its own session.
 //   - [Drift] is a change between a contract file and the live server
 //     (a suite's contract) or another file ([DiffContracts]), graded by
-//     [Severity]; [Options.Snapshot] builds the contract file itself.
+//     [Severity]; [Snapshot] builds the contract file itself.
 //   - Golden answers (expect.snapshot) live beside the fixture;
 //     [RecordAnswers] writes them from a recorded session.
 //   - For CI: a [Selection] (tags, --run, a [Shard]) leaves scenarios out,

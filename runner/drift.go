@@ -118,11 +118,11 @@ func (r *runState) liveContract(sess *session, found *discovered) (*cfile.Contra
 }
 
 // checkContract builds the live contract when the run needs it: for a
-// snapshot (Options.Snapshot), and to compare with the suite's contract
-// file, listing the drift in the report; with Options.Update the file is
+// snapshot ([Snapshot]), and to compare with the suite's contract file,
+// listing the drift in the report; with Options.Update the file is
 // rewritten instead of failing.
 func (r *runState) checkContract(sess *session, found *discovered) error {
-	if !r.opts.Snapshot && (r.suite.Contract == "" || r.opts.ListOnly) {
+	if r.purpose != modeSnapshot && (r.suite.Contract == "" || r.purpose == modeList || r.purpose == modeDiscover) {
 		return nil
 	}
 	live, err := r.liveContract(sess, found)
@@ -133,7 +133,7 @@ func (r *runState) checkContract(sess *session, found *discovered) error {
 	if err != nil {
 		return fmt.Errorf("building the contract: %w", err)
 	}
-	if r.opts.Snapshot {
+	if r.purpose == modeSnapshot {
 		r.rep.Contract = data
 		return nil
 	}

@@ -38,25 +38,13 @@ type Options struct {
 	// per version and merges the results into one report with the
 	// divergences between versions; one version overrides the suite's.
 	Protocols []string
-	// ListOnly returns a report in which every step is listed but skipped:
-	// it calls no tool (--list). With generated checks it connects,
-	// discovers and compiles them; a fixture without them is listed
-	// without connecting.
-	ListOnly bool
 	// Select, when set, leaves scenarios out of the run (--tag, --run,
 	// ...); they are in the report, skipped "not selected".
 	Select *Selection
-	// Snapshot connects, discovers and builds the server's contract into
-	// Report.Contract, calling nothing (mcpcheck snapshot).
-	Snapshot bool
 	// Update rewrites the suite's contract file and golden answers from
 	// the live server instead of failing on them, and removes answers no
 	// step asks for (--update).
 	Update bool
-	// ListDiscovers makes a ListOnly run connect and discover even when the
-	// suite generates nothing (mcpcheck tools); without it, listing a
-	// fixture's own steps needs no server at all.
-	ListDiscovers bool
 	// KeepTmp keeps the run's ${tmp} scratch directories instead of
 	// removing them at the end (--keep-tmp); the report lists them.
 	KeepTmp bool
@@ -72,7 +60,7 @@ type Options struct {
 	// and for the cases of one fanned-out scenario, may be concurrent), and
 	// OnScenario when every step of scenario i is final, skipped ones
 	// included. A run that fails before its first call, a --list run and a
-	// run under several protocols call none of them.
+	// run under several protocols call none of them; only [Run] calls them.
 	OnStart    func(r *Report)
 	OnStep     func(scenario, step int, r StepResult)
 	OnScenario func(scenario int, r ScenarioResult)

@@ -106,7 +106,7 @@ type Report struct {
 	Surface *Surface `json:"-"`
 	// KeptScratch lists the ${tmp} directories kept (Options.KeepTmp).
 	KeptScratch []string `json:"-"`
-	// Contract is the server's contract file (Options.Snapshot).
+	// Contract is the server's contract file ([Snapshot]).
 	Contract []byte `json:"-"`
 }
 

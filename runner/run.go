@@ -34,6 +34,20 @@ const (
 // stderrLines is how many lines of a dead server's stderr a report keeps.
 const stderrLines = 20
 
+// purpose is what a run does once it has its plan: the four entry points.
+type purpose uint8
+
+const (
+	modeRun      purpose = iota // call, judge, report ([Run])
+	modeList                    // every step listed, none called ([List])
+	modeDiscover                // connect, discover and list ([Discover])
+	modeSnapshot                // connect and build the contract ([Snapshot])
+)
+
+// calls reports whether the purpose calls anything (and so compares with
+// the suite's contract and golden answers).
+func (m purpose) calls() bool { return m == modeRun }
+
 // Run runs suite and returns its report. The error is non-nil only when the
 // run could not begin (a missing credential, a command that cannot be
 // resolved): those are the caller's input errors. Everything that happens
@@ -44,17 +58,43 @@ const stderrLines = 20
 // several protocol versions is one part per version, joined, then
 // analysed.
 func Run(ctx context.Context, suite *config.Suite, opts Options) (*Report, error) {
+	return runMode(ctx, suite, opts, modeRun)
+}
+
+// List returns the report of a run that calls nothing (--list): every
+// step in place, skipped "listed". A fixture's own steps are known without
+// the server, so it connects only when the suite generates checks (they
+// come from discovery).
+func List(ctx context.Context, suite *config.Suite, opts Options) (*Report, error) {
+	return runMode(ctx, suite, opts, modeList)
+}
+
+// Discover connects, discovers the server's surface (Report.Surface) and
+// compiles the suite's generated checks, listing every step without
+// calling any (mcpcheck tools).
+func Discover(ctx context.Context, suite *config.Suite, opts Options) (*Report, error) {
+	return runMode(ctx, suite, opts, modeDiscover)
+}
+
+// Snapshot connects, discovers and builds the server's contract file into
+// Report.Contract, calling nothing (mcpcheck snapshot).
+func Snapshot(ctx context.Context, suite *config.Suite, opts Options) (*Report, error) {
+	return runMode(ctx, suite, opts, modeSnapshot)
+}
+
+// runMode runs the suite for purpose m, once per protocol version asked for.
+func runMode(ctx context.Context, suite *config.Suite, opts Options, m purpose) (*Report, error) {
 	var rep *Report
 	var err error
 	switch len(opts.Protocols) {
 	case 0:
-		rep, err = runOne(ctx, suite, opts)
+		rep, err = runOne(ctx, suite, opts, m)
 	case 1:
 		s := *suite
 		s.ProtocolVersion = opts.Protocols[0]
-		rep, err = runOne(ctx, &s, opts)
+		rep, err = runOne(ctx, &s, opts, m)
 	default:
-		rep, err = runProtocols(ctx, suite, opts, opts.Protocols)
+		rep, err = runProtocols(ctx, suite, opts, m, opts.Protocols)
 	}
 	if err != nil {
 		return nil, err
@@ -65,7 +105,7 @@ func Run(ctx context.Context, suite *config.Suite, opts Options) (*Report, error
 
 // runOne runs the suite under its own protocol version; its report is
 // not analysed yet.
-func runOne(ctx context.Context, suite *config.Suite, opts Options) (*Report, error) {
+func runOne(ctx context.Context, suite *config.Suite, opts Options, m purpose) (*Report, error) {
 	env := newEnviron(opts.Environ)
 	sec, err := resolveSecrets(suite, env)
 	if err != nil {
@@ -86,7 +126,7 @@ func runOne(ctx context.Context, suite *config.Suite, opts Options) (*Report, er
 	}
 	var old *cfile.Contract
 	// A listing and a snapshot compare nothing and keep no answers.
-	calls := !opts.Snapshot && !opts.ListOnly
+	calls := m.calls()
 	if suite.Contract != "" && calls {
 		if old, err = readContract(suite.Contract, opts.Update); err != nil {
 			return nil, err
@@ -101,14 +141,15 @@ func runOne(ctx context.Context, suite *config.Suite, opts Options) (*Report, er
 	}
 	red := newRedactor(sec.values, suite.Endpoint)
 	r := &runState{
-		golden: gs,
-		old:    old,
-		suite:  suite,
-		opts:   &opts,
-		trace:  newTracer(opts.Trace, red),
-		red:    red,
-		d:      d,
-		plan:   plan,
+		purpose: m,
+		golden:  gs,
+		old:     old,
+		suite:   suite,
+		opts:    &opts,
+		trace:   newTracer(opts.Trace, red),
+		red:     red,
+		d:       d,
+		plan:    plan,
 	}
 	// A server may ask the client (roots, sampling, elicitation) outside any
 	// call, on the standalone stream, too.
@@ -178,15 +219,16 @@ func resolveCommand(argv, self []string) ([]string, error) {
 
 // runState is one run in progress.
 type runState struct {
-	suite *config.Suite
-	opts  *Options
-	red   *redactor
-	d     *dialer
-	plan  []*scenario
-	rep   *Report
-	tools map[string]tool
-	found *discovered
-	trace *tracer
+	purpose purpose
+	suite   *config.Suite
+	opts    *Options
+	red     *redactor
+	d       *dialer
+	plan    []*scenario
+	rep     *Report
+	tools   map[string]tool
+	found   *discovered
+	trace   *tracer
 	// old is the suite's contract file, read before the run (nil without
 	// one, or when --update will write it).
 	old *cfile.Contract
@@ -234,7 +276,7 @@ func (r *runState) run(ctx context.Context) *Report {
 
 	// A fixture's own steps are known without the server: listing them
 	// needs no connection (generated checks do: they come from discovery).
-	if r.opts.ListOnly && r.suite.Generate == nil && !r.opts.ListDiscovers {
+	if r.purpose == modeList && r.suite.Generate == nil {
 		rep.NotConnected = true
 		r.listed()
 		return rep
@@ -266,85 +308,19 @@ func (r *runState) run(ctx context.Context) *Report {
 	}
 	shared := &link{sess: sess, tmp: r.tmp}
 	defer shared.close(r)
-	if ir := sess.init; ir != nil {
-		rep.ProtocolVersion = ir.ProtocolVersion
-		if ir.ServerInfo != nil {
-			rep.Server = &ServerInfo{Name: r.clean(ir.ServerInfo.Name, 200), Version: r.clean(ir.ServerInfo.Version, 100)}
-			if r.suite.NameFromServer && strings.TrimSpace(rep.Server.Name) != "" {
-				rep.Suite = "quick check of " + rep.Server.Name
-			}
-		}
-	}
-
-	found, err := discover(ctx, sess, ms2d(r.suite.DiscoveryTimeoutMs))
-	if err != nil {
-		if ctx.Err() != nil {
-			r.interrupted()
-			return rep
-		}
-		r.fail(StageDiscovery, err)
-		r.keepStderr(sess)
+	if !r.discoverAll(ctx, sess) {
 		return rep
 	}
-	for _, w := range found.warnings {
-		rep.Warnings = append(rep.Warnings, r.clean(w, 300))
-	}
-	rep.Surface = surface(r.red, sess.init, rep.ProtocolVersion, found)
-	tools := found.tools
-	r.found = found
-	r.tools = make(map[string]tool, len(tools))
-	for _, t := range tools {
-		r.tools[t.Name] = t
-		rep.ToolsDiscovered = append(rep.ToolsDiscovered, r.clean(t.Name, 200))
-	}
-	sort.Strings(rep.ToolsDiscovered)
-	rep.ResourcesDiscovered = names(r, found.resources, func(x resource) string { return uriTarget(x.URI) })
-	rep.ResourceTemplatesDiscovered = names(r, found.templates, func(x resource) string { return x.URITemplate })
-	rep.PromptsDiscovered = names(r, found.prompts, func(x prompt) string { return x.Name })
-	if err := r.checkContract(sess, found); err != nil {
-		r.fail(StageDiscovery, err)
-		return rep
-	}
-	if r.opts.Snapshot {
+	if r.purpose == modeSnapshot {
 		for i := range rep.Scenarios {
 			skipFrom(rep.Scenarios[i].Steps, 0, reasonSnapshot)
 		}
 		return rep
 	}
-	if err := r.checkTools(); err != nil {
-		r.fail(StageAllowlist, err)
+	if !r.compile(ctx, sess) {
 		return rep
 	}
-	r.checkAllowTools()
-	r.contracts = map[string]*contract{}
-	if r.suite.Generate != nil {
-		// Inputs the server offers are gathered by calling its
-		// argument-free read-only tools: not when asked to call nothing.
-		var offered *gen.Offered
-		var called []string
-		if g := r.suite.Generate; !r.opts.ListOnly && !g.NoOfferedInputs && !onlyProtocol(g) {
-			offered, called = r.offered(ctx, sess, found, r.suite.AllowsTool)
-		}
-		pt := protocolTarget{transport: rep.Target.Transport, version: rep.ProtocolVersion}
-		if sess.init != nil {
-			pt.caps = sess.init.Capabilities
-		}
-		g := compileGenerated(r.suite, found, func(name string) *schema.Schema { return r.contract(name).input }, offered, pt, len(r.plan))
-		from := len(r.plan)
-		r.plan = append(r.plan, g.scenarios...)
-		r.addScenarios(g.scenarios)
-		r.selectScenarios(from)
-		rep.SkippedTools = g.skipped
-		rep.Notes = append(rep.Notes, g.notes...)
-		if n := offeredNote(offered, called); n != "" {
-			rep.Notes = append(rep.Notes, r.clean(n, 2000))
-		}
-		for _, sk := range g.skipped {
-			r.trace.write(TraceEntry{Tool: sk.Tool, Skipped: sk.Reason})
-		}
-	}
-	r.compileContracts()
-	if r.opts.ListOnly {
+	if r.purpose != modeRun {
 		r.listed()
 		return rep
 	}
@@ -361,6 +337,93 @@ func (r *runState) run(ctx context.Context) *Report {
 		rep.Failure = &SuiteFailure{Stage: StageInterrupted, Message: "the run was interrupted; steps not run are skipped"}
 	}
 	return rep
+}
+
+// discoverAll reads what the session's initialize said and what the
+// server lists into the report (server, surface, names discovered), and
+// compares the live contract with the suite's. false: the run cannot go on
+// (the failure or the interruption is in the report).
+func (r *runState) discoverAll(ctx context.Context, sess *session) bool {
+	rep := r.rep
+	if ir := sess.init; ir != nil {
+		rep.ProtocolVersion = ir.ProtocolVersion
+		if ir.ServerInfo != nil {
+			rep.Server = &ServerInfo{Name: r.clean(ir.ServerInfo.Name, 200), Version: r.clean(ir.ServerInfo.Version, 100)}
+			if r.suite.NameFromServer && strings.TrimSpace(rep.Server.Name) != "" {
+				rep.Suite = "quick check of " + rep.Server.Name
+			}
+		}
+	}
+	found, err := discover(ctx, sess, ms2d(r.suite.DiscoveryTimeoutMs))
+	if err != nil {
+		if ctx.Err() != nil {
+			r.interrupted()
+			return false
+		}
+		r.fail(StageDiscovery, err)
+		r.keepStderr(sess)
+		return false
+	}
+	for _, w := range found.warnings {
+		rep.Warnings = append(rep.Warnings, r.clean(w, 300))
+	}
+	rep.Surface = surface(r.red, sess.init, rep.ProtocolVersion, found)
+	r.found = found
+	r.tools = make(map[string]tool, len(found.tools))
+	for _, t := range found.tools {
+		r.tools[t.Name] = t
+		rep.ToolsDiscovered = append(rep.ToolsDiscovered, r.clean(t.Name, 200))
+	}
+	sort.Strings(rep.ToolsDiscovered)
+	rep.ResourcesDiscovered = names(r, found.resources, func(x resource) string { return uriTarget(x.URI) })
+	rep.ResourceTemplatesDiscovered = names(r, found.templates, func(x resource) string { return x.URITemplate })
+	rep.PromptsDiscovered = names(r, found.prompts, func(x prompt) string { return x.Name })
+	if err := r.checkContract(sess, found); err != nil {
+		r.fail(StageDiscovery, err)
+		return false
+	}
+	return true
+}
+
+// compile checks the fixture's tool steps against what the server offers
+// and the allowlist, and compiles the generated checks into the plan (and
+// the report, skipped until they run). false: the run cannot go on.
+func (r *runState) compile(ctx context.Context, sess *session) bool {
+	rep := r.rep
+	if err := r.checkTools(); err != nil {
+		r.fail(StageAllowlist, err)
+		return false
+	}
+	r.checkAllowTools()
+	r.contracts = map[string]*contract{}
+	if r.suite.Generate != nil {
+		// Inputs the server offers are gathered by calling its
+		// argument-free read-only tools: not when asked to call nothing.
+		var offered *gen.Offered
+		var called []string
+		if g := r.suite.Generate; r.purpose.calls() && !g.NoOfferedInputs && !onlyProtocol(g) {
+			offered, called = r.offered(ctx, sess, r.found, r.suite.AllowsTool)
+		}
+		pt := protocolTarget{transport: rep.Target.Transport, version: rep.ProtocolVersion}
+		if sess.init != nil {
+			pt.caps = sess.init.Capabilities
+		}
+		g := compileGenerated(r.suite, r.found, func(name string) *schema.Schema { return r.contract(name).input }, offered, pt, len(r.plan))
+		from := len(r.plan)
+		r.plan = append(r.plan, g.scenarios...)
+		r.addScenarios(g.scenarios)
+		r.selectScenarios(from)
+		rep.SkippedTools = g.skipped
+		rep.Notes = append(rep.Notes, g.notes...)
+		if n := offeredNote(offered, called); n != "" {
+			rep.Notes = append(rep.Notes, r.clean(n, 2000))
+		}
+		for _, sk := range g.skipped {
+			r.trace.write(TraceEntry{Tool: sk.Tool, Skipped: sk.Reason})
+		}
+	}
+	r.compileContracts()
+	return true
 }
 
 // names lists what discovery found, cleaned and sorted for the report.
