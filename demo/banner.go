@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"io"
 	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // The banner (mcpcheck demo --banner) is a defect of the stdio transport
@@ -53,4 +55,21 @@ func (b *bannerWriter) Write(p []byte) (int, error) {
 func (b *bannerWriter) start() error {
 	_, err := b.Write(nil)
 	return err
+}
+
+// honestStreams sets what the SDK's HTTP handler needs to follow the
+// transport's SHOULDs that mcpcheck probes: an event store, so that every
+// SSE answer begins with a priming event (2025-11-25, SEP-1699). With the
+// protocol defects both are planted instead: no priming event, and a
+// request whose Host names another site served (DNS rebinding protection
+// off). A server with the fault or defect tools (faulty) keeps the SDK's
+// defaults, which their receipts were taken with: a resumable stream
+// would change what a dropped connection does.
+func honestStreams(h *mcp.StreamableHTTPOptions, opts Options, faulty bool) {
+	switch {
+	case opts.ProtocolDefects:
+		h.DisableLocalhostProtection = true
+	case !faulty:
+		h.EventStore = mcp.NewMemoryEventStore(nil)
+	}
 }

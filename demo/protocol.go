@@ -119,7 +119,7 @@ func addSlowStatus(s *mcp.Server) {
 			}
 			if token != nil {
 				go func() {
-					time.Sleep(100 * time.Millisecond)
+					time.Sleep(100 * time.Millisecond) // after the result is written
 					progress(4)
 				}()
 			}

@@ -1,10 +1,12 @@
 package runner
 
 import (
+	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/demo"
 )
 
 // TestCancellationAsksForProgress (issue 19 item 8): the cancellation
@@ -53,5 +55,40 @@ func TestNullArgumentsWithoutReadOnlyTools(t *testing.T) {
 				t.Errorf("%s called %s", st.ID, st.Target)
 			}
 		}
+	}
+}
+
+// TestRebindingAndPriming (issue 19 item 13): over HTTP on a loopback
+// address the probes also send a foreign Host header and read whether an
+// SSE answer begins with a priming event. The clean demo (go-sdk with an
+// event store and its DNS rebinding protection) passes both; the protocol
+// defects (protection off, no event store) are a risk note and a should
+// note, each saying what came back.
+func TestRebindingAndPriming(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		opts  demo.Options
+		notes bool
+	}{
+		{"clean", demo.Options{}, false},
+		{"protocol defects", demo.Options{ProtocolDefects: true}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := httptest.NewServer(demo.Handler(c.opts))
+			defer srv.Close()
+			rep := mustRun(t, protocolSuite(t, "", srv.URL+"/mcp"), stdioOptions())
+			seen := map[string]StepResult{}
+			for _, st := range rep.Scenarios[0].Steps {
+				seen[st.ID] = st
+			}
+			host, prime := seen["foreign-host"], seen["sse-priming"]
+			if host.Status != StatusPassed || prime.Status != StatusPassed || host.Flagged != c.notes || prime.Flagged != c.notes {
+				t.Fatalf("foreign-host %s flagged %v %v, sse-priming %s flagged %v %v", host.Status, host.Flagged, host.Notes, prime.Status, prime.Flagged, prime.Notes)
+			}
+			if c.notes && (!strings.HasPrefix(host.Notes[0], "risk: ") || !strings.Contains(host.Notes[0], "rebound") ||
+				!strings.Contains(prime.Notes[0], "no priming event") || !strings.Contains(prime.Notes[0], "2025-11-25 basic/transports")) {
+				t.Errorf("notes: %q, %q", host.Notes, prime.Notes)
+			}
+		})
 	}
 }

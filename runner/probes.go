@@ -36,7 +36,7 @@ func (c *generator) protocol(t protocolTarget, readOnly, allowed []tool) {
 		c.note("protocol probes: not run under %s (they speak the initialize handshake of 2025-11-25 and earlier)", t.version)
 		return
 	}
-	probes := probe.Catalogue(probe.Target{HTTP: t.transport == TargetHTTP, Version: t.version, Caps: t.caps}, c.probeTool(readOnly, allowed))
+	probes := probe.Catalogue(probe.Target{HTTP: t.transport == TargetHTTP, Version: t.version, Caps: t.caps, Loopback: probe.Loopback(c.suite.Endpoint)}, c.probeTool(readOnly, allowed))
 	if p, ok := c.cancellation(readOnly); ok {
 		probes = append(probes, p)
 	}

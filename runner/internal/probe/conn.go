@@ -96,10 +96,12 @@ type Exchange struct {
 	// answered within the wait.
 	Stuck bool
 	Err   error
-	// ProgressAfterCancel and ProgressAfterResult count the cancellation
-	// probe's progress notifications (stdio) that came after the
-	// cancellation, and after the call's own (late) result.
-	ProgressAfterCancel, ProgressAfterResult int
+	// SSEHead is the start of the answer's body when it was an SSE stream
+	// (at most sseHeadMax bytes; nil for any other answer).
+	SSEHead []byte
+	// ProgressAfterResult counts the cancellation probe's progress
+	// notifications (stdio) that came after the call's own (late) result.
+	ProgressAfterResult int
 }
 
 // reply is the first response that answers the probe, or nil.
@@ -425,6 +427,11 @@ func (c *HTTP) Do(ctx context.Context, method string, body []byte, id string, ed
 	req.Header = c.headers()
 	if edit != nil {
 		edit(req.Header)
+		if h := req.Header.Get("Host"); h != "" {
+			// net/http sends req.Host, never a Host header.
+			req.Host = h
+			req.Header.Del("Host")
+		}
 	}
 	resp, err := c.client.Do(req)
 	if err != nil {
@@ -459,6 +466,9 @@ func (c *HTTP) Do(ctx context.Context, method string, body []byte, id string, ed
 	for {
 		n, err := resp.Body.Read(buf)
 		if stream && n > 0 {
+			if len(ex.SSEHead) < sseHeadMax {
+				ex.SSEHead = append(ex.SSEHead, buf[:min(n, sseHeadMax-len(ex.SSEHead))]...)
+			}
 			msgs, _ := p.Feed(buf[:n]) // the body ends at the bound with sse.ErrOversized
 			if found(msgs) {
 				return resp.Header, ex

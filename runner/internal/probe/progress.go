@@ -49,15 +49,10 @@ func SlowContract(description string, inputSchema json.RawMessage) bool {
 	return false
 }
 
-// inFlightGrace is how long after the cancellation a progress
-// notification may still be one the server sent before it read it.
-const inFlightGrace = 100 * time.Millisecond
-
 // watchCancelled reads for up to d after the cancellation: the responses
-// to id, and the progress notifications with the probe's token (those
-// after inFlightGrace), counted by whether the call had answered by then.
+// to id, and the progress notifications with the probe's token that came
+// after the first of them (the order on one stdout is the server's own).
 func (c *Stdio) watchCancelled(ctx context.Context, id string, d time.Duration) Exchange {
-	grace := time.Now().Add(inFlightGrace)
 	timer := time.NewTimer(d)
 	defer timer.Stop()
 	var ex Exchange
@@ -78,12 +73,8 @@ func (c *Stdio) watchCancelled(ctx context.Context, id string, d time.Duration) 
 			switch {
 			case m.IsResponse(id):
 				ex.Replies = append(ex.Replies, m)
-			case m.Method == "notifications/progress" && progressOf(line) == cancelToken && time.Now().After(grace):
-				if len(ex.Replies) > 0 {
-					ex.ProgressAfterResult++
-				} else {
-					ex.ProgressAfterCancel++
-				}
+			case len(ex.Replies) > 0 && m.Method == "notifications/progress" && progressOf(line) == cancelToken:
+				ex.ProgressAfterResult++
 			}
 		}
 	}
