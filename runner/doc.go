@@ -47,11 +47,24 @@
 //     the report schema enumerates to its enum.
 //
 // The rules a run follows are stated where they are enforced: the child's
-// environment in env.go, shutdown in stdio.go, outcome classes in
-// classify.go, scheduling in schedule.go and scenario.go, generated checks
-// in generated.go and analyze.go, contracts and drift in drift.go, golden
-// answers in golden.go, selection and shards in select.go and shard.go, the
-// verdict in [Report.Tally].
+// environment and ${tmp} in env.go, shutdown in stdio.go, outcome classes
+// in classify.go, scheduling in schedule.go and scenario.go, generated
+// checks in generated.go and analyze.go, protocol probes in
+// internal/probe, contracts and drift in drift.go, golden answers in
+// golden.go, selection and shards in select.go, merge and baselines in
+// merge.go, what reaches an output in redact.go, the verdict in
+// [Report.Tally].
+//
+// # One expectation, from the fixture to the report
+//
+// `expect: {structuredEquals: …}` is read by config (load.go: the value
+// with its position), compiled into the plan with its step (plan.go),
+// scheduled (schedule.go → scenario.go) and run (step.go: runStep makes
+// the call through call.go, classify.go gives the outcome, readAnswer
+// decodes structuredContent); check (step.go) builds the checker from
+// package assert (structured.go), whose failures become the step's
+// [AssertionResult] with the fixture position; runner/report prints it
+// (failure.go). Each hop goes one way, down the list.
 //
 // # Example
 //
@@ -63,7 +76,5 @@
 //	if err != nil {
 //		return err // exit 2: a missing credential
 //	}
-//	if !rep.Passed {
-//		// exit 1
-//	}
+//	ok := rep.Passed // exit 0, else 1
 package runner

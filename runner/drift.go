@@ -29,15 +29,15 @@ var Severities = cfile.Severities
 // DriftKind names a contract change (property_added, renamed, ...).
 type DriftKind = cfile.Kind
 
-// DriftKinds lists every kind of contract change, in the report schema's
+// driftKinds lists every kind of contract change, in the report schema's
 // order.
-var DriftKinds = cfile.Kinds
+var driftKinds = cfile.Kinds
 
 // DriftSubject is what a contract change concerns (tool, prompt, ...).
 type DriftSubject = cfile.Subject
 
-// DriftSubjects lists every subject, in the report schema's order.
-var DriftSubjects = cfile.Subjects
+// driftSubjects lists every subject, in the report schema's order.
+var driftSubjects = cfile.Subjects
 
 // failsAt reports whether severity s fails a run with failOn.
 func failsAt(s Severity, failOn config.FailOn) bool {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"sort"
@@ -16,6 +17,7 @@ import (
 	cfile "github.com/mcpcheck/mcpcheck/runner/internal/contract"
 	"github.com/mcpcheck/mcpcheck/runner/internal/gen"
 	"github.com/mcpcheck/mcpcheck/runner/internal/schema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Skip reasons, in the runner's words.
@@ -234,8 +236,8 @@ type runState struct {
 	old *cfile.Contract
 	// golden is the suite's snapshot file (nil when no step asks for one).
 	golden *goldens
-	// contracts holds the compiled schemas of every tool a step calls.
-	contracts map[string]*contract
+	// schemas holds the compiled schemas of every tool a step calls.
+	schemas map[string]*toolSchemas
 	// extra bounds, across all scenarios, the calls that fanOut scenarios
 	// add beyond one per scenario in flight, so at most twice the
 	// concurrency is ever in flight.
@@ -395,7 +397,7 @@ func (r *runState) compile(ctx context.Context, sess *session) bool {
 		return false
 	}
 	r.checkAllowTools()
-	r.contracts = map[string]*contract{}
+	r.schemas = map[string]*toolSchemas{}
 	if r.suite.Generate != nil {
 		// Inputs the server offers are gathered by calling its
 		// argument-free read-only tools: not when asked to call nothing.
@@ -408,7 +410,7 @@ func (r *runState) compile(ctx context.Context, sess *session) bool {
 		if sess.init != nil {
 			pt.caps = sess.init.Capabilities
 		}
-		g := compileGenerated(r.suite, r.found, func(name string) *schema.Schema { return r.contract(name).input }, offered, pt, len(r.plan))
+		g := compileGenerated(r.suite, r.found, func(name string) *schema.Schema { return r.schemasOf(name).input }, offered, pt, len(r.plan))
 		from := len(r.plan)
 		r.plan = append(r.plan, g.scenarios...)
 		r.addScenarios(g.scenarios)
@@ -422,7 +424,7 @@ func (r *runState) compile(ctx context.Context, sess *session) bool {
 			r.trace.write(TraceEntry{Tool: sk.Tool, Skipped: sk.Reason})
 		}
 	}
-	r.compileContracts()
+	r.compileSchemas()
 	return true
 }
 
@@ -555,28 +557,28 @@ func (r *runState) checkAllowTools() {
 	}
 }
 
-// compileContracts compiles the schemas of every tool a step calls (the
+// compileSchemas compiles the schemas of every tool a step calls (the
 // generated ones already are) before the first call.
-func (r *runState) compileContracts() {
+func (r *runState) compileSchemas() {
 	for _, sc := range r.plan {
 		for j := range sc.steps {
 			if sc.steps[j].call.kind == config.KindTool {
-				r.contract(sc.steps[j].call.name)
+				r.schemasOf(sc.steps[j].call.name)
 			}
 		}
 	}
 }
 
-// contract returns a discovered tool's compiled schemas, compiling them on
+// schemasOf returns a discovered tool's compiled schemas, compiling them on
 // first use and warning about schemas that were refused or do not compile
 // (warnings are sorted at the end). It is called before the scheduler
 // starts, from one goroutine.
-func (r *runState) contract(name string) *contract {
-	if c, ok := r.contracts[name]; ok {
+func (r *runState) schemasOf(name string) *toolSchemas {
+	if c, ok := r.schemas[name]; ok {
 		return c
 	}
-	c := compileContract(r.tools[name])
-	r.contracts[name] = &c
+	c := compileSchemas(r.tools[name])
+	r.schemas[name] = &c
 	for _, err := range []error{c.inputErr, c.outputErr} {
 		if err != nil {
 			r.rep.Warnings = append(r.rep.Warnings, r.clean(fmt.Sprintf("tool %q: %v", name, err), 500))
@@ -623,4 +625,68 @@ func (r *runState) keepStderr(s *session) {
 // nothing), and the cut last, so it never leaves half a secret.
 func (r *runState) clean(s string, max int) string {
 	return cut(r.red.String(s), max)
+}
+
+// Version is mcpcheck's version, sent as the client version in initialize.
+var Version = "0.1.0"
+
+// ErrMissingCredential means a variable named by envFromEnv or
+// headersFromEnv is not set. The run stops before starting anything or
+// touching the network (exit code 2).
+var ErrMissingCredential = errors.New("missing credential")
+
+// Options tune a run without changing what it checks.
+type Options struct {
+	// Environ is the runner's environment as KEY=VALUE pairs, read for
+	// envFromEnv, headersFromEnv and the stdio child's base variables.
+	// Nil means os.Environ().
+	Environ []string
+	// SelfCommand is what a fixture command whose program is exactly
+	// "mcpcheck" runs instead: this very binary (so `command: [mcpcheck,
+	// demo]` works without installing anything). Nil means os.Executable().
+	SelfCommand []string
+	// Dial, when set, replaces the suite's target with a caller-provided
+	// transport (tests use in-memory transports). It is called once per
+	// session.
+	Dial func(ctx context.Context) (mcp.Transport, error)
+	// TerminateGrace is how long a stdio server gets after stdin is closed
+	// (and again after SIGTERM) before the next signal. Zero means 2s.
+	TerminateGrace time.Duration
+	// Protocols, when it names more than one version, runs the suite once
+	// per version and merges the results into one report with the
+	// divergences between versions; one version overrides the suite's.
+	Protocols []string
+	// Select, when set, leaves scenarios out of the run (--tag, --run,
+	// ...); they are in the report, skipped "not selected".
+	Select *Selection
+	// Update rewrites the suite's contract file and golden answers from
+	// the live server instead of failing on them, and removes answers no
+	// step asks for (--update).
+	Update bool
+	// KeepTmp keeps the run's ${tmp} scratch directories instead of
+	// removing them at the end (--keep-tmp); the report lists them.
+	KeepTmp bool
+	// Trace, when set, receives one JSON line per tool call (and per tool
+	// that generation skipped), with the arguments, redacted.
+	Trace io.Writer
+	// OnStart, OnStep and OnScenario follow a run as it goes (the human
+	// report streams through them on a terminal). OnStart is called once,
+	// when the plan is ready and before the first call, with the report as
+	// it stands: every scenario and step in place, skipped "not run"; read
+	// what it needs before returning. OnStep is called when a step's result
+	// is final (from the scenario's goroutine: calls for different scenarios,
+	// and for the cases of one fanned-out scenario, may be concurrent), and
+	// OnScenario when every step of scenario i is final, skipped ones
+	// included. A run that fails before its first call, a --list run and a
+	// run under several protocols call none of them; only [Run] calls them.
+	OnStart    func(r *Report)
+	OnStep     func(scenario, step int, r StepResult)
+	OnScenario func(scenario int, r ScenarioResult)
+}
+
+func (o *Options) terminateGrace() time.Duration {
+	if o.TerminateGrace > 0 {
+		return o.TerminateGrace
+	}
+	return 2 * time.Second
 }

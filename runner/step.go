@@ -56,12 +56,12 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 		out.Target = r.clean(uriTarget(uri), 300)
 	}
 	argv, _ := value.(map[string]any)
-	var contract *contract
+	var schemas *toolSchemas
 	if p.call.kind == config.KindTool {
-		contract = r.contracts[p.call.name]
+		schemas = r.schemas[p.call.name]
 	}
-	if p.validate && contract != nil {
-		if rejected, reason, detail := checkArguments(contract, argv); rejected {
+	if p.validate && schemas != nil {
+		if rejected, reason, detail := checkArguments(schemas, argv); rejected {
 			out.Outcome, out.Reason, out.Detail = config.OutcomeInputRejected, reason, r.clean(detail, 2000)
 			r.check(p, &out, &assert.Result{Kind: p.call.kind, Outcome: config.OutcomeInputRejected}, nil, results)
 			r.traceStep(sc, p, &out, argv, time.Now())
@@ -122,7 +122,7 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 	ar.Notifications, out.ServerRequests = r.inFlight(window, token)
 	var decoded map[string]any
 	if err == nil && rep != nil {
-		decoded = r.readAnswer(p, rep, contract, ar, &out)
+		decoded = r.readAnswer(p, rep, schemas, ar, &out)
 	}
 	if a := p.spec.Expect.Absent; a != nil {
 		v, _, err := resolveValue(a.V, results)
@@ -166,13 +166,13 @@ func stepParams(p *step, sess *session, results map[string]any) (params json.Raw
 // or the report needs the whole of it, and validates a tool's structured
 // content against its output schema. It returns the decoded result, if
 // decoded.
-func (r *runState) readAnswer(p *step, rep *reply, contract *contract, ar *assert.Result, out *StepResult) (decoded map[string]any) {
+func (r *runState) readAnswer(p *step, rep *reply, schemas *toolSchemas, ar *assert.Result, out *StepResult) (decoded map[string]any) {
 	ar.HasResult, ar.IsError = true, rep.isError
 	ar.Text, ar.HasContent = rep.text, rep.hasContent
 	if p.measure {
 		out.ResponseChars = len(rep.raw)
 	}
-	validateOut := contract != nil && contract.output != nil && !rep.isError && p.call.kind == config.KindTool
+	validateOut := schemas != nil && schemas.output != nil && !rep.isError && p.call.kind == config.KindTool
 	if p.keep || p.record || p.whole || validateOut || p.call.kind != config.KindTool || hasStructured(rep.raw) {
 		decoded = decodeResult(rep.raw)
 		if decoded != nil {
@@ -194,7 +194,7 @@ func (r *runState) readAnswer(p *step, rep *reply, contract *contract, ar *asser
 		}
 	}
 	if validateOut {
-		if bad, reason, detail := checkOutput(contract, ar); bad {
+		if bad, reason, detail := checkOutput(schemas, ar); bad {
 			ar.Outcome, out.Outcome = config.OutcomeOutputInvalid, config.OutcomeOutputInvalid
 			out.Reason, out.Detail = reason, r.clean(detail, 2000)
 		}
