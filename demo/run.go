@@ -48,6 +48,8 @@ Flags:
   --banner         over stdio, also write two lines on stdout that are not
                    JSON-RPC (a start-up banner, then a log line), which the
                    stdio transport forbids
+  --flaky FILE     also serve the flaky tool, which fails every other call
+                   (odd-numbered calls), counting its calls in FILE
   --http ADDR      serve Streamable HTTP at http://ADDR/mcp instead of stdio;
                    ADDR is host:port, and port 0 picks a free port
   --allow-remote   allow an ADDR host other than 127.0.0.1, [::1] or localhost
@@ -84,6 +86,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	next := fs.Bool("next-release", false, "")
 	hostileMode := fs.String("hostile", "", "")
 	banner := fs.Bool("banner", false, "")
+	flakyFile := fs.String("flaky", "", "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usage)
@@ -114,6 +117,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 		ProtocolDefects: *protocolDefects,
 		NextRelease:     *next,
+		FlakyFile:       *flakyFile,
 	}
 	if !httpSet {
 		if *banner {
