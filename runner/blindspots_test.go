@@ -34,13 +34,13 @@ func TestCancellationAsksForProgress(t *testing.T) {
 // invalid either way), and its -32603 is found.
 func TestNullArgumentsWithoutReadOnlyTools(t *testing.T) {
 	s := protocolSuite(t, "protocol-defects", "")
-	s.AllowTools = []string{"propose_task"} // required: text; not read-only
+	s.AllowTools = []string{"commit_task"} // required properties; readOnlyHint false
 	rep := mustRun(t, s, stdioOptions())
 	found := map[string]bool{}
 	for _, f := range rep.Findings {
 		if f.Kind == "null-arguments" || f.Kind == "omitted-arguments" {
 			found[string(f.Kind)] = true
-			if f.Tool != "propose_task" || f.Status != StatusFailed || f.Score != config.ScoreProtocol || !strings.Contains(f.Got, "-32603") {
+			if f.Tool != "commit_task" || f.Status != StatusFailed || f.Score != config.ScoreProtocol || !strings.Contains(f.Got, "-32603") {
 				t.Errorf("finding %+v", f)
 			}
 		}
@@ -51,7 +51,7 @@ func TestNullArgumentsWithoutReadOnlyTools(t *testing.T) {
 	// No other tool was called.
 	for _, sc := range rep.Scenarios {
 		for _, st := range sc.Steps {
-			if strings.HasPrefix(st.Target, "tools/call ") && st.Target != "tools/call propose_task" && st.Target != "tools/call mcpcheck-no-such-tool" {
+			if strings.HasPrefix(st.Target, "tools/call ") && st.Target != "tools/call commit_task" && st.Target != "tools/call mcpcheck-no-such-tool" {
 				t.Errorf("%s called %s", st.ID, st.Target)
 			}
 		}
