@@ -86,6 +86,9 @@ type Report struct {
 	// live server's contract, most severe first; Summary.Drift counts them.
 	Drift []Drift `json:"drift,omitempty"`
 	// Warnings are observations that do not fail the suite.
+	// Load is what a load run measured (mcpcheck load; [Load]): its
+	// scenarios are not listed, its calls are counted.
+	Load      *LoadResult      `json:"load,omitempty"`
 	Warnings  []string         `json:"warnings,omitempty"`
 	Scenarios []ScenarioResult `json:"scenarios"`
 
