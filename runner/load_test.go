@@ -10,8 +10,8 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/internal/jsonx"
-	"github.com/mcpcheck/mcpcheck/schemas"
 	"github.com/mcpcheck/mcpcheck/runner/internal/hist"
+	"github.com/mcpcheck/mcpcheck/schemas"
 )
 
 // loadSuite is a read-only fixture against the demo over real stdio (the
