@@ -211,8 +211,8 @@ type loadRun struct {
 	plan     []*scenario
 	steps    [][]*loadStep // by plan position, step
 	start    time.Time
-	ctx      context.Context
 	cancel   context.CancelCauseFunc
+	stopped  string // why the run ended before its end, if it did
 	progress func(LoadProgress)
 
 	calls, errs, iterations, dropped atomic.Uint64
@@ -321,10 +321,10 @@ func (r *runState) readOnlyScenarios() []*scenario {
 
 // run drives the users until the duration or the iterations are spent,
 // the context ends, or the error bound stops it.
-func (lr *loadRun) run(ctx context.Context, shared *link) {
-	ctx, cancel := context.WithCancelCause(ctx)
+func (lr *loadRun) run(parent context.Context, shared *link) {
+	ctx, cancel := context.WithCancelCause(parent)
 	defer cancel(nil)
-	lr.ctx, lr.cancel = ctx, cancel
+	lr.cancel = cancel
 	if lr.sh.duration > 0 {
 		var stop context.CancelFunc
 		ctx, stop = context.WithTimeout(ctx, lr.sh.duration)
@@ -344,6 +344,12 @@ func (lr *loadRun) run(ctx context.Context, shared *link) {
 	wg.Wait()
 	close(done)
 	lr.closeWindow(time.Since(lr.start))
+	switch {
+	case errors.Is(context.Cause(ctx), errLoadAborted):
+		lr.stopped = fmt.Sprintf("more than %s of the calls failed (%d of %d)", pct(lr.sh.abort), lr.errs.Load(), lr.calls.Load())
+	case parent.Err() != nil:
+		lr.stopped = "interrupted"
+	}
 }
 
 // user is one virtual user of the closed model: iterations one after

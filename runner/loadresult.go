@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -154,11 +153,7 @@ func (lr *loadRun) result(o *LoadOptions) *LoadResult {
 	if lr.sh.rate > 0 {
 		res.Model, res.VUs, res.Rate, res.MaxVUs = "open", 0, lr.sh.rate, lr.sh.maxVUs
 	}
-	if err := context.Cause(lr.ctx); errors.Is(err, errLoadAborted) {
-		res.Aborted = fmt.Sprintf("more than %s of the calls failed (%d of %d)", pct(lr.sh.abort), lr.errs.Load(), lr.calls.Load())
-	} else if errors.Is(err, context.Canceled) {
-		res.Aborted = "interrupted"
-	}
+	res.Aborted = lr.stopped
 	var hs []*hist.H
 	for k, sc := range lr.plan {
 		for j := range sc.steps {

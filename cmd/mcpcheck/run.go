@@ -151,6 +151,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return mergeReports(args[1:], stdout, stderr)
 		case "tools":
 			return runTools(ctx, args[1:], stdout, stderr)
+		case "load":
+			return runLoad(ctx, args[1:], stdout, stderr)
 		case "help":
 			fmt.Fprint(stdout, usage)
 			return exitPass
@@ -173,7 +175,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 // subcommands are the words mcpcheck takes before its flags.
-var subcommands = []string{"demo", "tools", "merge", "snapshot", "diff", "record", "help", "schema", "version"}
+var subcommands = []string{"demo", "tools", "load", "merge", "snapshot", "diff", "record", "help", "schema", "version"}
 
 // badWord refuses a word that is not a subcommand: a server to check is
 // given after --, so that a typo or an unknown subcommand is never run as
