@@ -33,8 +33,10 @@ const usage = `Usage:
   mcpcheck [flags] --url URL [--header K=V] quick check against a Streamable HTTP server
   mcpcheck tools [--json] TARGET            list a server's tools, resources and prompts
                                             (TARGET: --config FILE, -- COMMAND..., --url URL)
+  mcpcheck load --config FILE [--vus N | --rate R] [--duration D] [--threshold RULE]...
+                                            repeat the scenarios and measure (mcpcheck load --help)
   mcpcheck demo [flags]                     serve the built-in demo MCP server
-  mcpcheck merge REPORT.json... [--json OUT] merge the reports of --shard runs
+  mcpcheck merge REPORT.json... [--json OUT] merge the reports of --shard or --segment runs
   mcpcheck snapshot [--out FILE] --config FILE | -- COMMAND... | --url URL
                                             write the server's contract (calls nothing)
   mcpcheck diff OLD.json NEW.json [--json [FILE]] [--fail-on S]
