@@ -89,7 +89,10 @@ type Report struct {
 	// JSON-RPC (skipped by the client); analysis makes it a finding.
 	StdoutNoise *StdoutNoise `json:"stdoutNoise,omitempty"`
 	// Warnings are observations that do not fail the suite.
-	Warnings []string `json:"warnings,omitempty"`
+	// Load is what a load run measured (mcpcheck load; [Load]): its
+	// scenarios are not listed, its calls are counted.
+	Load     *LoadResult `json:"load,omitempty"`
+	Warnings []string    `json:"warnings,omitempty"`
 	// FailOnFlaky makes a flaky scenario fail the run (--fail-on-flaky).
 	FailOnFlaky bool             `json:"failOnFlaky,omitempty"`
 	Scenarios   []ScenarioResult `json:"scenarios"`
