@@ -33,6 +33,7 @@ func TestMain(m *testing.M) {
 		os.Exit(runWithSignals(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	runOptions = &runner.Options{SelfCommand: []string{os.Args[0]}, TerminateGrace: time.Second}
+	moreParallel()
 	// Under GitHub Actions the command would annotate and summarise every
 	// test's run; the tests that want it set these themselves.
 	os.Unsetenv("GITHUB_ACTIONS")

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"bufio"
+	"flag"
+	"os"
+	"os/exec"
+	"regexp"
+	"runtime"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// The tests of this package drive real processes: demo servers, the
+// pinned npm servers, mcpcheck itself as a child. Most of their time is
+// spent waiting (a server starting, a step's timeout, a planted delay), not
+// computing, so the parallel ones run more at a time than there are cores.
+//
+// A test may call t.Parallel when it changes nothing shared: no t.Setenv,
+// no runOptions or stdin swap, no process-wide scan (demoChildren), and
+// the demo's ticket_counter lock kept apart (a TMPDIR of its own for the
+// processes it starts, see demoHTTP). Tests that cannot stay sequential;
+// Go runs every sequential test before the parallel ones start.
+
+// parallelWaiting is how many parallel tests run at once unless -parallel
+// says otherwise.
+const parallelWaiting = 8
+
+// moreParallel raises -test.parallel (default GOMAXPROCS) to
+// parallelWaiting, unless the command line set it.
+func moreParallel() {
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set && runtime.GOMAXPROCS(0) < parallelWaiting {
+		flag.Set("test.parallel", strconv.Itoa(parallelWaiting))
+	}
+}
+
+// demoAt finds the demo's "serving Streamable HTTP at URL" line.
+var demoAt = regexp.MustCompile(`serving Streamable HTTP at (http://\S+/mcp)`)
+
+// demoHTTP starts `mcpcheck demo ARGS --http 127.0.0.1:0` as a child with
+// env added (TMPDIR keeps its ticket_counter lock apart from other tests')
+// and returns its endpoint; the server is stopped when the test ends.
+func demoHTTP(t *testing.T, env []string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], append(append([]string{"demo"}, args...), "--http", "127.0.0.1:0")...)
+	cmd.Env = append(os.Environ(), env...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if m := demoAt.FindStringSubmatch(sc.Text()); m != nil {
+				found <- m[1]
+			}
+		}
+		close(found)
+	}()
+	select {
+	case u, ok := <-found:
+		if !ok {
+			t.Fatal("the demo server ended before it said where it listens")
+		}
+		return u
+	case <-time.After(60 * time.Second):
+		t.Fatal("the demo server did not say where it listens")
+	}
+	return ""
+}
