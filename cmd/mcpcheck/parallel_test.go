@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"runtime"
 	"strconv"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -79,4 +81,32 @@ func demoHTTP(t *testing.T, env []string, args ...string) string {
 		t.Fatal("the demo server did not say where it listens")
 	}
 	return ""
+}
+
+// nodeSlots bounds how many tests drive the pinned npm servers at once
+// (peerDir takes a slot): starting Node.js and loading server-everything
+// is most of a second of CPU, where the demo starts in milliseconds, and
+// eight of them starting together on a loaded two-core machine took longer
+// than the 30 s a server gets to initialize. The other parallel tests fill
+// the rest.
+var nodeSlots = make(chan struct{}, 2)
+
+// nodeHolders are the top-level tests holding a slot: a test's subtests
+// share their parent's, so a parent never waits for a slot its own
+// subtests hold.
+var nodeHolders sync.Map
+
+// nodeSlot takes a slot for t's top-level test until t ends, unless that
+// test holds one already. A parallel test must call it after t.Parallel
+// (peerDir does), never while paused.
+func nodeSlot(t testing.TB) {
+	root, _, _ := strings.Cut(t.Name(), "/")
+	if _, held := nodeHolders.LoadOrStore(root, true); held {
+		return
+	}
+	nodeSlots <- struct{}{}
+	t.Cleanup(func() {
+		nodeHolders.Delete(root)
+		<-nodeSlots
+	})
 }
