@@ -96,14 +96,14 @@ func TestLatencyGate(t *testing.T) {
 	// Another tool has no history yet: a first call is judged by the
 	// absolute thresholds only.
 	if g := call("slow_search", map[string]any{"query": "milk"}); g.Flagged {
-		t.Errorf("slow_search's first call (0.4 s, under 5 s) flagged: %q", g.Reasons)
+		t.Errorf("slow_search's first call (1.2 s, under 5 s) flagged: %q", g.Reasons)
 	}
 	if g := call("export_catalog", map[string]any{}); !g.Flagged || !strings.Contains(strings.Join(g.Reasons, ";"), "response size: ") {
 		t.Errorf("export_catalog (60,539 characters): flagged=%v %q", g.Flagged, g.Reasons)
 	}
-	strict := LatencyGate{SlowMs: 300}
-	if g := strict.Call(ctx, cs, tools["slow_search"], map[string]any{"query": "milk"}); !g.Flagged || !strings.Contains(g.Reasons[0], "absolute threshold 300") {
-		t.Errorf("slow_search above a 300 ms threshold: flagged=%v %q", g.Flagged, g.Reasons)
+	strict := LatencyGate{SlowMs: 1000}
+	if g := strict.Call(ctx, cs, tools["slow_search"], map[string]any{"query": "milk"}); !g.Flagged || !strings.Contains(g.Reasons[0], "absolute threshold 1000") {
+		t.Errorf("slow_search above a 1000 ms threshold: flagged=%v %q", g.Flagged, g.Reasons)
 	}
 	// A failed call is not remembered: the delay history stays at four.
 	hang, hangCancel := context.WithTimeout(ctx, 200*time.Millisecond)

@@ -279,7 +279,7 @@ func generatedReceipts(t *testing.T, data string) string {
 		}
 	}
 	// Latency is the one timing-dependent verdict: slow_search is slow by
-	// design (0.4 s), every other tool answers in milliseconds, but on a
+	// design (1.2 s), every other tool answers in milliseconds, but on a
 	// loaded two-core machine one of them can pass the relative rule's
 	// 100 ms floor. Such a flag is logged, not pinned: tests never fail on
 	// timing. The score is pinned as if it had not happened.
