@@ -43,10 +43,13 @@ const (
 	OriginProbe       Origin = "probe"
 	OriginConcurrency Origin = "concurrency"
 	OriginProtocol    Origin = "protocol"
+	// OriginBehaviour: a check of a tool's annotations against what its
+	// calls do to the server's observed state.
+	OriginBehaviour Origin = "behaviour"
 )
 
 // Origins lists every origin, in the order of the report schema.
-var Origins = []Origin{OriginFixture, OriginFuzz, OriginFidelity, OriginLifecycle, OriginProbe, OriginConcurrency, OriginProtocol}
+var Origins = []Origin{OriginFixture, OriginFuzz, OriginFidelity, OriginLifecycle, OriginProbe, OriginConcurrency, OriginProtocol, OriginBehaviour}
 
 // Outcome is the class of what became of one call, one vocabulary shared
 // by expectations, steps and reports: the outcome enum of the fixture
@@ -362,12 +365,15 @@ const (
 	ScoreConcurrency       ScoreName = "concurrency"
 	ScoreLifecycle         ScoreName = "lifecycle"
 	ScoreProtocol          ScoreName = "protocolRobustness"
+	// ScoreAnnotationHonesty: the tools' annotations verified true over
+	// those that could be verified.
+	ScoreAnnotationHonesty ScoreName = "annotationHonesty"
 )
 
 // ScoreNames lists every score, in the order of the fixture schema.
 var ScoreNames = []ScoreName{
 	ScoreCrashResilience, ScoreSchemaEnforcement, ScoreResponseFidelity, ScoreLatency,
-	ScoreResponseSize, ScoreConcurrency, ScoreLifecycle, ScoreProtocol,
+	ScoreResponseSize, ScoreConcurrency, ScoreLifecycle, ScoreProtocol, ScoreAnnotationHonesty,
 }
 
 // Expect is what must hold of a step's answer. Zero value: the call returns a
@@ -524,6 +530,10 @@ type Generate struct {
 	// (null arguments, unknown methods, malformed JSON, batches, bad
 	// headers, ...), each followed by an observer call.
 	Protocol bool
+	// Behaviour verifies the tools' annotations by what their calls do
+	// to the server's observed state (read-only tools always; the others
+	// with IncludeDestructive or when allowTools names them).
+	Behaviour bool
 	// FuzzCases bounds the bad-input cases per tool (default 30), chosen
 	// by Seed when a schema yields more.
 	FuzzCases int

@@ -151,6 +151,7 @@ func (d *defects) add(s *mcp.Server) {
 	d.addLifecycleTools(s)
 	d.addConcurrencyTools(s)
 	d.addOfferedTools(s)
+	d.addBehaviourTools(s)
 }
 
 // Schema fuzzing.

@@ -149,6 +149,9 @@ func compileGenerated(suite *config.Suite, found *discovered, input func(string)
 	if g.Concurrency > 1 {
 		c.concurrency(targets, readOnly, valid)
 	}
+	if g.Behaviour {
+		c.behaviour(tools, found.resources)
+	}
 	return c.out
 }
 

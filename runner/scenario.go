@@ -62,6 +62,9 @@ func (r *runState) runScenario(ctx context.Context, sc *scenario, shared *link) 
 		}
 	}
 	r.runInOrder(ctx, sc, l, sess)
+	if sc.behaviour != nil {
+		r.judgeBehaviour(sc)
+	}
 }
 
 // runInOrder runs the steps one after another on link l (nil: each step on
