@@ -55,6 +55,8 @@ func TestReportVocabularies(t *testing.T) {
 		{"/$defs/assertion/properties/kind/enum", kinds},
 		{"/$defs/step/properties/kind/enum", append(stringsOf(config.StepKinds), string(kindRaw))},
 		{"/properties/drift/items/properties/severity/enum", stringsOf(Severities)},
+		{"/$defs/scenario/properties/behaviour/items/properties/rule/enum", stringsOf(BehaviourRules)},
+		{"/$defs/scenario/properties/behaviour/items/properties/status/enum", stringsOf(BehaviourStatuses)},
 		{"/properties/drift/items/properties/kind/enum", stringsOf(DriftKinds)},
 		{"/properties/drift/items/properties/subject/enum", stringsOf(DriftSubjects)},
 		{"/properties/summary/properties/drift/properties/failOn/enum", stringsOf(config.FailOns)},
