@@ -44,10 +44,12 @@ import (
 // is "not verifiable", with the reason: never a pass.
 
 // Behaviour checks' bounds: how many read-only tools and resources one
-// observation reads (the first by fewest required arguments, then name).
+// observation reads (the first by fewest required arguments, then name),
+// and how long a source may take to answer before it is dropped.
 const (
 	maxObservedTools     = 8
 	maxObservedResources = 8
+	maxObserveMs         = 2000
 )
 
 // Cases of a behaviour check's steps.
@@ -64,6 +66,58 @@ type behaviourCheck struct {
 	key   string // the idempotency key property, when the tool has one
 	// sources is how many places each observation reads.
 	sources int
+	// health is shared by the run's checks (which run one at a time).
+	health *observerHealth
+}
+
+// observerHealth remembers the sources that cannot serve as observers: one
+// that answered anything but ok, or took longer than maxObserveMs, is
+// dropped from every later observation of the run, so that a tool that
+// fails or takes seconds (a long-running operation, a research query that
+// needs a task) is paid for once, not in every observation of every check.
+type observerHealth struct {
+	dropped map[string]string // source → why
+}
+
+// knownObservers drops, before the behaviour checks run (last), the
+// read-only tools whose generated valid call (the same arguments an
+// observation sends) already failed or was slow in this run.
+func (r *runState) knownObservers(h *observerHealth) {
+	for i := range r.rep.Scenarios {
+		for _, st := range r.rep.Scenarios[i].Steps {
+			if st.Case != caseValid || st.Kind != config.KindTool || st.Outcome == "" {
+				continue
+			}
+			switch {
+			case st.Outcome != config.OutcomeOK:
+				h.dropped["tool "+st.Tool] = "not observed: its valid call answered " + string(st.Outcome) + " earlier in the run"
+			case st.DurationMs > maxObserveMs:
+				h.dropped["tool "+st.Tool] = fmt.Sprintf("not observed: its valid call took %.0f ms (over %d) earlier in the run", st.DurationMs, maxObserveMs)
+			}
+		}
+	}
+}
+
+// dropped is why step p (an observation) is not made, or "".
+func (b *behaviourCheck) dropped(p *step) string {
+	if b == nil || p.observation == 0 {
+		return ""
+	}
+	return b.health.dropped[p.source]
+}
+
+// observed drops the source of observation step p when its answer res
+// shows it cannot serve.
+func (b *behaviourCheck) observed(p *step, res *StepResult) {
+	if b == nil || p.observation == 0 || res.Outcome == "" {
+		return
+	}
+	switch {
+	case res.Outcome != config.OutcomeOK:
+		b.health.dropped[p.source] = "not observed: it answered " + string(res.Outcome) + " in an earlier observation"
+	case res.DurationMs > maxObserveMs:
+		b.health.dropped[p.source] = fmt.Sprintf("not observed: it took %.0f ms (over %d) in an earlier observation", res.DurationMs, maxObserveMs)
+	}
 }
 
 // observationSource is one place an observation reads.
@@ -100,11 +154,12 @@ func (c *generator) behaviour(tools []tool, resources []resource) {
 		}
 		reads = append(reads, observationSource{name: "resource " + r.URI, resource: r.URI})
 	}
+	health := &observerHealth{dropped: map[string]string{}}
 	for _, t := range sortedTools(tools) {
 		if !c.suite.AllowsTool(t.Name) {
 			continue
 		}
-		check := &behaviourCheck{tool: t.Name}
+		check := &behaviourCheck{tool: t.Name, health: health}
 		if isReadOnly(t) {
 			check.rules = []BehaviourRule{RuleReadOnly}
 		} else {
@@ -222,6 +277,19 @@ var ruleClaims = map[BehaviourRule]string{
 	RuleNonDestructive: "destructiveHint: false",
 	RuleIdempotencyKey: "its idempotency key",
 	RuleRetry:          "a retry after a lost response",
+}
+
+// release closes the link of a scenario of its own. A behaviour check's
+// server is closed in the background: the next check starts on a fresh
+// server of its own meanwhile, and a server that only exits when
+// signalled (after the grace period) would otherwise cost every check
+// that grace. The run waits for them all after the last check.
+func (r *runState) release(sc *scenario, l *link) {
+	if sc.behaviour == nil {
+		l.close(r)
+		return
+	}
+	r.checkClosers.Go(func() { l.close(r) })
 }
 
 // judgeBehaviour judges a behaviour scenario that ended, from its

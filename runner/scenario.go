@@ -45,7 +45,7 @@ func (r *runState) runScenario(ctx context.Context, sc *scenario, shared *link) 
 	switch sc.isolation {
 	case config.IsolationScenario:
 		l = &link{tmp: r.scenarioScratch()}
-		defer l.close(r)
+		defer r.release(sc, l)
 	case config.IsolationStep:
 		l = nil // a fresh link per step, below
 	}
@@ -82,6 +82,11 @@ func (r *runState) runInOrder(ctx context.Context, sc *scenario, l *link, sess *
 			skipFor(steps[j:j+1], 0, skipNotForProtocol, r.protocolReason("step", p.spec.Protocols))
 			continue
 		}
+		if why := sc.behaviour.dropped(p); why != "" {
+			skipFrom(steps[j:j+1], 0, why)
+			r.stepDone(sc, j)
+			continue
+		}
 		stepLink := l
 		if l == nil {
 			stepLink = &link{tmp: r.tmp}
@@ -102,6 +107,7 @@ func (r *runState) runInOrder(ctx context.Context, sc *scenario, l *link, sess *
 			stepLink.close(r)
 		}
 		res.AnswerDiffers = r.answerDiffers(p, &res)
+		sc.behaviour.observed(p, &res)
 		steps[j] = res
 		r.stepDone(sc, j)
 		if sc.reference {

@@ -47,9 +47,13 @@ func (r *runState) schedule(ctx context.Context, shared *link) {
 	}
 	// Behaviour checks observe state that other sessions (over stdio,
 	// other processes sharing a file) could change: one at a time, last.
+	if len(serial) > 0 {
+		r.knownObservers(serial[0].behaviour.health)
+	}
 	for _, sc := range serial {
 		r.runScenario(ctx, sc, shared)
 	}
+	r.checkClosers.Wait()
 }
 
 // longestFirst orders scenarios by the longest call seen so far to any
