@@ -353,7 +353,7 @@ func (r *runState) judgeBehaviour(sc *scenario) {
 		return
 	}
 	if len(first) == 0 {
-		all(BehaviourNotVerifiable, fmt.Sprintf("the call (%s) changed nothing in %s: its effect, if any, is outside what the server lets a client read", call.Outcome, where))
+		all(BehaviourNotVerifiable, fmt.Sprintf("the call (%s) changed nothing in %s: with these arguments it had no visible effect (they may name nothing that exists, or it acts outside what the server lets a client read)", call.Outcome, where))
 		return
 	}
 	var second []observe.Change
