@@ -301,10 +301,11 @@ const (
 	KindSubscribe   StepKind = "subscribe"   // resources/subscribe
 	KindUnsubscribe StepKind = "unsubscribe" // resources/unsubscribe
 	KindAwait       StepKind = "await"       // a notification from the server
+	KindObserve     StepKind = "observe"     // an observation of the server's state, kept by name
 )
 
 // StepKinds lists every step kind, in the order of the fixture schema.
-var StepKinds = []StepKind{KindTool, KindResource, KindPrompt, KindComplete, KindList, KindPing, KindSetLogLevel, KindSubscribe, KindUnsubscribe, KindAwait}
+var StepKinds = []StepKind{KindTool, KindResource, KindPrompt, KindComplete, KindList, KindPing, KindSetLogLevel, KindSubscribe, KindUnsubscribe, KindAwait, KindObserve}
 
 // Step is one call (or, with await, one notification) and what must hold of
 // its answer. Hand-written and generated steps share this type. Which of
@@ -326,6 +327,10 @@ type Step struct {
 	Complete map[string]any
 	// Await is an await step's notification.
 	Await *Await
+	// Observe names the observation an observe step records: the answers
+	// of the allowed read-only tools that need no argument and the
+	// contents of the listed resources, each read twice.
+	Observe string
 	// Arguments are a tool step's arguments, or a prompt step's (string
 	// values, or $ref markers), as the decoded JSON object:
 	// map[string]any, []any, string, bool, nil and json.Number (numbers keep
@@ -425,6 +430,13 @@ type Expect struct {
 	ErrorCode *int64
 	// Snapshot compares the step's result with its stored golden answer.
 	Snapshot bool
+	// Unchanged names an earlier observe step of the scenario: after the
+	// call, the state observed again must equal it (what moved between
+	// its two reads ignored), except under the ChangedOnly places
+	// ("SOURCE#/pointer": a tool's name or a resource's URI, then a JSON
+	// Pointer into its answer; "SOURCE" alone is all of it).
+	Unchanged   string
+	ChangedOnly []string
 	// MaxDurationMs fails the step when the call took longer.
 	MaxDurationMs int
 	// Pos of the expect block (of the step when it has none).

@@ -244,6 +244,8 @@ func callOf(st *config.Step) call {
 		c.name, c.params = st.LogLevel, st.LogLevel
 	case config.KindAwait:
 		c.name = st.Await.Method
+	case config.KindObserve:
+		c.name = st.Observe
 	}
 	c.hasRef = hasRef(c.params)
 	if !c.hasRef && c.params != nil {

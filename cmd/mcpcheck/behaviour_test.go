@@ -127,3 +127,51 @@ func TestBehaviourQuickDemo(t *testing.T) {
 		t.Errorf("--no-behaviour: exit %d, verdicts %v", r.code, v)
 	}
 }
+
+// TestObserveExample runs examples/observe.yaml (it passes: the proposal
+// changes nothing, the commit only what changedOnly allows), then the
+// same fixture with changedOnly narrowed: the step fails naming each
+// change outside it, at the expect block's line.
+func TestObserveExample(t *testing.T) {
+	r := runCmd(t, "--config", "../../examples/observe.yaml")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	data, err := os.ReadFile("../../examples/observe.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	narrow := strings.Replace(string(data), "            - household://tasks\n", "", 1)
+	if narrow == string(data) {
+		t.Fatal("the example no longer allows household://tasks to change")
+	}
+	fixture := filepath.Join(t.TempDir(), "narrow.yaml")
+	if err := os.WriteFile(fixture, []byte(narrow), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = runCmd(t, "--config", fixture)
+	if r.code != 1 {
+		t.Fatalf("exit %d, want 1\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, want := range []string{
+		"unchanged household://tasks#/contents/0/text/revision: changed since observation before (grew)",
+		"unchanged household://tasks#/contents/0/text/tasks/0: changed since observation before (added)",
+		"narrow.yaml:18:9",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("the report lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if strings.Contains(r.stdout, "get_household#") {
+		t.Errorf("a change changedOnly allows was reported:\n%s", r.stdout)
+	}
+	// An unchanged that names no earlier observation is the fixture's error.
+	bad := strings.Replace(narrow, "unchanged: before}", "unchanged: after}", 1)
+	if err := os.WriteFile(fixture, []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = runCmd(t, "--config", fixture)
+	if r.code != 2 || !strings.Contains(r.stderr, `narrow.yaml:17:29: scenarios[0].steps[1].expect.unchanged: no earlier observe step of this scenario is named "after"`) {
+		t.Errorf("exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+}
