@@ -130,7 +130,7 @@ func (r *runState) expectUnchanged(ctx context.Context, sess *session, sc *scena
 				continue
 			}
 			fails = append(fails, assert.Failure{Kind: assert.KindUnchanged, Path: ch.Source + "#" + ch.Path,
-				Message: "changed since observation " + e.Unchanged + " (" + string(ch.Kind) + ")",
+				Message:  "changed since observation " + e.Unchanged + " (" + string(ch.Kind) + ")",
 				Expected: ch.Old, HasExpected: ch.Kind != observe.Added, Actual: ch.New, HasActual: ch.Kind != observe.Removed})
 		}
 	}
