@@ -21,8 +21,8 @@ const (
 	StatusSkipped Status = "skipped"
 )
 
-// Statuses lists every status in the order of the report schema.
-var Statuses = []Status{StatusPassed, StatusFailed, StatusSkipped}
+// allStatuses lists every status in the order of the report schema.
+var allStatuses = []Status{StatusPassed, StatusFailed, StatusSkipped}
 
 // This file holds every type of the JSON report (schemas/report.schema.json),
 // as go-sdk keeps its wire types in protocol.go: what a report carries is
@@ -103,7 +103,7 @@ type Report struct {
 	Surface *Surface `json:"-"`
 	// KeptScratch lists the ${tmp} directories kept (Options.KeepTmp).
 	KeptScratch []string `json:"-"`
-	// Contract is the server's contract file (Options.Snapshot).
+	// Contract is the server's contract file ([Snapshot]).
 	Contract []byte `json:"-"`
 }
 
@@ -127,9 +127,9 @@ const (
 	TargetNone   TargetTransport = "none"   // mcpcheck diff: no server reached
 )
 
-// TargetTransports lists every target transport, in the order of the
+// targetTransports lists every target transport, in the order of the
 // report schema.
-var TargetTransports = []TargetTransport{TargetStdio, TargetHTTP, TargetSSE, TargetMemory, TargetNone}
+var targetTransports = []TargetTransport{TargetStdio, TargetHTTP, TargetSSE, TargetMemory, TargetNone}
 
 // ServerInfo is the server's self-description from initialize.
 type ServerInfo struct {
@@ -173,8 +173,8 @@ const (
 	StageSnapshot Stage = "snapshot"
 )
 
-// Stages lists every stage, in the order of the report schema.
-var Stages = []Stage{StageConnect, StageDiscovery, StageAllowlist, StageInterrupted, StageSnapshot}
+// stages lists every stage, in the order of the report schema.
+var stages = []Stage{StageConnect, StageDiscovery, StageAllowlist, StageInterrupted, StageSnapshot}
 
 // Termination says where and why a run stopped early.
 type Termination struct {
@@ -630,8 +630,8 @@ const (
 	RuleRetry BehaviourRule = "retry"
 )
 
-// BehaviourRules lists every rule, in the order of the report schema.
-var BehaviourRules = []BehaviourRule{RuleReadOnly, RuleIdempotent, RuleNonDestructive, RuleIdempotencyKey, RuleRetry}
+// behaviourRules lists every rule, in the order of the report schema.
+var behaviourRules = []BehaviourRule{RuleReadOnly, RuleIdempotent, RuleNonDestructive, RuleIdempotencyKey, RuleRetry}
 
 // BehaviourStatus is what a behaviour check concluded.
 type BehaviourStatus string
@@ -643,8 +643,8 @@ const (
 	BehaviourNotVerifiable BehaviourStatus = "notVerifiable"
 )
 
-// BehaviourStatuses lists every status, in the order of the report schema.
-var BehaviourStatuses = []BehaviourStatus{BehaviourVerified, BehaviourViolated, BehaviourNotVerifiable}
+// behaviourStatuses lists every status, in the order of the report schema.
+var behaviourStatuses = []BehaviourStatus{BehaviourVerified, BehaviourViolated, BehaviourNotVerifiable}
 
 // ObservedChange is one difference between two observations of the
 // server's state: where (the source, a JSON Pointer into its answer) and
@@ -655,4 +655,12 @@ type ObservedChange struct {
 	Kind   string `json:"kind"`
 	Old    string `json:"-"`
 	New    string `json:"-"`
+}
+
+// Suites is the JSON report of a run of several suites (several --config
+// files, or a directory of fixtures): each suite's report, in the order
+// the suites were given. A run of one suite writes its [Report] alone.
+type Suites struct {
+	SchemaVersion int       `json:"schemaVersion"`
+	Suites        []*Report `json:"suites"`
 }
