@@ -163,7 +163,7 @@ func (c *generator) behaviour(tools []tool, resources []resource) {
 		if isReadOnly(t) {
 			check.rules = []BehaviourRule{RuleReadOnly}
 		} else {
-			if !c.g.IncludeDestructive && !(c.suite.File != "" && slices.Contains(c.suite.AllowTools, t.Name)) {
+			if !c.g.IncludeDestructive && !behaviourPermits(c.suite, t.Name) {
 				continue // listed among the skipped tools already
 			}
 			check.rules = mutatingRules(t, c.input(t.Name))
@@ -185,6 +185,13 @@ func (c *generator) behaviour(tools []tool, resources []resource) {
 		check.sources = len(sources)
 		c.add(c.behaviourScenario(t, check, sources))
 	}
+}
+
+// behaviourPermits reports whether the fixture's allowTools names a tool
+// that is not read-only: that is the permission its behaviour check needs
+// without includeDestructive.
+func behaviourPermits(suite *config.Suite, name string) bool {
+	return suite.Generate != nil && suite.Generate.Behaviour && suite.File != "" && slices.Contains(suite.AllowTools, name)
 }
 
 // mutatingRules are the claims a tool that is not read-only makes, and
