@@ -43,7 +43,7 @@ func (r *runState) schedule(ctx context.Context, shared *link) {
 	r.pool(ctx, shared, first)
 	r.pool(ctx, shared, r.longestFirst(isolated))
 	for _, sc := range alone {
-		r.runScenario(ctx, sc, shared)
+		r.startScenario(ctx, sc, shared)
 	}
 	// Behaviour checks observe state that other sessions (over stdio,
 	// other processes sharing a file) could change: one at a time, last.
@@ -86,7 +86,7 @@ func (r *runState) pool(ctx context.Context, shared *link, list []*scenario) {
 	for range min(n, len(list)) {
 		wg.Go(func() {
 			for sc := range jobs {
-				r.runScenario(ctx, sc, shared)
+				r.startScenario(ctx, sc, shared)
 			}
 		})
 	}
