@@ -49,7 +49,7 @@ import (
 const (
 	maxObservedTools     = 8
 	maxObservedResources = 8
-	maxObserveMs         = 2000
+	maxObserveMs         = 5000
 )
 
 // Cases of a behaviour check's steps.

@@ -51,7 +51,7 @@ func (r *runState) schedule(ctx context.Context, shared *link) {
 		r.knownObservers(serial[0].behaviour.health)
 	}
 	for _, sc := range serial {
-		r.runScenario(ctx, sc, shared)
+		r.startScenario(ctx, sc, shared)
 	}
 	r.checkClosers.Wait()
 }
