@@ -154,6 +154,7 @@ func (d *defects) add(s *mcp.Server) {
 	d.addConcurrencyTools(s)
 	d.addOfferedTools(s)
 	d.addBlindspotTools(s)
+	d.addBehaviourTools(s)
 	d.addVerdictTools(s)
 }
 

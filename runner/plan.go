@@ -57,14 +57,19 @@ type scenario struct {
 	// a reference answer: one that did not come back ok, or a repeat whose
 	// answer differs from the step it repeats (referenceBroken).
 	reference bool
-	// last runs the scenario after every other, one at a time, so that
-	// no other call of the run is in flight or in between: the crossed
-	// responses' phases (whose answers a mutating call elsewhere would
-	// change) and the latency re-measure (which load elsewhere would
-	// slow). See schedule.
-	last  bool
-	steps []step
-	pos   config.Pos
+	// last runs the scenario after every other (before the behaviour
+	// checks), one at a time, so that no other call of the run is in
+	// flight or in between: the crossed responses' phases (whose answers a
+	// mutating call elsewhere would change) and the latency re-measure
+	// (which load elsewhere would slow). See schedule.
+	last bool
+	// behaviour, when set, is the behaviour check the scenario is: judged
+	// from its observation steps when it ends (behaviour.go). Such a
+	// scenario runs alone, after every other one, so that nothing else
+	// changes the state it observes.
+	behaviour *behaviourCheck
+	steps     []step
+	pos       config.Pos
 	// excluded, when set, leaves the scenario out of the run (Selection).
 	excluded Exclusion
 	// muted keeps the run's hooks from hearing of the scenario's steps
@@ -122,6 +127,11 @@ type step struct {
 	// the time the call takes (delayMs, duration, ...): latency does not
 	// judge such a call (timeArgument).
 	timedBy string
+	// observation, when > 0, is which observation of a behaviour check
+	// the step belongs to (1 and 2 before the call, then one after each
+	// call), and source what it observes.
+	observation int
+	source      string
 
 	timeout  time.Duration
 	validate bool // check the arguments against the inputSchema first
@@ -266,6 +276,8 @@ func callOf(st *config.Step) call {
 		c.name, c.params = st.LogLevel, st.LogLevel
 	case config.KindAwait:
 		c.name = st.Await.Method
+	case config.KindObserve:
+		c.name = st.Observe
 	}
 	c.hasRef = hasRef(c.params)
 	if !c.hasRef && c.params != nil {

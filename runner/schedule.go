@@ -20,11 +20,12 @@ import (
 // their own run up to the concurrency at once too, the one whose tools made
 // the longest call so far first, so that a slow tool's load does not start
 // last and hold the run up alone; one on the shared session runs alone,
-// after them. Last come the scenarios planned to run last (scenario.last),
-// one at a time: nothing else of the run is in flight while they run.
+// after them. Then the scenarios planned to run last (scenario.last), one
+// at a time: nothing else of the run is in flight while they run. Behaviour
+// checks run last of all, one at a time.
 func (r *runState) schedule(ctx context.Context, shared *link) {
 	r.extra = make(chan struct{}, max(r.suite.Concurrency, 1))
-	var first, isolated, alone, last []*scenario
+	var first, isolated, alone, last, serial []*scenario
 	for _, sc := range r.plan {
 		switch {
 		case sc.excluded != "":
@@ -33,6 +34,8 @@ func (r *runState) schedule(ctx context.Context, shared *link) {
 			}
 		case sc.last:
 			last = append(last, sc)
+		case sc.behaviour != nil:
+			serial = append(serial, sc)
 		case sc.mode != allAtOnce:
 			first = append(first, sc)
 		case sc.isolation != config.IsolationShared:
@@ -49,8 +52,17 @@ func (r *runState) schedule(ctx context.Context, shared *link) {
 	// Then the scenarios that must have the server to themselves, in plan
 	// order.
 	for _, sc := range last {
-		r.runScenario(ctx, sc, shared)
+		r.startScenario(ctx, sc, shared)
 	}
+	// Behaviour checks observe state that other sessions (over stdio,
+	// other processes sharing a file) could change: one at a time, last.
+	if len(serial) > 0 {
+		r.knownObservers(serial[0].behaviour.health)
+	}
+	for _, sc := range serial {
+		r.startScenario(ctx, sc, shared)
+	}
+	r.checkClosers.Wait()
 }
 
 // longestFirst orders scenarios by the longest call seen so far to any
