@@ -14,10 +14,12 @@ import (
 type contract struct {
 	input, output       *schema.Schema
 	inputErr, outputErr error
+	// taskSupport is the tool's execution.taskSupport ("" when absent).
+	taskSupport string
 }
 
 func compileContract(t tool) contract {
-	var c contract
+	c := contract{taskSupport: taskSupportOf(t)}
 	c.input, c.inputErr = schema.Compile(t.Name, "input", t.InputSchema)
 	c.output, c.outputErr = schema.Compile(t.Name, "output", t.OutputSchema)
 	return c

@@ -22,6 +22,9 @@ type session struct {
 	proc  *process // nil unless stdio
 	init  *mcp.InitializeResult
 	taps  *tapConn // nil over Streamable HTTP
+	// ownHTTP carries the runner's own requests over Streamable HTTP
+	// (taskconn.go); nil over the other transports.
+	ownHTTP *ownHTTP
 	stop  func()   // ends the session's own context (see dial)
 	abort func()   // ends every HTTP request of the session at once (nil over stdio)
 	// inbox holds the server's notifications and requests to the client.
@@ -209,6 +212,8 @@ func (d *dialer) dial(ctx context.Context, tmp string) (*session, error) {
 	}
 	if tt != nil {
 		sess.taps = tt.conn
+	} else if d.suite.Endpoint != "" {
+		d.attachOwnHTTP(sess)
 	}
 	go func() {
 		r.cs.Wait()

@@ -85,7 +85,14 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 	token := r.progressToken()
 	from := sess.inbox.next()
 	began := time.Now()
-	rep, err := p.call.do(withTap(callCtx, tp), sess, params, token)
+	var rep *reply
+	var err error
+	taskWhy := ""
+	if tc := taskFor(p, contract); tc != nil {
+		rep, taskWhy, err = runTask(callCtx, sess, p.call.name, params, tc)
+	} else {
+		rep, err = p.call.do(withTap(callCtx, tp), sess, params, token)
+	}
 	elapsed := time.Since(began)
 	interrupted := err != nil && cutShort(ctx, callCtx)
 	cancel()
@@ -173,6 +180,9 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 		ar.Absent = v
 	}
 	r.check(p, &out, ar, decoded, results)
+	if taskWhy != "" {
+		out.Status, out.Reason = StatusFailed, r.clean(taskWhy, 600)
+	}
 	if p.record {
 		out.result = decoded
 	}

@@ -33,6 +33,12 @@ type SurfaceTool struct {
 	InputSchema  json.RawMessage `json:"inputSchema,omitempty"`
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 	Annotations  json.RawMessage `json:"annotations,omitempty"`
+	// Execution ({"taskSupport": ...}), Icons and Meta (_meta) are kept
+	// as sent: the SDK's Tool type drops the first, and a UI (an app's
+	// _meta.ui.resourceUri) lives in the last.
+	Execution json.RawMessage `json:"execution,omitempty"`
+	Icons     json.RawMessage `json:"icons,omitempty"`
+	Meta      json.RawMessage `json:"_meta,omitempty"`
 }
 
 // SurfaceResource is a listed resource (URI) or resource template

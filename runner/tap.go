@@ -294,6 +294,8 @@ type tapConn struct {
 	// cancelled holds when the cancellation of each unanswered call was
 	// written: the SDK sends it in the background, after the call returned.
 	cancelled map[jsonrpc.ID]time.Time
+	// own routes the answers to the runner's own requests (taskconn.go).
+	own ownCalls
 }
 
 // maxRecent bounds how many finished calls tapConn remembers.
@@ -356,7 +358,7 @@ func (t *tap) Stuck() error {
 }
 
 func (c *tapConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	msg, err := c.Connection.Read(ctx)
+	msg, err := c.readOwn(ctx)
 	if err != nil {
 		c.mu.Lock()
 		c.closed = true

@@ -1,0 +1,218 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpcheck/mcpcheck/config"
+)
+
+// The runner's own requests on a live session: methods the SDK does not
+// know (go-sdk v1.8.0 has no tasks: tasks/get, tasks/result, tasks/cancel)
+// and a tools/call with a task field, which its CallToolParams cannot
+// carry. They travel on the session's own connection, so the server sees
+// one client:
+//
+//   - over stdio, legacy SSE and in memory the tapped connection writes
+//     them beside the SDK's messages and takes their responses out of the
+//     stream before the SDK reads it; their ids are strings
+//     ("mcpcheck-own-N") where the SDK's are numbers, so they never meet;
+//   - over Streamable HTTP each is a POST of its own with the session's
+//     Mcp-Session-Id and MCP-Protocol-Version, read as the raw probes read
+//     theirs (a JSON body or an event stream, both bounded).
+//
+// A JSON-RPC error comes back as *jsonrpc.Error, so classify sees it as it
+// sees the SDK's.
+
+// ownCalls routes the responses to the runner's own requests on a tapped
+// connection.
+type ownCalls struct {
+	mu      sync.Mutex
+	seq     uint64
+	waiting map[jsonrpc.ID]chan *jsonrpc.Response
+}
+
+// ownIDPrefix starts the id of every request the runner sends itself.
+const ownIDPrefix = "mcpcheck-own-"
+
+func (o *ownCalls) open() (jsonrpc.ID, chan *jsonrpc.Response) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.seq++
+	id, _ := jsonrpc.MakeID(ownIDPrefix + strconv.FormatUint(o.seq, 10))
+	if o.waiting == nil {
+		o.waiting = map[jsonrpc.ID]chan *jsonrpc.Response{}
+	}
+	ch := make(chan *jsonrpc.Response, 1)
+	o.waiting[id] = ch
+	return id, ch
+}
+
+func (o *ownCalls) drop(id jsonrpc.ID) {
+	o.mu.Lock()
+	delete(o.waiting, id)
+	o.mu.Unlock()
+}
+
+// deliver takes a response to one of the runner's own requests out of the
+// stream, and reports whether it did. A late one (its request gave up) is
+// taken out too: the SDK never sent that id.
+func (o *ownCalls) deliver(resp *jsonrpc.Response) bool {
+	s, ok := resp.ID.Raw().(string)
+	if !ok || len(s) <= len(ownIDPrefix) || s[:len(ownIDPrefix)] != ownIDPrefix {
+		return false
+	}
+	o.mu.Lock()
+	ch := o.waiting[resp.ID]
+	delete(o.waiting, resp.ID)
+	o.mu.Unlock()
+	if ch != nil {
+		ch <- resp
+	}
+	return true
+}
+
+// readOwn reads the next message for the SDK, taking out the responses to
+// the runner's own requests on the way.
+func (c *tapConn) readOwn(ctx context.Context) (jsonrpc.Message, error) {
+	for {
+		msg, err := c.Connection.Read(ctx)
+		if resp, ok := msg.(*jsonrpc.Response); ok && err == nil && c.own.deliver(resp) {
+			continue
+		}
+		return msg, err
+	}
+}
+
+// request sends one request on the tapped connection and waits for its
+// answer, the end of ctx or the end of the connection.
+func (c *tapConn) request(ctx context.Context, closed <-chan struct{}, method string, params json.RawMessage) (json.RawMessage, error) {
+	id, ch := c.own.open()
+	defer c.own.drop(id)
+	if err := c.Connection.Write(ctx, &jsonrpc.Request{ID: id, Method: method, Params: params}); err != nil {
+		return nil, err
+	}
+	select {
+	case resp := <-ch:
+		return responseResult(resp.Result, resp.Error)
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-closed:
+		return nil, fmt.Errorf("%s: %w", method, mcp.ErrConnectionClosed)
+	}
+}
+
+// responseResult is a response's result, or its error as *jsonrpc.Error.
+func responseResult(result json.RawMessage, err error) (json.RawMessage, error) {
+	if err != nil {
+		var we *jsonrpc.Error
+		if errors.As(err, &we) {
+			return nil, we
+		}
+		return nil, err
+	}
+	if result == nil {
+		return nil, errors.New("the response has neither result nor error")
+	}
+	return result, nil
+}
+
+// ownHTTP makes the runner's own requests of a Streamable HTTP session.
+type ownHTTP struct {
+	once sync.Once
+	mk   func() *rawHTTP
+	raw  *rawHTTP
+	seq  uint64
+	mu   sync.Mutex
+}
+
+// attachOwnHTTP lets sess carry the runner's own requests over HTTP: a
+// client of its own (made at the first request), closed with the session.
+func (d *dialer) attachOwnHTTP(sess *session) {
+	o := &ownHTTP{mk: func() *rawHTTP {
+		version := ""
+		if sess.init != nil {
+			version = sess.init.ProtocolVersion
+		}
+		limit := messageLimit(d.suite)
+		return &rawHTTP{client: httpClient(d.suite.Endpoint, d.sec.headers, ms2d(d.suite.InitTimeoutMs), nil, limit),
+			endpoint: d.suite.Endpoint, session: sess.cs.ID(), version: version, limit: limit}
+	}}
+	sess.ownHTTP = o
+	abort := sess.abort
+	sess.abort = func() {
+		if abort != nil {
+			abort()
+		}
+		if o.raw != nil {
+			abortFunc(o.raw.client)()
+		}
+	}
+}
+
+func (o *ownHTTP) request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	o.once.Do(func() { o.raw = o.mk() })
+	o.mu.Lock()
+	o.seq++
+	id := strconv.Quote(ownIDPrefix + strconv.FormatUint(o.seq, 10))
+	o.mu.Unlock()
+	wait := time.Minute
+	if dl, ok := ctx.Deadline(); ok {
+		wait = time.Until(dl)
+	}
+	msg := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"method":%q,"params":%s}`, id, method, params)
+	_, ex := o.raw.post(ctx, msg, id, nil, wait)
+	if r := ex.reply(); r != nil && r.isResponse(id) {
+		if r.err != nil {
+			return nil, &jsonrpc.Error{Code: r.err.Code, Message: r.err.Message}
+		}
+		return r.result, nil
+	}
+	switch {
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case ex.status == http.StatusNotFound:
+		return nil, fmt.Errorf("%s: %w", method, mcp.ErrSessionMissing)
+	case ex.err != nil && ex.gone:
+		return nil, fmt.Errorf("%s: %w: %v", method, mcp.ErrConnectionClosed, ex.err)
+	case ex.err != nil:
+		if errors.Is(ex.err, context.DeadlineExceeded) {
+			return nil, context.DeadlineExceeded
+		}
+		return nil, fmt.Errorf("%s: %w", method, ex.err)
+	}
+	return nil, fmt.Errorf("%s: HTTP %d without a response to the request", method, ex.status)
+}
+
+// errNoOwnRequests is a session that cannot carry the runner's own
+// requests.
+var errNoOwnRequests = errors.New("this connection cannot carry requests the SDK does not make")
+
+// request sends method with params on the session, beside the SDK's calls.
+// Under 2026-07-28 a request carries its protocol version in _meta, which
+// these do not: tasks there are an extension with other methods, which
+// this runner does not speak yet.
+func (s *session) request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	if newProtocol(s) {
+		return nil, errTasksNewEra
+	}
+	switch {
+	case s.taps != nil:
+		return s.taps.request(ctx, s.closed, method, params)
+	case s.ownHTTP != nil:
+		return s.ownHTTP.request(ctx, method, params)
+	}
+	return nil, errNoOwnRequests
+}
+
+// errTasksNewEra is a task asked of a 2026-07-28 session.
+var errTasksNewEra = errors.New("tasks under " + config.ProtocolVersion2026 + " (the io.modelcontextprotocol/tasks extension) are not supported yet; run the step under 2025-11-25")
