@@ -18,15 +18,15 @@ import (
 
 // session is one MCP session with the server under test.
 type session struct {
-	cs    *mcp.ClientSession
-	proc  *process // nil unless stdio
-	init  *mcp.InitializeResult
-	taps  *tapConn // nil over Streamable HTTP
+	cs   *mcp.ClientSession
+	proc *process // nil unless stdio
+	init *mcp.InitializeResult
+	taps *tapConn // nil over Streamable HTTP
 	// ownHTTP carries the runner's own requests over Streamable HTTP
 	// (taskconn.go); nil over the other transports.
 	ownHTTP *ownHTTP
-	stop  func()   // ends the session's own context (see dial)
-	abort func()   // ends every HTTP request of the session at once (nil over stdio)
+	stop    func() // ends the session's own context (see dial)
+	abort   func() // ends every HTTP request of the session at once (nil over stdio)
 	// inbox holds the server's notifications and requests to the client.
 	inbox *inbox
 	// tmp is the scratch directory the session was made with.
