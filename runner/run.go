@@ -289,6 +289,9 @@ func (r *runState) run(ctx context.Context) *Report {
 		rep.Warnings = append(rep.Warnings, r.clean(w, 300))
 	}
 	rep.Surface = surface(r.red, sess.init, rep.ProtocolVersion, found)
+	if sess.declares("tasks") {
+		rep.Surface.addCapability("tasks")
+	}
 	tools := found.tools
 	r.found = found
 	r.tools = make(map[string]tool, len(tools))

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -25,6 +26,9 @@ type session struct {
 	// ownHTTP carries the runner's own requests over Streamable HTTP
 	// (taskconn.go); nil over the other transports.
 	ownHTTP *ownHTTP
+	// initRaw is the handshake's result as the server sent it (nil when
+	// it could not be kept).
+	initRaw json.RawMessage
 	stop    func() // ends the session's own context (see dial)
 	abort   func() // ends every HTTP request of the session at once (nil over stdio)
 	// inbox holds the server's notifications and requests to the client.
@@ -153,8 +157,11 @@ func (d *dialer) dial(ctx context.Context, tmp string) (*session, error) {
 		err error
 	}
 	done := make(chan result, 1)
+	// The handshake's tap keeps the initialize result as sent: the SDK's
+	// ServerCapabilities drops what it does not know (tasks).
+	initTap := &tap{label: "initialize"}
 	go func() {
-		cs, err := client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: d.version})
+		cs, err := client.Connect(withTap(ctx, initTap), t, &mcp.ClientSessionOptions{ProtocolVersion: d.version})
 		done <- result{cs, err}
 	}()
 	var r result
@@ -215,6 +222,8 @@ func (d *dialer) dial(ctx context.Context, tmp string) (*session, error) {
 	} else if d.suite.Endpoint != "" {
 		d.attachOwnHTTP(sess)
 	}
+	sess.finish(initTap)
+	sess.initRaw = initTap.Result()
 	go func() {
 		r.cs.Wait()
 		close(sess.closed)

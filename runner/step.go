@@ -88,7 +88,7 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 	var rep *reply
 	var err error
 	taskWhy := ""
-	if tc := taskFor(p, contract); tc != nil {
+	if tc := taskFor(sess, p, contract); tc != nil {
 		rep, taskWhy, err = runTask(callCtx, sess, p.call.name, params, tc)
 	} else {
 		rep, err = p.call.do(withTap(callCtx, tp), sess, params, token)

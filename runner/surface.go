@@ -126,3 +126,12 @@ func sortedBy[T any](list []T, key func(T) string) []T {
 	sort.SliceStable(out, func(i, j int) bool { return key(out[i]) < key(out[j]) })
 	return out
 }
+
+// addCapability adds a capability the SDK's type does not know, keeping
+// the list sorted.
+func (s *Surface) addCapability(name string) {
+	if !slices.Contains(s.Capabilities, name) {
+		s.Capabilities = append(s.Capabilities, name)
+		slices.Sort(s.Capabilities)
+	}
+}

@@ -80,9 +80,12 @@ func (t *taskState) interval() time.Duration {
 	return min(max(d, minPoll), maxPoll)
 }
 
-// taskFor says how step p is called: as a task (the step asks for one, or
-// the tool requires one and the step did not opt out), or plainly (nil).
-func taskFor(p *step, c *contract) *config.TaskCall {
+// taskFor says how step p is called on sess: as a task (the step asks for
+// one, or the tool requires one, the server declares task-augmented
+// tools/call and the step did not opt out), or plainly (nil). Without the
+// capability a client MUST NOT augment a call, whatever the tool says; a
+// step that asks for a task explicitly is sent as written.
+func taskFor(sess *session, p *step, c *contract) *config.TaskCall {
 	if p.call.kind != config.KindTool {
 		return nil
 	}
@@ -92,7 +95,7 @@ func taskFor(p *step, c *contract) *config.TaskCall {
 		}
 		return t
 	}
-	if c != nil && c.taskSupport == "required" {
+	if c != nil && c.taskSupport == "required" && sess.toolTasks() {
 		return &config.TaskCall{}
 	}
 	return nil

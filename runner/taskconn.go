@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -216,3 +218,24 @@ func (s *session) request(ctx context.Context, method string, params json.RawMes
 
 // errTasksNewEra is a task asked of a 2026-07-28 session.
 var errTasksNewEra = errors.New("tasks under " + config.ProtocolVersion2026 + " (the io.modelcontextprotocol/tasks extension) are not supported yet; run the step under 2025-11-25")
+
+// rawCapabilities is the server's capabilities object as sent in the
+// handshake, or nil.
+func (s *session) rawCapabilities() json.RawMessage {
+	if c := gjson.GetBytes(s.initRaw, "capabilities"); c.IsObject() {
+		return json.RawMessage(c.Raw)
+	}
+	return nil
+}
+
+// toolTasks says whether the server declares task-augmented tools/call
+// (capabilities.tasks.requests.tools.call); without it a client MUST NOT
+// call a tool as a task, whatever the tool's taskSupport.
+func (s *session) toolTasks() bool {
+	return gjson.GetBytes(s.rawCapabilities(), "tasks.requests.tools.call").Exists()
+}
+
+// declares says whether the handshake's capabilities name capability.
+func (s *session) declares(capability string) bool {
+	return gjson.GetBytes(s.rawCapabilities(), gjson.Escape(capability)).Exists()
+}
