@@ -1,14 +1,15 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"sync"
-	"time"
 
 	"github.com/tidwall/gjson"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/internal/sse"
 )
 
 // The runner's own requests on a live session: methods the SDK does not
@@ -128,71 +130,135 @@ func responseResult(result json.RawMessage, err error) (json.RawMessage, error) 
 	return result, nil
 }
 
-// ownHTTP makes the runner's own requests of a Streamable HTTP session.
+// ownHTTP makes the runner's own requests of a Streamable HTTP session:
+// each a POST with the session's headers through a client of its own (the
+// suite's headers, the origin check, bodies bounded by maxMessageBytes).
 type ownHTTP struct {
-	once sync.Once
-	mk   func() *rawHTTP
-	raw  *rawHTTP
-	seq  uint64
-	mu   sync.Mutex
+	endpoint string
+	limit    int
+	session  string // Mcp-Session-Id, "" for a stateless server
+	version  string // MCP-Protocol-Version
+	mk       func() *http.Client
+	once     sync.Once
+	client   *http.Client
+	mu       sync.Mutex
+	seq      uint64
 }
 
 // attachOwnHTTP lets sess carry the runner's own requests over HTTP: a
 // client of its own (made at the first request), closed with the session.
 func (d *dialer) attachOwnHTTP(sess *session) {
-	o := &ownHTTP{mk: func() *rawHTTP {
-		version := ""
-		if sess.init != nil {
-			version = sess.init.ProtocolVersion
-		}
-		limit := messageLimit(d.suite)
-		return &rawHTTP{client: httpClient(d.suite.Endpoint, d.sec.headers, ms2d(d.suite.InitTimeoutMs), nil, limit),
-			endpoint: d.suite.Endpoint, session: sess.cs.ID(), version: version, limit: limit}
-	}}
+	o := &ownHTTP{endpoint: d.suite.Endpoint, limit: messageLimit(d.suite), session: sess.cs.ID()}
+	if sess.init != nil {
+		o.version = sess.init.ProtocolVersion
+	}
+	o.mk = func() *http.Client {
+		return httpClient(d.suite.Endpoint, d.sec.headers, ms2d(d.suite.InitTimeoutMs), nil, o.limit)
+	}
 	sess.ownHTTP = o
 	abort := sess.abort
 	sess.abort = func() {
 		if abort != nil {
 			abort()
 		}
-		if o.raw != nil {
-			abortFunc(o.raw.client)()
+		o.mu.Lock()
+		c := o.client
+		o.mu.Unlock()
+		if c != nil {
+			abortFunc(c)()
 		}
 	}
 }
 
 func (o *ownHTTP) request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	o.once.Do(func() { o.raw = o.mk() })
+	o.once.Do(func() {
+		c := o.mk()
+		o.mu.Lock()
+		o.client = c
+		o.mu.Unlock()
+	})
 	o.mu.Lock()
 	o.seq++
 	id := strconv.Quote(ownIDPrefix + strconv.FormatUint(o.seq, 10))
 	o.mu.Unlock()
-	wait := time.Minute
-	if dl, ok := ctx.Deadline(); ok {
-		wait = time.Until(dl)
-	}
 	msg := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"method":%q,"params":%s}`, id, method, params)
-	_, ex := o.raw.post(ctx, msg, id, nil, wait)
-	if r := ex.reply(); r != nil && r.isResponse(id) {
-		if r.err != nil {
-			return nil, &jsonrpc.Error{Code: r.err.Code, Message: r.err.Message}
-		}
-		return r.result, nil
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, o.endpoint, bytes.NewReader(msg))
+	if err != nil {
+		return nil, err
 	}
-	switch {
-	case ctx.Err() != nil:
-		return nil, ctx.Err()
-	case ex.status == http.StatusNotFound:
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if o.session != "" {
+		req.Header.Set("Mcp-Session-Id", o.session)
+	}
+	if o.version != "" {
+		req.Header.Set("MCP-Protocol-Version", o.version)
+	}
+	resp, err := o.client.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("%s: %w: %v", method, mcp.ErrConnectionClosed, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusNotFound && o.session != "" {
 		return nil, fmt.Errorf("%s: %w", method, mcp.ErrSessionMissing)
-	case ex.err != nil && ex.gone:
-		return nil, fmt.Errorf("%s: %w: %v", method, mcp.ErrConnectionClosed, ex.err)
-	case ex.err != nil:
-		if errors.Is(ex.err, context.DeadlineExceeded) {
-			return nil, context.DeadlineExceeded
-		}
-		return nil, fmt.Errorf("%s: %w", method, ex.err)
 	}
-	return nil, fmt.Errorf("%s: HTTP %d without a response to the request", method, ex.status)
+	// The body is bounded by the client (boundedBody): a JSON body is
+	// read whole, an event stream message by message until the answer.
+	var found json.RawMessage
+	var ferr error
+	take := func(msgs [][]byte) bool {
+		for _, b := range msgs {
+			var m struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+				Result json.RawMessage `json:"result"`
+				Error  *jsonrpc.Error  `json:"error"`
+			}
+			if json.Unmarshal(b, &m) != nil || m.Method != "" || string(bytes.TrimSpace(m.ID)) != id {
+				continue
+			}
+			found, ferr = responseResult(m.Result, nilIfEmpty(m.Error))
+			return true
+		}
+		return false
+	}
+	if isEventStream(resp.Header.Get("Content-Type")) {
+		p := sse.Parser{Max: o.limit}
+		buf := make([]byte, 32<<10)
+		for {
+			n, rerr := resp.Body.Read(buf)
+			if n > 0 {
+				msgs, _ := p.Feed(buf[:n])
+				if take(msgs) {
+					return found, ferr
+				}
+			}
+			if rerr != nil {
+				break
+			}
+		}
+		if d := p.Flush(); d != nil && take([][]byte{d}) {
+			return found, ferr
+		}
+	} else if body, rerr := io.ReadAll(resp.Body); rerr == nil && take(jsonMessages(body)) {
+		return found, ferr
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	return nil, fmt.Errorf("%s: HTTP %d without a response to the request", method, resp.StatusCode)
+}
+
+// nilIfEmpty keeps a decoded error only when it was there: a typed nil
+// would read as an error.
+func nilIfEmpty(e *jsonrpc.Error) error {
+	if e == nil {
+		return nil
+	}
+	return e
 }
 
 // errNoOwnRequests is a session that cannot carry the runner's own
