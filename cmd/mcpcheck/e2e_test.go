@@ -156,6 +156,7 @@ func TestEveryExampleRuns(t *testing.T) {
 		"contract.yaml": true, "demo.contract.json": true, // TestContractInFixture, TestSnapshotDemo
 		"golden.yaml": true, "__snapshots__": true, // TestGoldenDemo
 		"faults.yaml": true, "faults-http.yaml": true, // TestFaultReceipts
+		"tasks.yaml": true, // TestTasksEverything
 		"ci": true} // TestGitHubActionsExample
 	files, _ := filepath.Glob("../../examples/*")
 	for _, f := range files {

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/demo"
+	"github.com/mcpcheck/mcpcheck/runner"
+	"github.com/mcpcheck/mcpcheck/runner/report"
+)
+
+// TestTasksEverything runs examples/tasks.yaml against the pinned
+// server-everything over stdio and Streamable HTTP: its task-only
+// simulate-research-query runs as a task to completion (the research
+// report is the tasks/result answer), is refused when called plainly, and
+// ends cancelled when cancelled.
+func TestTasksEverything(t *testing.T) {
+	dir := peerDir(t)
+	for _, endpoint := range []string{"", startEverythingHTTP(t, dir)} {
+		suite, err := config.Load("../../examples/tasks.yaml", config.LoadOptions{Flags: endpointFlag(endpoint)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if endpoint == "" {
+			suite.Cwd = dir
+		}
+		rep, err := runner.Run(context.Background(), suite, runner.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		report.Text(&b, rep, report.TextOptions{})
+		if !rep.Passed {
+			t.Fatalf("tasks.yaml (endpoint %q) failed:\n%s", endpoint, b.String())
+		}
+		steps := rep.Scenarios[0].Steps
+		// The research works through four one-second stages: a call that
+		// came back sooner did not wait for the task.
+		if steps[0].DurationMs < 3000 {
+			t.Errorf("research took %.0f ms; the task was not followed to its end", steps[0].DurationMs)
+		}
+	}
+}
+
+// demoTasksFixture calls the demo's task tools every way a step can.
+const demoTasksFixture = `name: demo tasks
+%TARGET%
+protocolVersion: "2025-11-25"
+allowTools: [plan_week, export_household]
+timeoutMs: 20000
+scenarios:
+  - name: tasks
+    continueOnFailure: true
+    steps:
+      - id: plan-plain
+        tool: plan_week
+        arguments: {days: 3}
+        expect: {structuredEquals: {days: 3}}
+      - id: plan-task
+        tool: plan_week
+        task: true
+        arguments: {days: 4}
+        expect: {structuredEquals: {days: 4}}
+      - id: export
+        tool: export_household
+        arguments: {format: csv}
+        expect: {text: {contains: "(csv)"}}
+      - id: export-plain
+        tool: export_household
+        task: false
+        arguments: {format: csv}
+        expect: {outcome: protocol_error, errorCode: -32601}
+      - id: cancel
+        tool: plan_week
+        task: {cancelAfterMs: 50}
+        arguments: {days: 2}
+        expect: {result: {includes: {status: cancelled}}}
+      - id: too-short
+        tool: plan_week
+        task: true
+        timeoutMs: 100
+        arguments: {days: 2}
+        expect: {outcome: timeout}
+`
+
+func runDemoTasks(t *testing.T, target string) *runner.Report {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "tasks.yaml")
+	if err := os.WriteFile(path, []byte(strings.Replace(demoTasksFixture, "%TARGET%", target, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	suite, err := config.Load(path, config.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := runner.Run(context.Background(), suite, *runOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// TestTasksDemo runs every kind of task step against the demo's tasks
+// profile over stdio and Streamable HTTP: a plain call of the optional
+// tool, the same as a task, the required tool called as a task without
+// being asked, its plain call refused with -32601, a cancellation, and a
+// task longer than its step's time limit (timeout).
+func TestTasksDemo(t *testing.T) {
+	srv := httptest.NewServer(demo.Handler(demo.Options{Tasks: true}))
+	defer srv.Close()
+	for _, target := range []string{"command: [mcpcheck, demo, --tasks]", "endpoint: " + srv.URL + "/mcp"} {
+		rep := runDemoTasks(t, target)
+		if !rep.Passed {
+			var b strings.Builder
+			report.Text(&b, rep, report.TextOptions{})
+			t.Errorf("%s:\n%s", target, b.String())
+		}
+		if !slicesContains(rep.Surface.Capabilities, "tasks") {
+			t.Errorf("%s: capabilities %v lack tasks", target, rep.Surface.Capabilities)
+		}
+		for _, tool := range rep.Surface.Tools {
+			want := map[string]string{"plan_week": `{"taskSupport":"optional"}`, "export_household": `{"taskSupport":"required"}`}[tool.Name]
+			if got := string(tool.Execution); want != "" && got != want {
+				t.Errorf("%s: %s execution = %s, want %s", target, tool.Name, got, want)
+			}
+		}
+	}
+}
+
+// TestTasksDemoDefects: with --protocol-defects export_household answers
+// a plain call with -32603, which the step that expects -32601 catches.
+func TestTasksDemoDefects(t *testing.T) {
+	rep := runDemoTasks(t, "command: [mcpcheck, demo, --tasks, --protocol-defects]")
+	for _, st := range rep.Scenarios[0].Steps {
+		failed := st.Status == runner.StatusFailed
+		if failed != (st.ID == "export-plain") {
+			b, _ := json.Marshal(st)
+			t.Errorf("step %s: status %s: %s", st.ID, st.Status, b)
+		}
+	}
+}
+
+func slicesContains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
