@@ -70,8 +70,19 @@ func addTaskTools(s *mcp.Server, defects bool) {
 	})
 }
 
-// taskToolResult is what a task tool answers for args.
+// taskToolResult is what a task tool answers for args. The arguments are
+// held to the inputSchema's shape (no other property, the right types):
+// the SDK does not check a raw handler's.
 func taskToolResult(name string, args json.RawMessage) *mcp.CallToolResult {
+	var known map[string]json.RawMessage
+	if json.Unmarshal(args, &known) != nil {
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "the arguments must be an object"}}}
+	}
+	for k := range known {
+		if (name == "plan_week" && k != "days") || (name == "export_household" && k != "format") {
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "unexpected argument " + strconv.Quote(k)}}}
+		}
+	}
 	switch name {
 	case "plan_week":
 		var a struct {

@@ -149,6 +149,9 @@ func compileGenerated(suite *config.Suite, found *discovered, input func(string)
 	if g.Concurrency > 1 {
 		c.concurrency(targets, readOnly, valid)
 	}
+	if g.Protocol {
+		c.tasks(targets, valid)
+	}
 	return c.out
 }
 

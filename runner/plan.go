@@ -108,6 +108,10 @@ type step struct {
 	// mimeType is the type a resource's listing declares, which a
 	// fidelity check holds its contents to.
 	mimeType string
+	// taskCheck, when set, is a generated task check (task_checks.go) of
+	// a tool whose execution.taskSupport is taskSupport.
+	taskCheck   taskCheck
+	taskSupport string
 
 	timeout  time.Duration
 	validate bool // check the arguments against the inputSchema first

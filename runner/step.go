@@ -87,10 +87,14 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 	began := time.Now()
 	var rep *reply
 	var err error
-	taskWhy := ""
-	if tc := taskFor(sess, p, contract); tc != nil {
-		rep, taskWhy, err = runTask(callCtx, sess, p.call.name, params, tc)
-	} else {
+	var task taskRun
+	switch tc := taskFor(sess, p, contract); {
+	case p.taskCheck != taskCheckNone:
+		task, err = runTaskCheck(withTap(callCtx, tp), sess, p, params, token)
+		rep = task.rep
+	case tc != nil:
+		rep, task.why, err = runTask(callCtx, sess, p.call.name, params, tc)
+	default:
 		rep, err = p.call.do(withTap(callCtx, tp), sess, params, token)
 	}
 	elapsed := time.Since(began)
@@ -180,8 +184,11 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 		ar.Absent = v
 	}
 	r.check(p, &out, ar, decoded, results)
-	if taskWhy != "" {
-		out.Status, out.Reason = StatusFailed, r.clean(taskWhy, 600)
+	if task.why != "" {
+		out.Status, out.Reason = StatusFailed, r.clean(task.why, 600)
+	}
+	if task.note != "" {
+		out.Notes, out.Flagged = append(out.Notes, task.note), true
 	}
 	if p.record {
 		out.result = decoded

@@ -154,3 +154,52 @@ func slicesContains(list []string, s string) bool {
 	}
 	return false
 }
+
+// TestTasksQuick: quick mode's generated task checks pass on the demo's
+// tasks profile and catch each planted task defect (--protocol-defects).
+func TestTasksQuick(t *testing.T) {
+	for _, defects := range []bool{false, true} {
+		args := []string{"--json", filepath.Join(t.TempDir(), "r.json"), "--", "mcpcheck", "demo", "--tasks"}
+		if defects {
+			args = append(args, "--protocol-defects")
+		}
+		runCmd(t, args...)
+		data, err := os.ReadFile(args[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rep runner.Report
+		if err := json.Unmarshal(data, &rep); err != nil {
+			t.Fatal(err)
+		}
+		failed := map[string]bool{}
+		seen := 0
+		for _, sc := range rep.Scenarios {
+			if !strings.HasPrefix(sc.Name, "tasks: ") {
+				continue
+			}
+			for _, st := range sc.Steps {
+				seen++
+				if st.Status == runner.StatusFailed {
+					failed[strings.TrimPrefix(sc.Name, "tasks: ")+"/"+st.ID] = true
+				}
+			}
+		}
+		if seen != 7 {
+			t.Errorf("defects=%v: %d task checks, want 7 (3 for plan_week, 4 for export_household)", defects, seen)
+		}
+		want := map[string]bool{}
+		if defects {
+			want = map[string]bool{"plan_week/get-unknown": true, "plan_week/cancel-finished": true,
+				"export_household/get-unknown": true, "export_household/cancel-finished": true, "export_household/plain-call": true}
+		}
+		if len(failed) != len(want) {
+			t.Errorf("defects=%v: failed %v, want %v", defects, failed, want)
+		}
+		for k := range want {
+			if !failed[k] {
+				t.Errorf("defects=%v: %s did not fail", defects, k)
+			}
+		}
+	}
+}
