@@ -157,7 +157,7 @@ func TestEveryExampleRuns(t *testing.T) {
 		"golden.yaml": true, "__snapshots__": true, // TestGoldenDemo
 		"faults.yaml": true, "faults-http.yaml": true, // TestFaultReceipts
 		"tasks.yaml": true, // TestTasksEverything
-		"ci": true} // TestGitHubActionsExample
+		"ci":         true} // TestGitHubActionsExample
 	files, _ := filepath.Glob("../../examples/*")
 	for _, f := range files {
 		if !covered[filepath.Base(f)] {
