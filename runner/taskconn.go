@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/internal/jsonx"
 	"github.com/mcpcheck/mcpcheck/internal/sse"
 )
 
@@ -243,7 +244,7 @@ func (o *ownHTTP) request(ctx context.Context, method string, params json.RawMes
 		if d := p.Flush(); d != nil && take([][]byte{d}) {
 			return found, ferr
 		}
-	} else if body, rerr := io.ReadAll(resp.Body); rerr == nil && take(jsonMessages(body)) {
+	} else if body, rerr := io.ReadAll(resp.Body); rerr == nil && take(jsonx.Messages(body)) {
 		return found, ferr
 	}
 	if ctx.Err() != nil {
