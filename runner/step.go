@@ -88,10 +88,24 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 	var rep *reply
 	var err error
 	var task taskRun
-	switch tc := taskFor(sess, p, contract); {
+	tc := taskFor(sess, p, contract)
+	plainOfTaskOnly := tc == nil && contract != nil && contract.taskSupport == "required"
+	if plainOfTaskOnly && p.origin == config.OriginFuzz {
+		// The answer would be the spec's refusal of a plain call, whatever
+		// the input: nothing a bad-input case can judge.
+		cancel()
+		out.Status, out.Reason = StatusSkipped, skipTaskOnly
+		return out
+	}
+	switch {
 	case p.taskCheck != taskCheckNone:
 		task, err = runTaskCheck(withTap(callCtx, tp), sess, p, params, token)
 		rep = task.rep
+		if task.skip != "" {
+			cancel()
+			out.Status, out.Reason = StatusSkipped, task.skip+"; nothing was sent"
+			return out
+		}
 	case tc != nil:
 		rep, task.why, err = runTask(callCtx, sess, p.call.name, params, tc)
 	default:
@@ -134,7 +148,8 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 	}
 	r.noteTransport(sess, cl.Outcome, &out)
 
-	ar := &assert.Result{Kind: p.call.kind, Outcome: cl.Outcome, ErrorCode: cl.Code, Duration: elapsed, Arguments: argv}
+	ar := &assert.Result{Kind: p.call.kind, Outcome: cl.Outcome, ErrorCode: cl.Code, Duration: elapsed, Arguments: argv,
+		PlainOfTaskOnly: plainOfTaskOnly}
 	if cl.Outcome == config.OutcomeProtocolError {
 		ar.ErrorText = cl.Detail
 	}

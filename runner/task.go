@@ -84,7 +84,9 @@ func (t *taskState) interval() time.Duration {
 // one, or the tool requires one, the server declares task-augmented
 // tools/call and the step did not opt out), or plainly (nil). Without the
 // capability a client MUST NOT augment a call, whatever the tool says; a
-// step that asks for a task explicitly is sent as written.
+// step that asks for a task explicitly is sent as written. Under
+// 2026-07-28 (tasks there are an extension mcpcheck does not speak yet)
+// only an explicit task is tried, and fails saying so.
 func taskFor(sess *session, p *step, c *contract) *config.TaskCall {
 	if p.call.kind != config.KindTool {
 		return nil
@@ -95,7 +97,7 @@ func taskFor(sess *session, p *step, c *contract) *config.TaskCall {
 		}
 		return t
 	}
-	if c != nil && c.taskSupport == "required" && sess.toolTasks() {
+	if c != nil && c.taskSupport == "required" && sess.toolTasks() && !newProtocol(sess) {
 		return &config.TaskCall{}
 	}
 	return nil

@@ -39,6 +39,7 @@ type taskCheck uint8
 
 const (
 	taskCheckNone taskCheck = iota
+	taskCheckEnds
 	taskCheckUnknown
 	taskCheckCancelFinished
 	taskCheckPlain
@@ -72,7 +73,7 @@ func (c *generator) tasks(targets []tool, valid map[string]map[string]any) {
 		sc := c.scenario("tasks: " + t.Name)
 		sc.continueOnFailure = true
 		ends := c.call("as-task", t.Name, args, config.OriginProbe, caseTaskEnds)
-		ends.spec.Task = &config.TaskCall{}
+		ends.taskCheck = taskCheckEnds
 		ends.spec.Expect.OutcomeAny = []config.Outcome{config.OutcomeOK, config.OutcomeToolError, config.OutcomeOutputInvalid}
 		unknown := c.call("get-unknown", t.Name, nil, config.OriginProbe, caseTaskGetUnknown)
 		unknown.taskCheck = taskCheckUnknown
@@ -103,14 +104,22 @@ type taskRun struct {
 	rep  *reply
 	why  string
 	note string
+	// skip, when set, is why the step was not run (nothing was sent).
+	skip string
 }
 
 // runTaskCheck makes a generated task check's calls.
 func runTaskCheck(ctx context.Context, sess *session, p *step, args json.RawMessage, token string) (taskRun, error) {
+	if newProtocol(sess) {
+		return taskRun{skip: errTasksNewEra.Error()}, nil
+	}
 	if !sess.toolTasks() {
 		return taskRun{why: fmt.Sprintf("the tool's execution.taskSupport is %q but the server does not declare tasks.requests.tools.call, so a client MUST NOT call it as a task (basic/utilities/tasks, tool-level negotiation)", p.taskSupport)}, nil
 	}
 	switch p.taskCheck {
+	case taskCheckEnds:
+		rep, why, err := runTask(ctx, sess, p.call.name, args, &config.TaskCall{})
+		return taskRun{rep: rep, why: why}, err
 	case taskCheckUnknown:
 		res, err := sess.request(ctx, "tasks/get", fmt.Appendf(nil, `{"taskId":%q}`, unknownTaskID))
 		if err != nil {
@@ -167,3 +176,7 @@ func relatedTask(rep *reply) string {
 	json.Unmarshal(rep.raw, &v)
 	return v.Meta["io.modelcontextprotocol/related-task"].TaskID
 }
+
+// skipTaskOnly is why a bad-input case of a tool that requires a task is
+// not sent when the tool cannot be called as one.
+const skipTaskOnly = "the tool's execution.taskSupport is \"required\" and it cannot be called as a task here (the server does not declare tasks.requests.tools.call, or the protocol era has no tasks in mcpcheck yet): a plain call is refused whatever its input; nothing was sent"

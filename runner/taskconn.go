@@ -103,7 +103,14 @@ func (c *tapConn) readOwn(ctx context.Context) (jsonrpc.Message, error) {
 func (c *tapConn) request(ctx context.Context, closed <-chan struct{}, method string, params json.RawMessage) (json.RawMessage, error) {
 	id, ch := c.own.open()
 	defer c.own.drop(id)
-	if err := c.Connection.Write(ctx, &jsonrpc.Request{ID: id, Method: method, Params: params}); err != nil {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	// The write does not end with the step's deadline: a write cut off
+	// there (the deadline passing between two polls' bytes) would end the
+	// whole connection (see stdioConn.Write). It gets the connection's own
+	// bound for a write, and the wait for the answer ends with ctx.
+	if err := c.Connection.Write(context.WithoutCancel(ctx), &jsonrpc.Request{ID: id, Method: method, Params: params}); err != nil {
 		return nil, err
 	}
 	select {

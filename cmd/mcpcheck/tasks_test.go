@@ -203,3 +203,47 @@ func TestTasksQuick(t *testing.T) {
 		}
 	}
 }
+
+// TestTaskOnlyToolCalledPlainly (issue 19 item 5): where a tool that
+// requires a task cannot be called as one (here: under 2026-07-28, whose
+// tasks extension mcpcheck does not speak yet), its valid call's -32601 is
+// a note that says it was called without task augmentation — not "a
+// synthetic-input false positive" — its bad-input cases are skipped (the
+// refusal would be the same whatever the input), and the run passes.
+func TestTaskOnlyToolCalledPlainly(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "r.json")
+	res := runCmd(t, "--protocol", "2026-07-28", "--json", out, "--", "mcpcheck", "demo", "--tasks")
+	if res.code != 0 {
+		t.Fatalf("exit %d:\n%s", res.code, res.stdout)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep runner.Report
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	valid, fuzz := false, 0
+	for _, sc := range rep.Scenarios {
+		if sc.Name != "generated: export_household" {
+			continue
+		}
+		for _, st := range sc.Steps {
+			switch {
+			case st.ID == "valid":
+				valid = true
+				if !st.Flagged || len(st.Notes) == 0 || !strings.Contains(st.Notes[0], "called without task augmentation") || strings.Contains(st.Notes[0], "false positive") {
+					t.Errorf("valid call: flagged %v, notes %q", st.Flagged, st.Notes)
+				}
+			case st.Status != runner.StatusSkipped:
+				t.Errorf("bad-input case %s: status %s, want skipped", st.ID, st.Status)
+			default:
+				fuzz++
+			}
+		}
+	}
+	if !valid || fuzz == 0 {
+		t.Errorf("valid call seen %v, %d skipped cases", valid, fuzz)
+	}
+}
