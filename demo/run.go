@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-const usage = `Usage: mcpcheck demo [--faults] [--defects] [--protocol-defects] [--next-release] [--tasks] [--http ADDR [--allow-remote]]
+const usage = `Usage: mcpcheck demo [--faults] [--defects] [--protocol-defects] [--next-release] [--tasks] [--apps] [--http ADDR [--allow-remote]]
        mcpcheck demo --hostile MODE [--http ADDR]
 
 Serves the built-in demo MCP server: a household task list with the tools
@@ -48,6 +48,9 @@ Flags:
   --tasks          add plan_week (may run as a task) and export_household
                    (only as a task), the tasks capability and the task
                    methods; with --protocol-defects, task defects too
+  --apps           add show_household and its MCP App resource
+                   (ui://household/board.html); with --defects or
+                   --protocol-defects, a malformed app too
   --http ADDR      serve Streamable HTTP at http://ADDR/mcp instead of stdio;
                    ADDR is host:port, and port 0 picks a free port
   --allow-remote   allow an ADDR host other than 127.0.0.1, [::1] or localhost
@@ -83,6 +86,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	protocolDefects := fs.Bool("protocol-defects", false, "")
 	next := fs.Bool("next-release", false, "")
 	tasks := fs.Bool("tasks", false, "")
+	apps := fs.Bool("apps", false, "")
 	hostileMode := fs.String("hostile", "", "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -112,6 +116,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		ProtocolDefects: *protocolDefects,
 		NextRelease:     *next,
 		Tasks:           *tasks,
+		Apps:            *apps,
 	}
 	if !httpSet {
 		if err := serveStdio(ctx, opts, stdin, stdout, stderr); err != nil && ctx.Err() == nil {

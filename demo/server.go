@@ -58,6 +58,10 @@ type Options struct {
 	// its task defects are planted too.
 	Tasks bool
 
+	// Apps adds the apps profile (apps.go): show_household and its MCP App
+	// resource; with Defects or ProtocolDefects also a malformed one.
+	Apps bool
+
 	// NextRelease serves the household's next release: the same tools,
 	// whose contract differs from this one's in one change of each drift
 	// severity (see release), for mcpcheck snapshot and diff.
@@ -132,6 +136,9 @@ func buildServer(opts Options, kind transportKind) (*mcp.Server, *registry, *fau
 	addTidy(s, reg)
 	if opts.Tasks {
 		addTaskTools(s, opts.ProtocolDefects)
+	}
+	if opts.Apps {
+		addApps(s, opts.Defects || opts.ProtocolDefects)
 	}
 	addResources(s, reg)
 	addPrompts(s, reg)

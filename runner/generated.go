@@ -152,6 +152,9 @@ func compileGenerated(suite *config.Suite, found *discovered, input func(string)
 	if g.Protocol {
 		c.tasks(targets, valid)
 	}
+	if g.Protocol || g.Fidelity {
+		c.apps(tools, found.raw["resources"])
+	}
 	return c.out
 }
 

@@ -113,6 +113,9 @@ type step struct {
 	// a tool whose execution.taskSupport is taskSupport.
 	taskCheck   taskCheck
 	taskSupport string
+	// app, when set, judges the answer as an MCP App's UI resource
+	// (apps.go).
+	app *appCheck
 
 	timeout  time.Duration
 	validate bool // check the arguments against the inputSchema first

@@ -99,6 +99,7 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 	}
 	switch {
 	case p.taskCheck != taskCheckNone:
+		out.AsTask = p.taskCheck == taskCheckEnds || p.taskCheck == taskCheckCancelFinished
 		task, err = runTaskCheck(withTap(callCtx, tp), sess, p, params, token)
 		rep = task.rep
 		if task.skip != "" {
@@ -107,6 +108,7 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 			return out
 		}
 	case tc != nil:
+		out.AsTask = true
 		rep, task.why, err = runTask(callCtx, sess, p.call.name, params, tc)
 	default:
 		rep, err = p.call.do(withTap(callCtx, tp), sess, params, token)
@@ -199,8 +201,18 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 		ar.Absent = v
 	}
 	r.check(p, &out, ar, decoded, results)
+	if p.app != nil && rep != nil && err == nil {
+		uri, _ := value.(string)
+		fails, notes := judgeApp(p.app, uri, rep.raw)
+		if len(fails) > 0 {
+			task.why = strings.Join(fails, "; ")
+		}
+		for _, n := range notes {
+			out.Notes = append(out.Notes, r.clean(n, 600))
+		}
+	}
 	if task.why != "" {
-		out.Status, out.Reason = StatusFailed, r.clean(task.why, 600)
+		out.Status, out.Reason = StatusFailed, r.clean(task.why, 2000)
 	}
 	if task.note != "" {
 		out.Notes, out.Flagged = append(out.Notes, task.note), true

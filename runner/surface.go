@@ -65,7 +65,7 @@ type SurfacePrompt struct {
 type PromptArgument struct {
 	Name        string `json:"name"`
 	Description string `json:"description,omitempty"`
-	Required    bool   `json:"required,omitempty"`
+	Required    bool   `json:"required"` // false written too, as the spec's default
 }
 
 // surface is the report's view of what discovery found, with the run's
@@ -134,4 +134,18 @@ func (s *Surface) addCapability(name string) {
 		s.Capabilities = append(s.Capabilities, name)
 		slices.Sort(s.Capabilities)
 	}
+}
+
+// UIResource is the ui:// resource a tool's _meta names as its MCP App
+// (_meta.ui.resourceUri), or "".
+func UIResource(t SurfaceTool) string {
+	var m struct {
+		UI struct {
+			ResourceURI string `json:"resourceUri"`
+		} `json:"ui"`
+	}
+	if len(t.Meta) == 0 || json.Unmarshal(t.Meta, &m) != nil {
+		return ""
+	}
+	return m.UI.ResourceURI
 }
