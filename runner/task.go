@@ -87,7 +87,7 @@ func (t *taskState) interval() time.Duration {
 // step that asks for a task explicitly is sent as written. Under
 // 2026-07-28 (tasks there are an extension mcpcheck does not speak yet)
 // only an explicit task is tried, and fails saying so.
-func taskFor(sess *session, p *step, c *contract) *config.TaskCall {
+func taskFor(sess *session, p *step, c *toolSchemas) *config.TaskCall {
 	if p.call.kind != config.KindTool {
 		return nil
 	}
