@@ -32,8 +32,9 @@ import (
 // process; per Mcp-Session-Id over HTTP). The plain calls go to the SDK's
 // handlers like any other tool's.
 //
-// With ProtocolDefects as well, three task defects are planted: tasks/get
+// With ProtocolDefects as well, four task defects are planted: tasks/get
 // of an unknown id answers a made-up working task (the spec: -32602),
+// tasks/get of a real one leaves out ttl (the spec: MUST include it),
 // tasks/cancel of a finished task is accepted (the spec: -32602), and
 // export_household called plainly answers -32603, an internal error,
 // instead of -32601.
@@ -212,6 +213,15 @@ func (s *taskStore) answer(ctx context.Context, session string, r *taskRequest) 
 	}
 	switch r.Method {
 	case "tasks/get":
+		if s.defects {
+			// Planted: no ttl (the spec: receivers MUST include it in
+			// tasks/get responses).
+			var m map[string]json.RawMessage
+			json.Unmarshal(s.state(t), &m)
+			delete(m, "ttl")
+			b, _ := json.Marshal(m)
+			return ok(b)
+		}
 		return ok(s.state(t))
 	case "tasks/cancel":
 		s.mu.Lock()

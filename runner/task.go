@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/tidwall/gjson"
 
 	"github.com/mcpcheck/mcpcheck/config"
@@ -115,6 +116,10 @@ func (e errTaskBroken) Error() string { return e.msg }
 type taskOutcome struct {
 	reply  *reply
 	reason string
+	// breach is the first MUST of the tasks spec the server's answers
+	// broke on the way (a task without createdAt, a result without its
+	// related-task _meta), "" when none.
+	breach string
 }
 
 // callTask runs tool name with the encoded arguments as a task on sess.
@@ -137,6 +142,7 @@ func callTask(ctx context.Context, sess *session, name string, args json.RawMess
 	if err := json.Unmarshal([]byte(task.Raw), &st); err != nil || st.TaskID == "" {
 		return taskOutcome{}, errTaskBroken{"the CreateTaskResult has no taskId string (basic/utilities/tasks: task IDs MUST be strings)"}
 	}
+	breach := taskBreach("the CreateTaskResult", []byte(task.Raw), false)
 	began := time.Now()
 	var cancelAt <-chan time.Time
 	if tc.CancelAfterMs > 0 {
@@ -163,6 +169,12 @@ func callTask(ctx context.Context, sess *session, name string, args json.RawMess
 			wait.Stop()
 			cancelAt = nil
 			res, err := sess.request(ctx, "tasks/cancel", idParams)
+			var we *jsonrpc.Error
+			if errors.As(err, &we) && we.Code == -32602 {
+				// Refused: the task may have ended since the last poll
+				// (a finished task cannot be cancelled); its state says.
+				res, err = sess.request(ctx, "tasks/get", idParams)
+			}
 			if err != nil {
 				return taskOutcome{}, err
 			}
@@ -173,6 +185,9 @@ func callTask(ctx context.Context, sess *session, name string, args json.RawMess
 				return taskOutcome{}, err
 			}
 			last = res
+			if breach == "" {
+				breach = taskBreach("a tasks/get answer", res, true)
+			}
 		}
 		st = taskState{}
 		if err := json.Unmarshal(last, &st); err != nil {
@@ -180,7 +195,7 @@ func callTask(ctx context.Context, sess *session, name string, args json.RawMess
 		}
 	}
 	if tc.CancelAfterMs > 0 {
-		out := taskOutcome{reply: &reply{raw: last}}
+		out := taskOutcome{reply: &reply{raw: last}, breach: breach}
 		if st.Status != taskCancelled {
 			out.reason = fmt.Sprintf("the task was to be cancelled %d ms after it was created but ended %s after %d ms", tc.CancelAfterMs, st.Status, time.Since(began).Milliseconds())
 			if cancelAt != nil {
@@ -193,7 +208,11 @@ func callTask(ctx context.Context, sess *session, name string, args json.RawMess
 	if err != nil {
 		return taskOutcome{}, err
 	}
-	return taskOutcome{reply: toolReply(res)}, nil
+	out := taskOutcome{reply: toolReply(res), breach: breach}
+	if out.breach == "" && relatedTask(out.reply) != st.TaskID {
+		out.breach = "the tasks/result answer lacks _meta \"io.modelcontextprotocol/related-task\" naming the task (basic/utilities/tasks: it MUST include it)"
+	}
+	return out, nil
 }
 
 // cancelTask asks the server to cancel a task whose step ran out of time;
@@ -241,18 +260,39 @@ func isTaskError(err error) (string, bool) {
 }
 
 // runTask is a task step's call as runStep makes it: the reply the checkers
-// judge, and a reason that fails the step although the calls succeeded (a
-// task that broke the tasks protocol, or did not end as the step asked).
-func runTask(ctx context.Context, sess *session, name string, args json.RawMessage, tc *config.TaskCall) (*reply, string, error) {
+// judge, a reason that fails the step although the calls succeeded (a task
+// that broke the tasks protocol, or did not end as the step asked), and a
+// note of a MUST the server's task answers broke.
+func runTask(ctx context.Context, sess *session, name string, args json.RawMessage, tc *config.TaskCall) (taskRun, error) {
 	out, err := callTask(ctx, sess, name, args, tc)
 	if msg, ok := isTaskError(err); ok {
-		return nil, msg, nil
+		return taskRun{why: msg}, nil
 	}
 	if errors.Is(err, errTasksNewEra) || errors.Is(err, errNoOwnRequests) {
-		return nil, "", errBadParams{err}
+		return taskRun{}, errBadParams{err}
 	}
 	if err != nil {
-		return nil, "", err
+		return taskRun{}, err
 	}
-	return out.reply, out.reason, nil
+	// A breach of the tasks spec on the way is a note here; the generated
+	// check of the tool's tasks fails on it.
+	return taskRun{rep: out.reply, why: out.reason, note: out.breach}, nil
+}
+
+// taskBreach says which MUST of a Task object a server's answer breaks
+// (basic/utilities/tasks, TTL and resource management: createdAt and
+// lastUpdatedAt in all task responses, ttl — a number or null — in
+// tasks/get's), or "".
+func taskBreach(what string, raw []byte, get bool) string {
+	for _, k := range []string{"createdAt", "lastUpdatedAt"} {
+		if v := gjson.GetBytes(raw, k); v.Type != gjson.String {
+			return fmt.Sprintf("%s has no %s timestamp (basic/utilities/tasks: receivers MUST include it)", what, k)
+		}
+	}
+	if get {
+		if v := gjson.GetBytes(raw, "ttl"); !v.Exists() || (v.Type != gjson.Number && v.Type != gjson.Null) {
+			return what + " has no ttl (a number, or null for unlimited; basic/utilities/tasks: receivers MUST include it in tasks/get)"
+		}
+	}
+	return ""
 }

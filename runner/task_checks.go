@@ -17,7 +17,10 @@ import (
 // 2025-11-25 basic/utilities/tasks:
 //
 //   - task-ends: the tool called as a task with realistic arguments reaches
-//     a terminal status and tasks/result answers (ok or an isError result);
+//     a terminal status and tasks/result answers (ok or an isError result),
+//     every task state on the way carries createdAt and lastUpdatedAt (and
+//     tasks/get's a ttl), and the result names its task in _meta
+//     (io.modelcontextprotocol/related-task) — MUSTs all;
 //   - task-get-unknown: tasks/get of a task id the server never issued is a
 //     JSON-RPC error -32602 ("Invalid or nonexistent taskId ... MUST");
 //   - task-cancel-finished: tasks/cancel of a task that has ended is
@@ -118,8 +121,11 @@ func runTaskCheck(ctx context.Context, sess *session, p *step, args json.RawMess
 	}
 	switch p.taskCheck {
 	case taskCheckEnds:
-		rep, why, err := runTask(ctx, sess, p.call.name, args, &config.TaskCall{})
-		return taskRun{rep: rep, why: why}, err
+		run, err := runTask(ctx, sess, p.call.name, args, &config.TaskCall{})
+		if run.why == "" {
+			run.why, run.note = run.note, ""
+		}
+		return run, err
 	case taskCheckUnknown:
 		res, err := sess.request(ctx, "tasks/get", fmt.Appendf(nil, `{"taskId":%q}`, unknownTaskID))
 		if err != nil {

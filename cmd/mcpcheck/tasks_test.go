@@ -156,7 +156,9 @@ func slicesContains(list []string, s string) bool {
 }
 
 // TestTasksQuick: quick mode's generated task checks pass on the demo's
-// tasks profile and catch each planted task defect (--protocol-defects).
+// tasks profile and catch each planted task defect (--protocol-defects):
+// as-task the missing ttl, get-unknown the made-up task, cancel-finished
+// the accepted cancellation, plain-call the -32603.
 func TestTasksQuick(t *testing.T) {
 	for _, defects := range []bool{false, true} {
 		args := []string{"--json", filepath.Join(t.TempDir(), "r.json"), "--", "mcpcheck", "demo", "--tasks"}
@@ -190,8 +192,9 @@ func TestTasksQuick(t *testing.T) {
 		}
 		want := map[string]bool{}
 		if defects {
-			want = map[string]bool{"plan_week/get-unknown": true, "plan_week/cancel-finished": true,
-				"export_household/get-unknown": true, "export_household/cancel-finished": true, "export_household/plain-call": true}
+			want = map[string]bool{"plan_week/as-task": true, "plan_week/get-unknown": true, "plan_week/cancel-finished": true,
+				"export_household/as-task": true, "export_household/get-unknown": true, "export_household/cancel-finished": true,
+				"export_household/plain-call": true}
 		}
 		if len(failed) != len(want) {
 			t.Errorf("defects=%v: failed %v, want %v", defects, failed, want)
