@@ -160,10 +160,16 @@ func slicesContains(list []string, s string) bool {
 // as-task the missing ttl, get-unknown the made-up task, cancel-finished
 // the accepted cancellation, plain-call the -32603.
 func TestTasksQuick(t *testing.T) {
-	for _, defects := range []bool{false, true} {
+	srv := httptest.NewServer(demo.Handler(demo.Options{Tasks: true}))
+	defer srv.Close()
+	for _, mode := range []string{"stdio", "defects", "http"} {
+		defects := mode == "defects"
 		args := []string{"--json", filepath.Join(t.TempDir(), "r.json"), "--", "mcpcheck", "demo", "--tasks"}
-		if defects {
+		switch mode {
+		case "defects":
 			args = append(args, "--protocol-defects")
+		case "http":
+			args = []string{"--json", args[1], "--url", srv.URL + "/mcp"}
 		}
 		runCmd(t, args...)
 		data, err := os.ReadFile(args[1])
@@ -186,6 +192,9 @@ func TestTasksQuick(t *testing.T) {
 					failed[strings.TrimPrefix(sc.Name, "tasks: ")+"/"+st.ID] = true
 				}
 			}
+		}
+		for _, w := range rep.Warnings {
+			t.Errorf("%s: warning %s", mode, w)
 		}
 		if seen != 7 {
 			t.Errorf("defects=%v: %d task checks, want 7 (3 for plan_week, 4 for export_household)", defects, seen)
