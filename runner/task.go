@@ -24,6 +24,12 @@ import (
 // time limit bounds the whole task; when it runs out the task is cancelled
 // (tasks/cancel, best effort) and the step's outcome is timeout.
 //
+// A task that needs input (input_required) gets tasks/result at once: the
+// server sends its requests (elicitation, sampling) on that call's stream,
+// and the session's client answers them as the fixture's client block says
+// (over Streamable HTTP a request on the POST's own stream is not answered:
+// the step then ends at its time limit).
+//
 // With cancelAfterMs the runner cancels the task that long after it was
 // created; the task must then end cancelled (the spec: a receiver MUST
 // move the task to cancelled before answering a valid tasks/cancel), and
@@ -158,6 +164,13 @@ func callTask(ctx context.Context, sess *session, name string, args json.RawMess
 		}
 		if polls >= maxPolls {
 			return taskOutcome{}, errTaskBroken{fmt.Sprintf("the task was still %s after %d polls", st.Status, maxPolls)}
+		}
+		if st.Status == taskInputRequired && tc.CancelAfterMs == 0 {
+			// The server needs the client (an elicitation, a sampling):
+			// the requestor SHOULD call tasks/result, which carries those
+			// requests (answered as the fixture's client block says) and
+			// returns once the task has ended.
+			break
 		}
 		wait := time.NewTimer(st.interval())
 		select {

@@ -259,3 +259,35 @@ func TestTaskOnlyToolCalledPlainly(t *testing.T) {
 		t.Errorf("valid call seen %v, %d skipped cases", valid, fuzz)
 	}
 }
+
+// TestTaskNeedsInput: a task that needs the client (input_required: an
+// ambiguous research query asks for a clarification) gets tasks/result at
+// once; the server's elicitation comes on that call and is answered from
+// the fixture's client block, and the report shows the clarification
+// (stdio; over Streamable HTTP such a request rides the tasks/result POST,
+// which mcpcheck does not answer yet).
+func TestTaskNeedsInput(t *testing.T) {
+	dir := peerDir(t)
+	fixture := `name: research needs input
+command: [node, ` + filepath.Join(dir, peerEverything) + `, stdio]
+protocolVersion: "2025-11-25"
+allowTools: [simulate-research-query]
+timeoutMs: 30000
+client:
+  elicitation: {action: accept, content: {interpretation: historical}}
+scenarios:
+  - name: ambiguous research
+    steps:
+      - tool: simulate-research-query
+        arguments: {topic: tides, ambiguous: true}
+        expect: {text: {contains: "Clarification**: historical"}}
+`
+	path := filepath.Join(t.TempDir(), "input.yaml")
+	if err := os.WriteFile(path, []byte(fixture), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := runCmd(t, "--config", path)
+	if res.code != 0 || !strings.Contains(res.stdout, "elicitation/create") {
+		t.Errorf("exit %d:\n%s", res.code, res.stdout)
+	}
+}
