@@ -51,6 +51,8 @@ Flags:
   --apps           add show_household and its MCP App resource
                    (ui://household/board.html); with --defects or
                    --protocol-defects, a malformed app too
+  --flaky FILE     also serve the flaky tool, which fails every other call
+                   (odd-numbered calls), counting its calls in FILE
   --http ADDR      serve Streamable HTTP at http://ADDR/mcp instead of stdio;
                    ADDR is host:port, and port 0 picks a free port
   --allow-remote   allow an ADDR host other than 127.0.0.1, [::1] or localhost
@@ -88,6 +90,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	tasks := fs.Bool("tasks", false, "")
 	apps := fs.Bool("apps", false, "")
 	hostileMode := fs.String("hostile", "", "")
+	flakyFile := fs.String("flaky", "", "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usage)
@@ -117,6 +120,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		NextRelease:     *next,
 		Tasks:           *tasks,
 		Apps:            *apps,
+		FlakyFile:       *flakyFile,
 	}
 	if !httpSet {
 		if err := serveStdio(ctx, opts, stdin, stdout, stderr); err != nil && ctx.Err() == nil {
