@@ -273,10 +273,10 @@ func newClient(cfg *config.Client) *mcp.Client {
 			caps.Sampling = &mcp.SamplingCapabilities{}
 			model, stop := sm.Model, sm.StopReason
 			if model == "" {
-				model = "mcpcheck-sampling"
+				model = defaultSamplingModel
 			}
 			if stop == "" {
-				stop = "endTurn"
+				stop = defaultStopReason
 			}
 			opts.CreateMessageHandler = func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 				return &mcp.CreateMessageResult{Content: &mcp.TextContent{Text: sm.Text}, Model: model, Role: "assistant", StopReason: stop}, nil

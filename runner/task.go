@@ -27,8 +27,9 @@ import (
 // A task that needs input (input_required) gets tasks/result at once: the
 // server sends its requests (elicitation, sampling) on that call's stream,
 // and the session's client answers them as the fixture's client block says
-// (over Streamable HTTP a request on the POST's own stream is not answered:
-// the step then ends at its time limit).
+// (over Streamable HTTP such a request rides the tasks/result POST's own
+// stream, which the SDK never reads: the runner answers it there, see
+// ownHTTP.answer).
 //
 // With cancelAfterMs the runner cancels the task that long after it was
 // created; the task must then end cancelled (the spec: a receiver MUST

@@ -142,6 +142,11 @@ func responseResult(result json.RawMessage, err error) (json.RawMessage, error) 
 // each a POST with the session's headers through a client of its own (the
 // suite's headers, the origin check, bodies bounded by maxMessageBytes).
 type ownHTTP struct {
+	// answers are the fixture's client block, which answers the server's
+	// requests on these POSTs' streams as the session's SDK client does on
+	// its own; inbox records them.
+	answers  *config.Client
+	inbox    *inbox
 	endpoint string
 	limit    int
 	session  string // Mcp-Session-Id, "" for a stateless server
@@ -156,7 +161,7 @@ type ownHTTP struct {
 // attachOwnHTTP lets sess carry the runner's own requests over HTTP: a
 // client of its own (made at the first request), closed with the session.
 func (d *dialer) attachOwnHTTP(sess *session) {
-	o := &ownHTTP{endpoint: d.suite.Endpoint, limit: messageLimit(d.suite), session: sess.cs.ID()}
+	o := &ownHTTP{endpoint: d.suite.Endpoint, limit: messageLimit(d.suite), session: sess.cs.ID(), answers: d.suite.Client, inbox: sess.inbox}
 	if sess.init != nil {
 		o.version = sess.init.ProtocolVersion
 	}
@@ -225,10 +230,24 @@ func (o *ownHTTP) request(ctx context.Context, method string, params json.RawMes
 			var m struct {
 				ID     json.RawMessage `json:"id"`
 				Method string          `json:"method"`
+				Params json.RawMessage `json:"params"`
 				Result json.RawMessage `json:"result"`
 				Error  *jsonrpc.Error  `json:"error"`
 			}
-			if json.Unmarshal(b, &m) != nil || m.Method != "" || string(bytes.TrimSpace(m.ID)) != id {
+			if json.Unmarshal(b, &m) != nil {
+				continue
+			}
+			if m.Method != "" {
+				// The server's own messages on this call's stream (a task's
+				// elicitation rides tasks/result): seen like any other, and
+				// a request answered as the session's client would.
+				o.inbox.add(m.Method, m.Params, len(m.ID) > 0)
+				if len(m.ID) > 0 {
+					o.answer(ctx, m.ID, m.Method)
+				}
+				continue
+			}
+			if string(bytes.TrimSpace(m.ID)) != id {
 				continue
 			}
 			found, ferr = responseResult(m.Result, nilIfEmpty(m.Error))
@@ -316,3 +335,84 @@ func (s *session) toolTasks() bool {
 func (s *session) declares(capability string) bool {
 	return gjson.GetBytes(s.rawCapabilities(), gjson.Escape(capability)).Exists()
 }
+
+// answer posts the client's answer to a server request that came on one of
+// the runner's own streams: what the fixture's client block offers
+// (newClient answers the same on the SDK's streams), else method not found.
+func (o *ownHTTP) answer(ctx context.Context, id json.RawMessage, method string) {
+	result := clientAnswer(o.answers, method)
+	var body []byte
+	if result == nil {
+		body = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"the client does not offer %s"}}`, id, method)
+	} else {
+		body = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"result":%s}`, id, result)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, o.endpoint, bytes.NewReader(body))
+	if err != nil {
+		return
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if o.session != "" {
+		req.Header.Set("Mcp-Session-Id", o.session)
+	}
+	if o.version != "" {
+		req.Header.Set("MCP-Protocol-Version", o.version)
+	}
+	if resp, err := o.client.Do(req); err == nil {
+		io.Copy(io.Discard, resp.Body) // bounded by the client
+		resp.Body.Close()
+	}
+}
+
+// clientAnswer is the result the fixture's client block gives method, or
+// nil when it offers nothing for it.
+func clientAnswer(c *config.Client, method string) []byte {
+	if method == "ping" {
+		return []byte(`{}`)
+	}
+	if c == nil {
+		return nil
+	}
+	var v any
+	switch {
+	case method == "elicitation/create" && c.Elicitation != nil:
+		e := map[string]any{"action": c.Elicitation.Action}
+		if c.Elicitation.Content != nil {
+			e["content"] = c.Elicitation.Content
+		}
+		v = e
+	case method == "sampling/createMessage" && c.Sampling != nil:
+		model, stop := c.Sampling.Model, c.Sampling.StopReason
+		if model == "" {
+			model = defaultSamplingModel
+		}
+		if stop == "" {
+			stop = defaultStopReason
+		}
+		v = map[string]any{"role": "assistant", "content": map[string]any{"type": "text", "text": c.Sampling.Text}, "model": model, "stopReason": stop}
+	case method == "roots/list" && len(c.Roots) > 0:
+		roots := make([]map[string]any, len(c.Roots))
+		for i, r := range c.Roots {
+			roots[i] = map[string]any{"uri": r.URI}
+			if r.Name != "" {
+				roots[i]["name"] = r.Name
+			}
+		}
+		v = map[string]any{"roots": roots}
+	default:
+		return nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// The sampling answer's model and stop reason when the client block names
+// none (newClient's too).
+const (
+	defaultSamplingModel = "mcpcheck-sampling"
+	defaultStopReason    = "endTurn"
+)

@@ -263,13 +263,19 @@ func TestTaskOnlyToolCalledPlainly(t *testing.T) {
 // TestTaskNeedsInput: a task that needs the client (input_required: an
 // ambiguous research query asks for a clarification) gets tasks/result at
 // once; the server's elicitation comes on that call and is answered from
-// the fixture's client block, and the report shows the clarification
-// (stdio; over Streamable HTTP such a request rides the tasks/result POST,
-// which mcpcheck does not answer yet).
+// the fixture's client block, and the report shows the clarification —
+// over stdio, and over Streamable HTTP, where the request rides the
+// tasks/result POST's own stream and the runner answers it there.
 func TestTaskNeedsInput(t *testing.T) {
 	dir := peerDir(t)
+	for _, target := range []string{"command: [node, " + filepath.Join(dir, peerEverything) + ", stdio]", "endpoint: " + startEverythingHTTP(t, dir)} {
+		taskNeedsInput(t, target)
+	}
+}
+
+func taskNeedsInput(t *testing.T, target string) {
 	fixture := `name: research needs input
-command: [node, ` + filepath.Join(dir, peerEverything) + `, stdio]
+` + target + `
 protocolVersion: "2025-11-25"
 allowTools: [simulate-research-query]
 timeoutMs: 30000
@@ -288,6 +294,6 @@ scenarios:
 	}
 	res := runCmd(t, "--config", path)
 	if res.code != 0 || !strings.Contains(res.stdout, "elicitation/create") {
-		t.Errorf("exit %d:\n%s", res.code, res.stdout)
+		t.Errorf("%s: exit %d:\n%s", target, res.code, res.stdout)
 	}
 }
