@@ -129,8 +129,12 @@ func newTaskStore(defects bool) *taskStore {
 }
 
 // maxDemoTasks bounds a store: a client that creates tasks without end
-// gets -32603 beyond it.
-const maxDemoTasks = 1000
+// gets -32603 beyond it. maxWaiting bounds the task requests answered at
+// once over stdio.
+const (
+	maxDemoTasks = 1000
+	maxWaiting   = 256
+)
 
 // taskRequest is what the layer reads of a request.
 type taskRequest struct {
@@ -359,12 +363,23 @@ func withTasks(msg []byte) []byte {
 // gets withTasks.
 func taskStdio(ctx context.Context, store *taskStore, in io.Reader, out *lockedWriter) (io.Reader, io.Writer) {
 	pr, pw := io.Pipe()
+	// At most maxWaiting answers wait at once (tasks/result blocks until
+	// its task ends); beyond it a request is refused at once.
+	waiting := make(chan struct{}, maxWaiting)
 	go func() {
 		r := bufio.NewReaderSize(in, 64<<10)
 		for {
 			line, err := r.ReadBytes('\n')
 			if req, ok := claims(line); ok {
-				go func() { out.writeLines([][]byte{store.answer(ctx, "stdio", req)}) }()
+				select {
+				case waiting <- struct{}{}:
+					go func() {
+						defer func() { <-waiting }()
+						out.writeLines([][]byte{store.answer(ctx, "stdio", req)})
+					}()
+				default:
+					out.writeLines([][]byte{fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"too many task requests at once"}}`, req.ID)})
+				}
 			} else if len(line) > 0 {
 				if _, werr := pw.Write(line); werr != nil {
 					return

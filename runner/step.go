@@ -83,11 +83,12 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 	var task taskRun
 	tc := taskFor(sess, p, schemas)
 	plainOfTaskOnly := tc == nil && schemas != nil && schemas.taskSupport == "required"
-	if plainOfTaskOnly && p.origin == config.OriginFuzz {
+	if plainOfTaskOnly && p.origin == config.OriginFuzz && p.caseName != caseValid {
 		// The answer would be the spec's refusal of a plain call, whatever
 		// the input: nothing a bad-input case can judge.
 		cancel()
 		out.Status, out.Reason = StatusSkipped, skipTaskOnly
+		r.traceStep(sc, p, &out, argv, began)
 		return out
 	}
 	switch {
@@ -98,6 +99,7 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 		if task.skip != "" {
 			cancel()
 			out.Status, out.Reason = StatusSkipped, task.skip+"; nothing was sent"
+			r.traceStep(sc, p, &out, argv, began)
 			return out
 		}
 	case tc != nil:
@@ -178,7 +180,7 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 		out.Status, out.Reason = StatusFailed, r.clean(task.why, 2000)
 	}
 	if task.note != "" {
-		out.Notes, out.Flagged = append(out.Notes, task.note), true
+		out.Notes, out.Flagged = append(out.Notes, r.clean(task.note, 600)), true
 	}
 	if p.record {
 		out.result = decoded
