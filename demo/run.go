@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-const usage = `Usage: mcpcheck demo [--faults] [--defects] [--protocol-defects] [--next-release] [--tasks] [--apps] [--http ADDR [--allow-remote]]
+const usage = `Usage: mcpcheck demo [--faults] [--defects] [--protocol-defects] [--next-release] [--banner] [--tasks] [--apps] [--http ADDR [--allow-remote]]
        mcpcheck demo --hostile MODE [--http ADDR]
 
 Serves the built-in demo MCP server: a household task list with the tools
@@ -51,6 +51,9 @@ Flags:
   --apps           add show_household and its MCP App resource
                    (ui://household/board.html); with --defects or
                    --protocol-defects, a malformed app too
+  --banner         over stdio, also write two lines on stdout that are not
+                   JSON-RPC (a start-up banner, then a log line), which the
+                   stdio transport forbids
   --flaky FILE     also serve the flaky tool, which fails every other call
                    (odd-numbered calls), counting its calls in FILE
   --http ADDR      serve Streamable HTTP at http://ADDR/mcp instead of stdio;
@@ -90,6 +93,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	tasks := fs.Bool("tasks", false, "")
 	apps := fs.Bool("apps", false, "")
 	hostileMode := fs.String("hostile", "", "")
+	banner := fs.Bool("banner", false, "")
 	flakyFile := fs.String("flaky", "", "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -105,6 +109,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.Visit(func(f *flag.Flag) { httpSet = httpSet || f.Name == "http" })
 	if *allowRemote && !httpSet {
 		return badUsage(stderr, "--allow-remote needs --http")
+	}
+	if *banner && httpSet {
+		return badUsage(stderr, "--banner is for stdio, not --http")
 	}
 
 	if *hostileMode != "" {
@@ -123,6 +130,14 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		FlakyFile:       *flakyFile,
 	}
 	if !httpSet {
+		if *banner {
+			b := newBannerWriter(stdout)
+			if err := b.start(); err != nil {
+				fmt.Fprintf(stderr, "mcpcheck demo: %v\n", err)
+				return 1
+			}
+			stdout = b
+		}
 		if err := serveStdio(ctx, opts, stdin, stdout, stderr); err != nil && ctx.Err() == nil {
 			fmt.Fprintf(stderr, "mcpcheck demo: %v\n", err)
 			return 1
