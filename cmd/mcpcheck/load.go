@@ -278,8 +278,9 @@ func (l *liveLine) show(p runner.LoadProgress) {
 	if p.Planned > 0 {
 		elapsed += " of " + p.Planned.String()
 	}
-	fmt.Fprintf(l.w, "\r\x1b[2Kload %s: %d calls, %d errors, %.0f calls/s, p50 %.1fms p95 %.1fms p99 %.1fms, %d users busy",
+	fmt.Fprintf(l.w, "\rload %s: %d calls, %d errors, %.0f calls/s, p50 %.1fms p95 %.1fms p99 %.1fms, %d users busy",
 		elapsed, p.Calls, p.Errors, p.RPS, p.P50, p.P95, p.P99, p.Active)
+	fmt.Fprint(l.w, "\x1b[K")
 	l.shown = true
 }
 
@@ -290,6 +291,6 @@ func (l *liveLine) erase() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.shown {
-		fmt.Fprint(l.w, "\r\x1b[2K")
+		fmt.Fprint(l.w, "\r\x1b[K")
 	}
 }

@@ -2,16 +2,19 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mcpcheck/mcpcheck/demo"
 	"github.com/mcpcheck/mcpcheck/internal/jsonx"
 	"github.com/mcpcheck/mcpcheck/runner"
 	"github.com/mcpcheck/mcpcheck/schemas"
+	"go.yaml.in/yaml/v3"
 )
 
 func readLoad(t *testing.T, path string) *runner.Report {
@@ -123,5 +126,108 @@ func TestLoadBadInput(t *testing.T) {
 		if code != exitBadArgs || !strings.Contains(text, c.want) {
 			t.Errorf("%v: exit %d, want 2 and %q:\n%s", c.args, code, c.want, text)
 		}
+	}
+}
+
+// The load matrix example's own commands, driven as GitHub drives them:
+// the segment job's command as three processes at once, then the merge
+// job's, on examples/load.yaml; the merged report holds every segment's
+// calls and its thresholds' verdict.
+func TestLoadMatrixExample(t *testing.T) {
+	data, err := os.ReadFile("../../examples/ci/load-matrix.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wf struct {
+		Jobs map[string]struct {
+			Strategy struct {
+				Matrix struct {
+					Segment []int `yaml:"segment"`
+				} `yaml:"matrix"`
+			} `yaml:"strategy"`
+			Steps []struct {
+				Run string `yaml:"run"`
+			} `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	if err := yaml.Unmarshal(data, &wf); err != nil {
+		t.Fatal(err)
+	}
+	command := func(job, has string) string {
+		for _, st := range wf.Jobs[job].Steps {
+			if strings.Contains(st.Run, has) {
+				return st.Run
+			}
+		}
+		t.Fatalf("job %s has no step running %q", job, has)
+		return ""
+	}
+	segCmd, mergeCmd := command("segment", "--segment"), command("merge", "merge")
+	dir := t.TempDir()
+	copyFixture(t, "../../examples/load.yaml", dir, "load.yaml")
+	process := func(line string) (int, string) {
+		args := words(line)
+		if args[0] != "./mcpcheck" {
+			t.Fatalf("%q does not run the built mcpcheck", line)
+		}
+		return cli(t, dir, nil, args[1:]...)
+	}
+	matrix := wf.Jobs["segment"].Strategy.Matrix.Segment
+	var wg sync.WaitGroup
+	for _, k := range matrix {
+		wg.Go(func() {
+			line := strings.ReplaceAll(segCmd, "${{ matrix.segment }}", fmt.Sprint(k))
+			if code, out := process(line); code != 0 {
+				t.Errorf("segment %d: exit %d\n%s", k, code, out)
+			}
+		})
+	}
+	wg.Wait()
+	var calls uint64
+	for _, k := range matrix {
+		calls += readLoad(t, filepath.Join(dir, fmt.Sprintf("segment-%d.json", k))).Load.Overall.Calls
+	}
+	code, out := process(mergeCmd)
+	if code != 0 {
+		t.Fatalf("%s: exit %d\n%s", mergeCmd, code, out)
+	}
+	m := readLoad(t, filepath.Join(dir, "load.json"))
+	if m.Load.Overall.Calls != calls || m.Load.VUs != 4 || len(m.Load.Thresholds) != 3 || !m.Passed {
+		t.Errorf("merged: calls %d (segments %d), users %d, thresholds %+v", m.Load.Overall.Calls, calls, m.Load.VUs, m.Load.Thresholds)
+	}
+	for _, f := range []string{"load.xml", "load.html"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestLoadEverything: a load of the real server-everything's echo over
+// stdio (each user its own node process), judged by its thresholds.
+func TestLoadEverything(t *testing.T) {
+	peers := peerDir(t)
+	dir := t.TempDir()
+	fixture := filepath.Join(dir, "echo.yaml")
+	os.WriteFile(fixture, []byte(`name: echo under load
+command: [node, `+filepath.Join(peers, peerEverything)+`, stdio]
+allowTools: [echo]
+timeoutMs: 30000
+load: {vus: 2, iterations: 40, thresholds: ["errors<1%", "p99<10s"]}
+scenarios:
+  - name: echo
+    steps:
+      - id: echo
+        tool: echo
+        arguments: {message: hello}
+        expect: {text: {contains: hello}}
+`), 0o644)
+	out := filepath.Join(dir, "load.json")
+	code, text := cli(t, "", nil, "load", "--config", fixture, "--json", out, "--html", filepath.Join(dir, "load.html"))
+	if code != exitPass {
+		t.Fatalf("exit %d\n%s", code, text)
+	}
+	r := readLoad(t, out)
+	if r.Load.Overall.Calls != 40 || r.Load.Overall.Errors != 0 || r.Server == nil || r.Server.Name != "mcp-servers/everything" {
+		t.Fatalf("load %+v server %+v", r.Load.Overall, r.Server)
 	}
 }
