@@ -4,7 +4,7 @@
 // duration, checking each answer as cheaply as a hand-written client would;
 // it prints the calls per second.
 //
-//	pool -url URL -vus N -duration D -tool NAME [-args JSON] [-want-key K | -want-text S] [-sdk-defaults]
+//	pool -url URL -vus N -duration D [-calls N] -tool NAME [-args JSON] [-want-key K | -want-text S] [-sdk-defaults]
 //
 // By default each session gets the cheapest setup the go-sdk offers (no
 // standalone SSE stream, an HTTP connection pool of its own); -sdk-defaults
@@ -43,6 +43,7 @@ func main() {
 	url := flag.String("url", "", "the server's Streamable HTTP endpoint")
 	vus := flag.Int("vus", 4, "goroutines, each on its own session")
 	dur := flag.Duration("duration", 10*time.Second, "how long to call")
+	total := flag.Uint64("calls", 0, "stop after this many calls in all (0: the duration only), as --iterations does")
 	tool := flag.String("tool", "", "the tool to call")
 	argsJSON := flag.String("args", "{}", "the call's arguments (a JSON object)")
 	wantKey := flag.String("want-key", "", "a key structuredContent must hold")
@@ -83,7 +84,7 @@ func main() {
 	client := mcp.NewClient(&mcp.Implementation{Name: "pool", Version: "0"}, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
 	ctx, cancel := context.WithTimeout(context.Background(), *dur)
 	defer cancel()
-	var calls, errs atomic.Uint64
+	var calls, errs, taken atomic.Uint64
 	var wg sync.WaitGroup
 	start := time.Now()
 	for range *vus {
@@ -108,6 +109,9 @@ func main() {
 			}
 			defer cs.Close()
 			for ctx.Err() == nil {
+				if *total > 0 && taken.Add(1) > *total {
+					return
+				}
 				r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: *tool, Arguments: args})
 				if ctx.Err() != nil && (err != nil || errors.Is(ctx.Err(), context.DeadlineExceeded) && r == nil) {
 					return // cut short by the end of the run
