@@ -4,7 +4,7 @@
 // duration, checking each answer as cheaply as a hand-written client would;
 // it prints the calls per second.
 //
-//	pool -url URL -vus N -duration D [-calls N] -tool NAME [-args JSON] [-want-key K | -want-text S] [-sdk-defaults]
+//	pool -url URL -vus N -duration D [-calls N] [-call-timeout D] -tool NAME [-args JSON] [-want-key K | -want-text S] [-sdk-defaults]
 //
 // By default each session gets the cheapest setup the go-sdk offers (no
 // standalone SSE stream, an HTTP connection pool of its own); -sdk-defaults
@@ -43,6 +43,10 @@ func main() {
 	url := flag.String("url", "", "the server's Streamable HTTP endpoint")
 	vus := flag.Int("vus", 4, "goroutines, each on its own session")
 	dur := flag.Duration("duration", 10*time.Second, "how long to call")
+	// A context per call, cancelled as soon as the call returns, is what
+	// made mcpcheck dial a new connection every ~20 calls (the SDK still
+	// reads the response stream's end then): see runner/httpkeep.go.
+	callTimeout := flag.Duration("call-timeout", 0, "give each call a context of its own with this timeout, cancelled as soon as the call returns")
 	total := flag.Uint64("calls", 0, "stop after this many calls in all (0: the duration only), as --iterations does")
 	tool := flag.String("tool", "", "the tool to call")
 	argsJSON := flag.String("args", "{}", "the call's arguments (a JSON object)")
@@ -112,7 +116,12 @@ func main() {
 				if *total > 0 && taken.Add(1) > *total {
 					return
 				}
-				r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: *tool, Arguments: args})
+				cctx, ccancel := ctx, context.CancelFunc(func() {})
+				if *callTimeout > 0 {
+					cctx, ccancel = context.WithTimeout(ctx, *callTimeout)
+				}
+				r, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: *tool, Arguments: args})
+				ccancel()
 				if ctx.Err() != nil && (err != nil || errors.Is(ctx.Err(), context.DeadlineExceeded) && r == nil) {
 					return // cut short by the end of the run
 				}
