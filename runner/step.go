@@ -117,7 +117,7 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 	}
 	elapsed := time.Since(began)
 	interrupted := err != nil && cutShort(ctx, callCtx)
-	cancel()
+	tp.cancelAfterBody(cancel) // over HTTP, once the answer's stream has ended (httpkeep.go)
 	sess.finish(tp)
 	out.DurationMs = ms(elapsed)
 	var bad errBadParams

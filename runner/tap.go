@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/internal/jsonx"
@@ -52,6 +53,12 @@ type tap struct {
 	responses int
 	oversized error // errOversized, with the bound, once a message passed it
 	done      bool
+	// bodies are the call's response bodies not yet closed, release the
+	// cancel waiting for them, deferred the session's count of such
+	// waits (see httpkeep.go).
+	bodies   int
+	release  func()
+	deferred *atomic.Int32
 }
 
 type tapKey struct{}
