@@ -443,7 +443,12 @@ func (a *analysis) probes(p *ProbeSettings) {
 		}
 		size[st.Tool] = float64(st.ResponseChars)
 		chars += st.ResponseChars
-		if st.TimedBy != "" {
+		switch {
+		case st.AsTask:
+			// A task's time is its work and the server's poll interval,
+			// not a latency.
+			continue
+		case st.TimedBy != "":
 			a.notes = append(a.notes, fmt.Sprintf("tool %q: latency not judged: its argument %s asks for the time the call takes", st.Tool, st.TimedBy))
 			continue
 		}
