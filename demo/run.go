@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-const usage = `Usage: mcpcheck demo [--faults] [--defects] [--protocol-defects] [--next-release] [--http ADDR [--allow-remote]]
+const usage = `Usage: mcpcheck demo [--faults] [--defects] [--protocol-defects] [--ask] [--next-release] [--http ADDR [--stateless] [--allow-remote]]
        mcpcheck demo --hostile MODE [--http ADDR]
 
 Serves the built-in demo MCP server: a household task list with the tools
@@ -42,11 +42,17 @@ Flags:
                    cancellation, an unknown version refused, a request
                    before initialize answered, over HTTP an invalid
                    protocol header accepted and a deleted session 400)
+  --ask            also serve ask_assignee, a tool that asks the client for
+                   input (elicitation): under 2026-07-28 a multi-round-trip
+                   request, under 2025-11-25 an elicitation/create
   --next-release   serve the household's next release, whose contract differs
                    in one change of each drift severity (for mcpcheck
                    snapshot and mcpcheck diff)
   --http ADDR      serve Streamable HTTP at http://ADDR/mcp instead of stdio;
                    ADDR is host:port, and port 0 picks a free port
+  --stateless      serve HTTP without sessions (every POST on its own, as
+                   2026-07-28 has it; the household lasts one request);
+                   go-sdk serves 2026-07-28 over HTTP only this way
   --allow-remote   allow an ADDR host other than 127.0.0.1, [::1] or localhost
   --hostile MODE   serve instead a minimal server written to break the
                    client that tests it (mcpcheck's own tests use these);
@@ -79,6 +85,8 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	defects := fs.Bool("defects", false, "")
 	protocolDefects := fs.Bool("protocol-defects", false, "")
 	next := fs.Bool("next-release", false, "")
+	ask := fs.Bool("ask", false, "")
+	stateless := fs.Bool("stateless", false, "")
 	hostileMode := fs.String("hostile", "", "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -95,6 +103,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if *allowRemote && !httpSet {
 		return badUsage(stderr, "--allow-remote needs --http")
 	}
+	if *stateless && !httpSet {
+		return badUsage(stderr, "--stateless needs --http")
+	}
 
 	if *hostileMode != "" {
 		return runHostile(ctx, *hostileMode, httpSet, *httpAddr, stdin, stdout, stderr)
@@ -107,6 +118,8 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 		ProtocolDefects: *protocolDefects,
 		NextRelease:     *next,
+		Ask:             *ask,
+		Stateless:       *stateless,
 	}
 	if !httpSet {
 		if err := serveStdio(ctx, opts, stdin, stdout, stderr); err != nil && ctx.Err() == nil {

@@ -52,6 +52,7 @@ func serveStdio(ctx context.Context, opts Options, in io.Reader, out io.Writer, 
 		f.stderr = stderr
 	}
 	if opts.ProtocolDefects {
+		in, out = eraDefectStdio(in, out)
 		in, out = defectStdio(in, out)
 	} else {
 		lw := &lockedWriter{w: out}
@@ -266,6 +267,7 @@ func handlerFor(s *mcp.Server, f *faults, opts Options) *httpHandler {
 	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{
 		SessionTimeout: sessionIdleTimeout,
 		Logger:         opts.Logger,
+		Stateless:      opts.Stateless,
 	})
 	var fh *faultHandler
 	if f != nil {
@@ -274,8 +276,11 @@ func handlerFor(s *mcp.Server, f *faults, opts Options) *httpHandler {
 	}
 	if opts.ProtocolDefects {
 		h = blameServer{ignoreVersionHeader{&forgetDeletedSessions{next: h}}}
+		if opts.Stateless {
+			h = eraDefectHTTP{h}
+		}
 	} else {
-		h = guardHTTP{h}
+		h = guardHTTP{next: h, stateless: opts.Stateless}
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)

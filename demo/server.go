@@ -52,6 +52,16 @@ type Options struct {
 	// session answered 400.
 	ProtocolDefects bool
 
+	// Ask adds ask_assignee, a tool that asks the client for input (a
+	// multi-round-trip request; see era.go). ProtocolDefects adds it too,
+	// with its defects.
+	Ask bool
+
+	// Stateless serves Streamable HTTP without sessions, as 2026-07-28 has
+	// it (and as go-sdk serves that version only): every POST is a session
+	// of its own, so the household does not outlive a request.
+	Stateless bool
+
 	// NextRelease serves the household's next release: the same tools,
 	// whose contract differs from this one's in one change of each drift
 	// severity (see release), for mcpcheck snapshot and diff.
@@ -105,8 +115,13 @@ func buildServer(opts Options, kind transportKind) (*mcp.Server, *registry, *fau
 		Prompts:   &mcp.PromptCapabilities{},
 		Resources: &mcp.ResourceCapabilities{Subscribe: true},
 	}
+	var cacheHints func(context.Context, mcp.Request, *mcp.Cacheable)
+	if opts.ProtocolDefects {
+		cacheHints = badCacheHints
+	}
 	s := mcp.NewServer(info,
 		&mcp.ServerOptions{
+			SetCacheable:       cacheHints,
 			Instructions:       instructions,
 			Logger:             opts.Logger,
 			Capabilities:       caps,
@@ -117,13 +132,16 @@ func buildServer(opts Options, kind transportKind) (*mcp.Server, *registry, *fau
 	)
 	s.AddSendingMiddleware(reg.onlyChangedHouseholds)
 	if opts.ProtocolDefects {
-		s.AddReceivingMiddleware(nullArgumentsDefect, clientFaultDefects(info, caps))
+		s.AddReceivingMiddleware(nullArgumentsDefect, clientFaultDefects(info, caps), eraDefects())
 		addSlowStatus(s)
 	} else {
 		s.AddReceivingMiddleware(guardLevels)
 	}
 	addTools(s, reg, opts.NextRelease)
 	addTidy(s, reg)
+	if opts.Ask || opts.ProtocolDefects {
+		addAsk(s, newAsker(opts.ProtocolDefects))
+	}
 	addResources(s, reg)
 	addPrompts(s, reg)
 	var f *faults
