@@ -12,7 +12,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -21,7 +20,9 @@ import (
 // requests that name 2026-07-28 in their _meta only, so the 2025-11-25
 // probes see the defects listed in protocol.go and nothing else:
 //
-//   - prompts are declared but prompts/list is -32601 [discover-capabilities];
+//   - server/discover does not declare prompts, which prompts/list serves
+//     [discover-capabilities];
+//   - server/discover does not say which server it is [discover];
 //   - an unsupported version's -32022 lists no supported versions
 //     [unsupported-version];
 //   - ask_assignee asks a client that declared no elicitation, and takes
@@ -58,8 +59,15 @@ func eraDefects() mcp.Middleware {
 				return next(ctx, method, req)
 			}
 			switch method {
-			case "prompts/list":
-				return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found"}
+			case "server/discover":
+				res, err := next(ctx, method, req)
+				if r, ok := res.(*mcp.DiscoverResult); ok && err == nil && r.Capabilities != nil {
+					cp, caps := *r, *r.Capabilities
+					caps.Prompts = nil
+					cp.Capabilities = &caps
+					return &cp, nil
+				}
+				return res, err
 			case "tools/list":
 				res, err := next(ctx, method, req)
 				if r, ok := res.(*mcp.ListToolsResult); ok && err == nil && len(r.Tools) > 0 {
@@ -111,7 +119,8 @@ func eraDefectRequest(msg []byte) ([]byte, bool) {
 }
 
 // eraDefectResponse rewrites one response: -32022 loses its data (the
-// supported versions), a tools/list result its resultType.
+// supported versions), a tools/list result its resultType, a discover
+// result its _meta (the server's identity).
 func eraDefectResponse(msg []byte) []byte {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(msg, &m) != nil {
@@ -130,6 +139,14 @@ func eraDefectResponse(msg []byte) []byte {
 		var rm map[string]json.RawMessage
 		if json.Unmarshal(r, &rm) == nil && rm["tools"] != nil {
 			delete(rm, "resultType")
+			m["result"], _ = json.Marshal(rm)
+			changed = true
+		}
+	}
+	if r := m["result"]; r != nil && bytes.Contains(r, []byte(`"supportedVersions"`)) {
+		var rm map[string]json.RawMessage
+		if json.Unmarshal(r, &rm) == nil && rm["_meta"] != nil {
+			delete(rm, "_meta")
 			m["result"], _ = json.Marshal(rm)
 			changed = true
 		}

@@ -65,6 +65,8 @@ type probe struct {
 	// target is what the report shows it addressing, when its message
 	// does not say (bytes that are not a request).
 	target string
+	// run, for an era probe (era.go), sends what it needs itself.
+	run eraRun
 }
 
 // verdict is a probe's judgement: expected and got in the runner's words.
@@ -93,17 +95,20 @@ func (c *generator) protocol(t protocolTarget, readOnly []tool) {
 	case t.transport != TargetStdio && t.transport != TargetHTTP:
 		c.note("protocol probes: not run over %s (they speak raw JSON-RPC over stdio or Streamable HTTP)", t.transport)
 		return
-	case t.version == config.ProtocolVersion2026:
-		c.note("protocol probes: not run under %s (they speak the initialize handshake of 2025-11-25 and earlier)", t.version)
-		return
 	}
 	caps := t.caps
 	if caps == nil {
 		caps = &mcp.ServerCapabilities{}
 	}
-	probes := catalogue(t, caps, c.probeTool(readOnly))
-	if p, ok := c.cancellation(readOnly); ok {
-		probes = append(probes, p)
+	var probes []probe
+	if t.version == config.ProtocolVersion2026 {
+		// No handshake, no sessions: the revision's own probes.
+		probes = c.eraProbes(t, caps, readOnly)
+	} else {
+		probes = catalogue(t, caps, c.probeTool(readOnly))
+		if p, ok := c.cancellation(readOnly); ok {
+			probes = append(probes, p)
+		}
 	}
 	sc := c.scenario("protocol: " + string(t.transport))
 	sc.mode, sc.isolation, sc.continueOnFailure = rawProbes, config.IsolationScenario, true

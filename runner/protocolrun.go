@@ -78,13 +78,24 @@ func (r *runState) runProbes(ctx context.Context, sc *scenario) {
 func (r *runState) openRaw(ctx context.Context, tmp string, bare, restart bool) (rawConn, error) {
 	var c rawConn
 	var err error
-	if r.suite.Endpoint != "" {
+	switch {
+	case r.rep.ProtocolVersion == config.ProtocolVersion2026 && r.suite.Endpoint != "":
+		// No session to open: every POST stands alone.
+		c = r.d.sessionlessHTTP()
+	case r.rep.ProtocolVersion == config.ProtocolVersion2026:
+		// No handshake: the probes' own requests say the version.
+		var s *rawStdio
+		s, err = r.d.openRawStdio(ctx, tmp, true)
+		if err == nil {
+			c = s
+		}
+	case r.suite.Endpoint != "":
 		var h *rawHTTP
 		h, err = r.d.openRawHTTP(ctx)
 		if err == nil {
 			c = h
 		}
-	} else {
+	default:
 		var s *rawStdio
 		s, err = r.d.openRawStdio(ctx, tmp, bare)
 		if err == nil {
@@ -167,6 +178,18 @@ func (r *runState) runProbe(ctx context.Context, sc *scenario, j int, conn rawCo
 			steps[j], steps[j+1] = out, obs
 			return false, false
 		}
+	case pr.run != nil:
+		var v verdict
+		var skip string
+		ex, v, skip = pr.run(ctx, conn, wait)
+		if skip != "" && ctx.Err() == nil {
+			out.Status, out.Reason = StatusSkipped, "not run: "+r.clean(skip, 500)
+			out.DurationMs = ms(time.Since(began))
+			obs.Status, obs.Reason = StatusSkipped, out.Reason
+			steps[j], steps[j+1] = out, obs
+			return false, false
+		}
+		ex.verdict = &v
 	case pr.edit != nil:
 		_, ex = conn.(*rawHTTP).post(ctx, pr.message, pr.id, pr.edit, wait)
 	default:

@@ -95,6 +95,8 @@ type exchange struct {
 	// answered within the wait.
 	stuck bool
 	err   error
+	// verdict is an era probe's own judgement (era.go).
+	verdict *verdict
 }
 
 // reply is the first response that answers the probe, or nil.
@@ -359,6 +361,13 @@ func (d *dialer) openRawHTTP(ctx context.Context) (*rawHTTP, error) {
 	c.version = res.ProtocolVersion
 	c.post(ctx, []byte(initializedMessage), "", nil, wait)
 	return c, nil
+}
+
+// sessionlessHTTP is a raw connection to a server of 2026-07-28: no
+// initialize, no session; its requests name the version themselves.
+func (d *dialer) sessionlessHTTP() *rawHTTP {
+	return &rawHTTP{client: httpClient(d.suite.Endpoint, d.sec.headers, ms2d(d.suite.InitTimeoutMs), nil, messageLimit(d.suite)), endpoint: d.suite.Endpoint,
+		limit: messageLimit(d.suite), version: eraVersion}
 }
 
 // headers are the protocol headers of a request on the session; a probe
