@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 	"sync"
@@ -254,4 +255,11 @@ func eraFallback(requested, negotiated string) string {
 	}
 	return "asked for protocol " + eraVersion + "; the server does not serve it here and negotiated " + negotiated +
 		", so the run checked " + negotiated + " (not a failure: the server speaks the older era)"
+}
+
+// notInEra is a fixture step whose method 2026-07-28 removed: it is not
+// sent. (A subscribe step is carried by subscriptions/listen instead, as
+// go-sdk does: the revision replaced the method, not the need.)
+func notInEra(method string) error {
+	return errBadParams{fmt.Errorf("%s is not in %s (the revision removed it); limit the step with protocols: [2025-11-25]", method, eraVersion)}
 }
