@@ -46,6 +46,9 @@ const stderrLines = 20
 func Run(ctx context.Context, suite *config.Suite, opts Options) (*Report, error) {
 	var rep *Report
 	var err error
+	if len(opts.Protocols) == 0 && len(suite.ProtocolVersions) > 1 {
+		opts.Protocols = suite.ProtocolVersions
+	}
 	switch len(opts.Protocols) {
 	case 0:
 		rep, err = runOne(ctx, suite, opts)
