@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/runner/internal/probe"
 )
@@ -50,4 +52,12 @@ func eraFallback(requested, negotiated string) string {
 // go-sdk does: the revision replaced the method, not the need.)
 func notInEra(method string) error {
 	return errBadParams{fmt.Errorf("%s is not in %s (the revision removed it); limit the step with protocols: [2025-11-25]", method, config.ProtocolVersion2026)}
+}
+
+// inputRequired reports whether a call's result is 2026-07-28's
+// input-required result: one round of a multi-round-trip request, which
+// the SDK answers from the client block and retries with a new id. The
+// step's result is the last round's.
+func inputRequired(raw json.RawMessage) bool {
+	return len(raw) > 0 && gjson.GetBytes(raw, "resultType").String() == "input_required"
 }

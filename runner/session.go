@@ -239,12 +239,14 @@ func (d *dialer) start(tmp string) (*process, error) {
 // client block offers and nothing else: a server must not depend on roots,
 // sampling or elicitation to answer, and a request the fixture did not
 // configure gets a JSON-RPC error from the SDK (never a hang). It never
-// retries a call.
+// retries a failed call; under 2026-07-28 a call answered "input
+// required" is answered from the same block and sent again with a new id
+// (a multi-round-trip request: the SDK's, bounded at 10 rounds), so the
+// step's result is the last round's (see tap.go).
 func newClient(cfg *config.Client) *mcp.Client {
 	caps := &mcp.ClientCapabilities{}
 	opts := &mcp.ClientOptions{
-		Capabilities:   caps,
-		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+		Capabilities: caps,
 	}
 	var roots []*mcp.Root
 	if cfg != nil {

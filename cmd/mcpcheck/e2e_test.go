@@ -156,7 +156,8 @@ func TestEveryExampleRuns(t *testing.T) {
 		"contract.yaml": true, "demo.contract.json": true, // TestContractInFixture, TestSnapshotDemo
 		"golden.yaml": true, "__snapshots__": true, // TestGoldenDemo
 		"faults.yaml": true, "faults-http.yaml": true, // TestFaultReceipts
-		"ci": true} // TestGitHubActionsExample
+		"eras.yaml": true, // TestErasExample
+		"ci":        true} // TestGitHubActionsExample
 	files, _ := filepath.Glob("../../examples/*")
 	for _, f := range files {
 		if !covered[filepath.Base(f)] {
