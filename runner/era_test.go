@@ -1,10 +1,13 @@
 package runner
 
 import (
+	"context"
 	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/demo"
@@ -173,5 +176,64 @@ scenarios:
 	}
 	if len(rep.Divergences) != 2 || rep.Divergences[0].Step != "ping" || rep.Divergences[1].Step != "level" {
 		t.Errorf("divergences %+v", rep.Divergences)
+	}
+}
+
+// TestErasDivergeByValue: a run in both eras compares each step's answers
+// by value. A tool whose answer names the era diverges, in the members
+// that differ; the demo's get_household, whose 2026-07-28 results also
+// carry resultType, caching hints and the server's identity in _meta (what
+// the revision added), does not. The digests say nothing of the values.
+func TestErasDivergeByValue(t *testing.T) {
+	s := parse(t, `name: value divergence
+command: [mcpcheck]
+protocolVersion: ["2025-11-25", "2026-07-28"]
+allowTools: [get_household, which_era]
+scenarios:
+  - name: same
+    steps:
+      - {id: read, tool: get_household}
+  - name: era
+    steps:
+      - {id: which, tool: which_era}
+`)
+	opts := Options{Dial: func(ctx context.Context) (mcp.Transport, error) {
+		srv := demo.NewServer(demo.Options{})
+		mcp.AddTool(srv, &mcp.Tool{Name: "which_era", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+			func(_ context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, map[string]any, error) {
+				return nil, map[string]any{"era": req.ProtocolVersion()}, nil
+			})
+		ct, st := mcp.NewInMemoryTransports()
+		if _, err := srv.Connect(ctx, st, nil); err != nil {
+			return nil, err
+		}
+		return ct, nil
+	}}
+	rep := mustRun(t, s, opts)
+	if !rep.Passed || len(rep.ProtocolRuns) != 2 || rep.ProtocolRuns[1].Negotiated != "2026-07-28" {
+		t.Fatalf("passed %v, runs %+v: %s", rep.Passed, rep.ProtocolRuns, statuses(rep))
+	}
+	if len(rep.Divergences) != 1 {
+		t.Fatalf("divergences %+v", rep.Divergences)
+	}
+	d := rep.Divergences[0]
+	if d.Scenario != "era" || d.Step != "which" || !slices.Equal(d.Values, []string{"content", "structuredContent"}) {
+		t.Errorf("divergence %+v", d)
+	}
+	for _, sc := range rep.Scenarios {
+		for _, st := range sc.Steps {
+			for k, v := range st.AnswerDigests {
+				if strings.Contains(v, "2025") || strings.Contains(v, "revision") || len(v) != 16 {
+					t.Errorf("%s digest %s = %q", st.ID, k, v)
+				}
+			}
+		}
+	}
+	// Analysis is a function of the report: read back, the same.
+	again := *rep
+	again.Divergences = nil
+	Analyze(&again)
+	if len(again.Divergences) != 1 || !slices.Equal(again.Divergences[0].Values, d.Values) {
+		t.Errorf("re-analysed: %+v", again.Divergences)
 	}
 }
