@@ -11,8 +11,10 @@ import (
 	"strings"
 )
 
-// Divergence in value. A run in several protocol eras compares each step's
-// answers between the eras, not only its status and outcome: each
+// Divergence in value. A run in several protocol eras compares each
+// hand-written step's answers between the eras, not only its status and
+// outcome (generated steps, which create records with server-minted ids,
+// are compared by status, outcome and error code only): each
 // top-level member of a result (structuredContent, content, contents,
 // messages, tools, ...) is kept in the report as a keyed digest, and the
 // members whose digests differ are the step's value divergence. The
@@ -94,5 +96,50 @@ func valuesDiffer(a, b map[string]string) []string {
 		}
 	}
 	slices.Sort(out)
+	return out
+}
+
+// withoutEraFields is a decoded result without what the 2026-07-28
+// revision added to every result (a copy when it had any), so that a
+// golden answer holds in both eras.
+func withoutEraFields(m map[string]any) map[string]any {
+	var out map[string]any
+	for k, v := range m {
+		drop := eraFields[k]
+		var meta map[string]any
+		if k == "_meta" {
+			if mm, ok := v.(map[string]any); ok {
+				for mk := range mm {
+					if strings.HasPrefix(mk, "io.modelcontextprotocol/") {
+						if meta == nil {
+							meta = make(map[string]any, len(mm))
+							for kk, vv := range mm {
+								meta[kk] = vv
+							}
+						}
+						delete(meta, mk)
+					}
+				}
+			}
+		}
+		if !drop && meta == nil {
+			continue
+		}
+		if out == nil {
+			out = make(map[string]any, len(m))
+			for kk, vv := range m {
+				out[kk] = vv
+			}
+		}
+		switch {
+		case drop, len(meta) == 0:
+			delete(out, k)
+		default:
+			out[k] = meta
+		}
+	}
+	if out == nil {
+		return m
+	}
 	return out
 }
