@@ -41,7 +41,8 @@ Flags:
                    malformed JSON, a batch is answered, an answer after
                    cancellation, an unknown version refused, a request
                    before initialize answered, over HTTP an invalid
-                   protocol header accepted and a deleted session 400)
+                   protocol header accepted and a deleted session 400;
+                   under 2026-07-28 one per probe of that revision)
   --ask            also serve ask_assignee, a tool that asks the client for
                    input (elicitation): under 2026-07-28 a multi-round-trip
                    request, under 2025-11-25 an elicitation/create
