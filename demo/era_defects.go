@@ -34,6 +34,8 @@ import (
 //     hints are out of range (ttlMs -1, cacheScope "everyone")
 //     [cache-hints];
 //   - tools/list differs from one listing to the next [list-stable];
+//   - subscriptions/listen is acknowledged for every type, asked for or
+//     not [listen-ack];
 //   - HTTP: a MCP-Protocol-Version header that disagrees with the _meta
 //     version is taken [header-mismatch]; responses carry an
 //     Mcp-Session-Id, GET is 400 and DELETE 204 rather than 405
@@ -127,6 +129,11 @@ func eraDefectResponse(msg []byte) []byte {
 		return msg
 	}
 	changed := false
+	if string(m["method"]) == `"notifications/subscriptions/acknowledged"` {
+		// Every type acknowledged, whatever was asked for.
+		m["params"] = json.RawMessage(`{"notifications":{"toolsListChanged":true,"promptsListChanged":true,"resourcesListChanged":true}}`)
+		changed = true
+	}
 	if e := m["error"]; e != nil && bytes.Contains(e, []byte("-32022")) {
 		var em map[string]json.RawMessage
 		if json.Unmarshal(e, &em) == nil && string(em["code"]) == "-32022" {
@@ -252,7 +259,8 @@ func (h eraDefectHTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
 	if m.Method == "subscriptions/listen" {
-		h.next.ServeHTTP(w, r) // a stream: passed on as it comes
+		// A stream: passed on as it comes, event line by event line.
+		h.next.ServeHTTP(&streamRewriter{ResponseWriter: w}, r)
 		return
 	}
 	bw := &bufferedResponse{header: http.Header{}}
@@ -300,3 +308,34 @@ func (b *bufferedResponse) Write(p []byte) (int, error) {
 	return b.body.Write(p)
 }
 func (b *bufferedResponse) Flush() {}
+
+// streamRewriter passes an event stream on line by line, each data line
+// through eraDefectResponse, flushing as the SDK does.
+type streamRewriter struct {
+	http.ResponseWriter
+	buf []byte
+}
+
+func (s *streamRewriter) Write(p []byte) (int, error) {
+	s.buf = append(s.buf, p...)
+	for {
+		i := bytes.IndexByte(s.buf, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		line := s.buf[:i+1]
+		if d, ok := bytes.CutPrefix(line, []byte("data: ")); ok {
+			line = append(append([]byte("data: "), eraDefectResponse(bytes.TrimSpace(d))...), '\n')
+		}
+		if _, err := s.ResponseWriter.Write(line); err != nil {
+			return len(p), err
+		}
+		s.buf = s.buf[i+1:]
+	}
+}
+
+func (s *streamRewriter) Flush() {
+	if f, ok := s.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}

@@ -23,7 +23,7 @@ func eraProbeSuite(t *testing.T, childMode, endpoint string) *config.Suite {
 
 // eraProbeNames are the probes of 2026-07-28 over stdio; HTTP adds its own.
 var (
-	eraStdioProbes = []string{"cache-hints", "discover", "discover-capabilities", "list-stable", "meta-missing-capability", "meta-unsupported-version",
+	eraStdioProbes = []string{"cache-hints", "discover", "discover-capabilities", "list-stable", "listen-ack", "meta-missing-capability", "meta-unsupported-version",
 		"removed-ping", "removed-set-level", "removed-subscribe", "resource-not-found", "result-type", "state-replayed", "state-tampered"}
 	eraHTTPProbes = append(slices.Clone(eraStdioProbes), "get-delete-405", "meta-header-mismatch", "no-session-id")
 )
@@ -81,7 +81,7 @@ func TestEraProbesCleanDemo(t *testing.T) {
 func TestEraProbesPlantedDefects(t *testing.T) {
 	srv := httptest.NewServer(demo.Handler(demo.Options{ProtocolDefects: true, Stateless: true}))
 	defer srv.Close()
-	common := []string{"cache-hints", "list-stable", "meta-missing-capability", "meta-unsupported-version", "removed-ping", "removed-set-level", "result-type", "state-tampered"}
+	common := []string{"cache-hints", "list-stable", "listen-ack", "meta-missing-capability", "meta-unsupported-version", "removed-ping", "removed-set-level", "result-type", "state-tampered"}
 	notes := []string{"discover", "discover-capabilities", "removed-subscribe", "resource-not-found", "state-replayed"}
 	httpFailed := append(slices.Clone(common), "get-delete-405", "meta-header-mismatch", "no-session-id")
 	slices.Sort(httpFailed)

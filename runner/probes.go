@@ -286,7 +286,11 @@ func (r *runState) sendProbe(ctx context.Context, pr *probe.Probe, conn probe.Co
 		ex, skip := probe.Cancel(ctx, raw, pr, wait)
 		return ex, on, false, skip
 	case pr.Run != nil:
-		ex, skip := pr.Run(ctx, conn, wait)
+		raw := conn
+		if s, ok := conn.(*rawStdio); ok {
+			raw = s.Stdio // the probe package knows its own connections
+		}
+		ex, skip := pr.Run(ctx, raw, wait)
 		if ctx.Err() != nil {
 			skip = ""
 		}

@@ -54,7 +54,7 @@ func TestErasExample(t *testing.T) {
 	}
 	for _, p := range []string{"2025-11-25 second-initialize", "2026-07-28 discover", "2026-07-28 state-tampered", "2026-07-28 removed-ping"} {
 		if !probes[p] {
-			t.Errorf("probe %s did not pass (%v)", p, probes)
+			t.Errorf("probe %s did not pass (%v)\n%s", p, probes, r.stderr)
 		}
 	}
 	for _, f := range []string{junit, html} {

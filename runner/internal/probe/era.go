@@ -39,6 +39,9 @@ import (
 //     integer ≥ 0 and cacheScope public or private, where sent;
 //   - list-stable: tools/list is the same before and after other requests
 //     (lists no longer vary per connection);
+//   - listen-ack (a server that declares tools listChanged):
+//     subscriptions/listen for tool list changes is acknowledged first on
+//     its stream, naming only the requested types;
 //   - resource-not-found: reading a resource that does not exist is
 //     -32602 (-32002, the older code, is a note), never empty contents;
 //   - multi-round-trip: the first read-only tool (by name) whose call
@@ -62,6 +65,7 @@ const (
 	refCacheable = "changelog (SEP-2549: cacheable results)"
 	refResource  = "server/resources (SEP-2164: resource not found)"
 	refMRTR      = "basic/patterns/mrtr (SEP-2322)"
+	refListen    = "changelog (subscriptions/listen replaces the GET stream and resources/subscribe)"
 )
 
 // Client capabilities the probes declare: all that a multi-round-trip
@@ -124,6 +128,9 @@ func Era(t Target, client, probeTool string, cands []Candidate) []Probe {
 	add("result-type", refMeta, "tools/list", false, e.resultType)
 	add("cache-hints", refCacheable, "list results", false, e.cacheHints)
 	add("list-stable", refSessions, "tools/list", false, e.listStable)
+	if t.Caps != nil && t.Caps.Tools != nil && t.Caps.Tools.ListChanged {
+		add("listen-ack", refListen, "subscriptions/listen", false, e.listen)
+	}
 	if t.Caps != nil && t.Caps.Resources != nil {
 		add("resource-not-found", refResource, "resources/read", false, e.resourceNotFound)
 	}
@@ -152,9 +159,9 @@ type eraCall struct {
 	header  string
 }
 
-// send sends call with id (a name; quoted here) on c; over HTTP with the
-// revision's headers (MCP-Protocol-Version, Mcp-Method, Mcp-Name).
-func (e *era) send(ctx context.Context, c Conn, call eraCall, id string, wait time.Duration) (http.Header, Exchange) {
+// message is call as a request with id (a name; quoted here), and that
+// id as a JSON text.
+func (e *era) message(call eraCall, id string) ([]byte, string) {
 	params := map[string]any{}
 	for k, v := range call.params {
 		params[k] = v
@@ -173,28 +180,41 @@ func (e *era) send(ctx context.Context, c Conn, call eraCall, id string, wait ti
 	}
 	qid := probeID(id)
 	p, _ := json.Marshal(params)
-	msg := []byte(`{"jsonrpc":"2.0","id":` + qid + `,"method":` + strconv.Quote(call.method) + `,"params":` + string(p) + `}`)
+	return []byte(`{"jsonrpc":"2.0","id":` + qid + `,"method":` + strconv.Quote(call.method) + `,"params":` + string(p) + `}`), qid
+}
+
+// headers sets the revision's HTTP headers of call: MCP-Protocol-Version,
+// Mcp-Method and Mcp-Name.
+func (call eraCall) headers(hd http.Header) {
+	version := call.version
+	if version == "" {
+		version = EraVersion
+	}
+	hd.Set("MCP-Protocol-Version", version)
+	if call.header != "" {
+		hd.Set("MCP-Protocol-Version", call.header)
+	}
+	hd.Set("Mcp-Method", call.method)
+	switch call.method {
+	case "tools/call", "prompts/get":
+		if n, ok := call.params["name"].(string); ok {
+			hd.Set("Mcp-Name", n)
+		}
+	case "resources/read":
+		if u, ok := call.params["uri"].(string); ok {
+			hd.Set("Mcp-Name", u)
+		}
+	}
+}
+
+// send sends call with id on c and reads its answer.
+func (e *era) send(ctx context.Context, c Conn, call eraCall, id string, wait time.Duration) (http.Header, Exchange) {
+	msg, qid := e.message(call, id)
 	h, ok := c.(*HTTP)
 	if !ok {
 		return nil, c.Send(ctx, msg, qid, wait)
 	}
-	return h.Post(ctx, msg, qid, func(hd http.Header) {
-		hd.Set("MCP-Protocol-Version", version)
-		if call.header != "" {
-			hd.Set("MCP-Protocol-Version", call.header)
-		}
-		hd.Set("Mcp-Method", call.method)
-		switch call.method {
-		case "tools/call", "prompts/get":
-			if n, ok := call.params["name"].(string); ok {
-				hd.Set("Mcp-Name", n)
-			}
-		case "resources/read":
-			if u, ok := call.params["uri"].(string); ok {
-				hd.Set("Mcp-Name", u)
-			}
-		}
-	}, wait)
+	return h.Post(ctx, msg, qid, call.headers, wait)
 }
 
 // find calls the candidates in turn (all client capabilities declared)
