@@ -2,6 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -61,5 +65,38 @@ func TestErasExample(t *testing.T) {
 		if b := readFile(t, f); !strings.Contains(b, "2026-07-28") || !strings.Contains(b, "2025-11-25") {
 			t.Errorf("%s does not show both eras", f)
 		}
+	}
+}
+
+// TestErasOlderServer: server-everything (the TypeScript SDK, 2025-11-25 at
+// most) asked for both eras negotiates 2025-11-25 twice; the run passes and
+// the report says the server does not serve 2026-07-28, instead of failing
+// it for that.
+func TestErasOlderServer(t *testing.T) {
+	dir := peerDir(t)
+	fixture := filepath.Join(t.TempDir(), "older.yaml")
+	body := "name: older era\ncommand: [node, " + strconv.Quote(filepath.Join(dir, peerEverything)) + ", stdio]\n" +
+		"env: {GZIP_ALLOWED_DOMAINS: localhost}\nprotocolVersion: [\"2025-11-25\", \"2026-07-28\"]\nallowTools: [echo]\n" +
+		"scenarios:\n  - name: echo\n    steps:\n      - {id: echo, tool: echo, arguments: {message: hi}, expect: {text: {contains: hi}}}\n"
+	if err := os.WriteFile(fixture, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := runCmd(t, "--config", fixture, "--json", "-")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	var rep struct {
+		ProtocolRuns []struct{ Requested, Negotiated string } `json:"protocolRuns"`
+		Notes        []string                                 `json:"notes"`
+	}
+	validReport(t, r.stdout)
+	json.Unmarshal([]byte(r.stdout), &rep)
+	if len(rep.ProtocolRuns) != 2 || rep.ProtocolRuns[1].Requested != "2026-07-28" || rep.ProtocolRuns[1].Negotiated != "2025-11-25" {
+		t.Errorf("protocol runs %+v", rep.ProtocolRuns)
+	}
+	if !slices.ContainsFunc(rep.Notes, func(n string) bool {
+		return strings.Contains(n, "[2026-07-28] asked for protocol 2026-07-28") && strings.Contains(n, "not a failure")
+	}) {
+		t.Errorf("notes %q", rep.Notes)
 	}
 }
