@@ -49,7 +49,8 @@ type Options struct {
 	// slow_status (read-only) answering after its call was cancelled, and
 	// over HTTP a body that is not JSON-RPC 2.0 answered 500, an invalid
 	// MCP-Protocol-Version accepted, a missing one refused and a deleted
-	// session answered 400.
+	// session answered 400; under 2026-07-28 one defect per probe of that
+	// revision (era_defects.go), and ask_assignee without its checks.
 	ProtocolDefects bool
 
 	// Ask adds ask_assignee, a tool that asks the client for input (a
