@@ -49,6 +49,8 @@ Flags:
   --next-release   serve the household's next release, whose contract differs
                    in one change of each drift severity (for mcpcheck
                    snapshot and mcpcheck diff)
+  --flaky FILE     also serve the flaky tool, which fails every other call
+                   (odd-numbered calls), counting its calls in FILE
   --http ADDR      serve Streamable HTTP at http://ADDR/mcp instead of stdio;
                    ADDR is host:port, and port 0 picks a free port
   --stateless      serve HTTP without sessions (every POST on its own, as
@@ -89,6 +91,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	ask := fs.Bool("ask", false, "")
 	stateless := fs.Bool("stateless", false, "")
 	hostileMode := fs.String("hostile", "", "")
+	flakyFile := fs.String("flaky", "", "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usage)
@@ -121,6 +124,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		NextRelease:     *next,
 		Ask:             *ask,
 		Stateless:       *stateless,
+		FlakyFile:       *flakyFile,
 	}
 	if !httpSet {
 		if err := serveStdio(ctx, opts, stdin, stdout, stderr); err != nil && ctx.Err() == nil {

@@ -204,6 +204,7 @@ func (s *Stream) complete(sc *streamed, res runner.ScenarioResult) {
 			s.settle(sc, j, res.Steps[j])
 		}
 	}
+	sc.res.Attempts = res.Attempts
 	sc.complete = true
 }
 
@@ -235,6 +236,9 @@ func (s *Stream) print() {
 			}
 			for ; sc.printed < len(sc.final) && sc.final[sc.printed]; sc.printed++ {
 				s.t.step(&sc.res.Steps[sc.printed], sc.cols)
+			}
+			if sc.complete {
+				s.t.attempts(&sc.res)
 			}
 		}
 		if !sc.complete {
