@@ -237,3 +237,32 @@ scenarios:
 		t.Errorf("re-analysed: %+v", again.Divergences)
 	}
 }
+
+// TestEraStatelessHTTPClientBlock: over stateless HTTP under 2026-07-28 a
+// fixture with a client block calls a multi-round-trip tool, answered
+// from the block; the session does not wait for a standalone stream the
+// revision does not have (it waited out initTimeoutMs: 30 s by default).
+func TestEraStatelessHTTPClientBlock(t *testing.T) {
+	srv := httptest.NewServer(demo.Handler(demo.Options{Ask: true, Stateless: true}))
+	defer srv.Close()
+	s := parse(t, `name: ask over stateless HTTP
+endpoint: http://127.0.0.1:1/mcp
+protocolVersion: "2026-07-28"
+initTimeoutMs: 120000
+allowTools: [ask_assignee]
+client:
+  elicitation: {action: accept, content: {name: Robin}}
+scenarios:
+  - name: ask
+    steps:
+      - {id: ask, tool: ask_assignee, arguments: {task: Dust}, expect: {structuredEquals: {task: Dust, assignee: Robin, answered: true}}}
+`)
+	s.Endpoint = srv.URL + "/mcp"
+	rep := mustRun(t, s, Options{})
+	if !rep.Passed || rep.ProtocolVersion != "2026-07-28" {
+		t.Fatalf("passed %v under %s: %s", rep.Passed, rep.ProtocolVersion, statuses(rep))
+	}
+	if rep.Summary.DurationMs > 60_000 {
+		t.Errorf("the run took %.0f ms: it waited for a stream that does not exist", rep.Summary.DurationMs)
+	}
+}

@@ -199,7 +199,9 @@ func (d *dialer) dial(ctx context.Context, tmp string) (*session, error) {
 		return nil, err
 	}
 	sess := &session{cs: r.cs, proc: proc, init: r.cs.InitializeResult(), inbox: in, tmp: tmp, stop: stop, abort: abort, closed: make(chan struct{})}
-	if d.stream && d.opts.Dial == nil && d.suite.Endpoint != "" && d.suite.Transport != config.TransportSSE {
+	// Under 2026-07-28 there is no standalone stream (subscriptions/listen
+	// replaced it): nothing to wait for.
+	if d.stream && d.opts.Dial == nil && d.suite.Endpoint != "" && d.suite.Transport != config.TransportSSE && !newProtocol(sess) {
 		// The SDK opens the standalone stream after the handshake, in the
 		// background; a notification sent before it is open is lost, so
 		// the session is ready when the server has answered its GET.
