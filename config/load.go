@@ -75,6 +75,9 @@ func Parse(file string, data []byte, opts LoadOptions) (*Suite, error) {
 		return nil, errs.err()
 	}
 	s, fileSettings := decodeSuite(file, root)
+	if n := root.value("load"); n != nil {
+		s.Load = decodeLoad(n, &errs)
+	}
 	replaced := layerSettings(s, fileSettings, opts, &errs)
 	if replaced {
 		s.Command, s.Env, s.EnvFromEnv, s.Cwd = nil, nil, nil, ""

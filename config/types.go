@@ -235,6 +235,9 @@ type Suite struct {
 	// Generate, when set, adds checks generated from the discovered tool
 	// contracts to the hand-written scenarios.
 	Generate *Generate
+	// Load is how `mcpcheck load` repeats the scenarios (the fixture's
+	// load block; nil without one).
+	Load *LoadRun
 
 	// ExpectedFailuresPath is the fixture's expectedFailures: a baseline
 	// file of known failures, as written (see ExpectedFailuresFile).

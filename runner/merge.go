@@ -50,6 +50,9 @@ func Merge(parts []Part, allowPartial bool) (*Report, error) {
 	for _, p := range parts {
 		(*redactor)(nil).report(p.Report)
 	}
+	if parts[0].Report.Load != nil {
+		return mergeLoadReports(parts, allowPartial)
+	}
 	for _, p := range parts {
 		if p.Report.Shard == nil {
 			return nil, fmt.Errorf("%w: %s is not a shard's report (run with --shard K/N)", ErrMerge, p.Source)

@@ -86,7 +86,10 @@ type Report struct {
 	// live server's contract, most severe first; Summary.Drift counts them.
 	Drift []Drift `json:"drift,omitempty"`
 	// Warnings are observations that do not fail the suite.
-	Warnings []string `json:"warnings,omitempty"`
+	// Load is what a load run measured (mcpcheck load; [Load]): its
+	// scenarios are not listed, its calls are counted.
+	Load     *LoadResult `json:"load,omitempty"`
+	Warnings []string    `json:"warnings,omitempty"`
 	// FailOnFlaky makes a flaky scenario fail the run (--fail-on-flaky).
 	FailOnFlaky bool             `json:"failOnFlaky,omitempty"`
 	Scenarios   []ScenarioResult `json:"scenarios"`

@@ -44,6 +44,7 @@ const (
 	modeList                    // every step listed, none called ([List])
 	modeDiscover                // connect, discover and list ([Discover])
 	modeSnapshot                // connect and build the contract ([Snapshot])
+	modeLoad                    // repeat and measure ([Load])
 )
 
 // calls reports whether the purpose calls anything (and so compares with

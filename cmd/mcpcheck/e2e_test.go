@@ -157,7 +157,8 @@ func TestEveryExampleRuns(t *testing.T) {
 		"golden.yaml": true, "__snapshots__": true, // TestGoldenDemo
 		"faults.yaml": true, "faults-http.yaml": true, // TestFaultReceipts
 		"eras.yaml": true, // TestErasExample
-		"ci":        true, // TestGitHubActionsExample
+		"load.yaml": true, // TestLoadMatrixExample
+		"ci":        true, // TestGitHubActionsExample, TestLoadMatrixExample
 		".mcpcheck": true} // every run's last-run.json (--last-failed)
 	files, _ := filepath.Glob("../../examples/*")
 	for _, f := range files {

@@ -33,8 +33,10 @@ const usage = `Usage:
   mcpcheck [flags] --url URL [--header K=V] quick check against a Streamable HTTP server
   mcpcheck tools [--json] TARGET            list a server's tools, resources and prompts
                                             (TARGET: --config FILE, -- COMMAND..., --url URL)
+  mcpcheck load --config FILE [--vus N | --rate R] [--duration D] [--threshold RULE]...
+                                            repeat the scenarios and measure (mcpcheck load --help)
   mcpcheck demo [flags]                     serve the built-in demo MCP server
-  mcpcheck merge REPORT.json... [--json OUT] merge the reports of --shard runs
+  mcpcheck merge REPORT.json... [--json OUT] merge the reports of --shard or --segment runs
   mcpcheck snapshot [--out FILE] --config FILE | -- COMMAND... | --url URL
                                             write the server's contract (calls nothing)
   mcpcheck diff OLD.json NEW.json [--json [FILE]] [--fail-on S]
@@ -170,6 +172,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return mergeReports(args[1:], stdout, stderr)
 		case "tools":
 			return runTools(ctx, args[1:], stdout, stderr)
+		case "load":
+			return runLoad(ctx, args[1:], stdout, stderr)
 		case "help":
 			fmt.Fprint(stdout, usage)
 			return exitPass
@@ -192,7 +196,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 // subcommands are the words mcpcheck takes before its flags.
-var subcommands = []string{"demo", "tools", "merge", "snapshot", "diff", "record", "help", "schema", "version"}
+var subcommands = []string{"demo", "tools", "load", "merge", "snapshot", "diff", "record", "help", "schema", "version"}
 
 // badWord refuses a word that is not a subcommand: a server to check is
 // given after --, so that a typo or an unknown subcommand is never run as

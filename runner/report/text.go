@@ -163,6 +163,9 @@ func versionTag(version string) string {
 // Text writes the human report. On a terminal, [Stream] writes the very
 // same lines while the run goes; both call the functions below.
 func Text(w io.Writer, r *runner.Report, opts TextOptions) error {
+	if r.Load != nil {
+		return LoadText(w, r, opts)
+	}
 	t := &textWriter{opts: opts}
 	t.verdict(r)
 	t.printf("%s\n", targetLine(r))
