@@ -369,7 +369,7 @@ func TestDefectToolsListed(t *testing.T) {
 	stdioFaults := []string{"crash", "disconnect", "duplicate_response", "malformed_message", "response_after_cancellation"}
 	httpFaults := []string{"disconnect", "duplicate_response", "malformed_message", "session_loss"}
 	sorted := func(lists ...[]string) []string { return slices.Sorted(slices.Values(slices.Concat(lists...))) }
-	if len(defectTools) != 31 || len(sorted(defectTools)) != len(slices.Compact(sorted(defectTools))) {
+	if len(defectTools) != 33 || len(sorted(defectTools)) != len(slices.Compact(sorted(defectTools))) {
 		t.Fatalf("defectTools has %d names, some repeated: %v", len(defectTools), defectTools)
 	}
 

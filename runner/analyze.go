@@ -105,6 +105,9 @@ func Analyze(rep *Report) {
 		rep.Notes = slices.DeleteFunc(rep.Notes, func(n string) bool { return slices.Contains(notes, n) })
 		rep.Notes = append(rep.Notes, notes...)
 	}
+	if rep.StdoutNoise != nil {
+		rep.Findings = append(rep.Findings, noiseFinding(rep.StdoutNoise, rep.ProtocolVersion))
+	}
 	if len(rep.Notes) == 0 {
 		rep.Notes = nil
 	}

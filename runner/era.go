@@ -17,7 +17,7 @@ import (
 
 // eraProbes plans the probes of 2026-07-28: the read-only tools with
 // valid arguments are the candidates for a tool that asks for input.
-func (c *generator) eraProbes(t probe.Target, readOnly []tool) []probe.Probe {
+func (c *generator) eraProbes(t probe.Target, readOnly, allowed []tool) []probe.Probe {
 	var cands []probe.Candidate
 	for _, tl := range readOnly {
 		if len(cands) == probe.MaxCandidates {
@@ -31,7 +31,7 @@ func (c *generator) eraProbes(t probe.Target, readOnly []tool) []probe.Probe {
 			cands = append(cands, probe.Candidate{Name: tl.Name, Args: a})
 		}
 	}
-	return probe.Era(t, Version, c.probeTool(readOnly), cands)
+	return probe.Era(t, Version, c.probeTool(readOnly, allowed), cands)
 }
 
 // eraFallback is the report's note when a run asked for 2026-07-28 and the

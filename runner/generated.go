@@ -88,8 +88,11 @@ func compileGenerated(suite *config.Suite, found *discovered, input func(string)
 	tools := found.tools
 	c := &generator{suite: suite, g: suite.Generate, values: gen.NewValues(suite.Generate.Seed).Offer(offered), input: input, base: base}
 	g := c.g
-	var targets, readOnly []tool
+	var targets, readOnly, allowed []tool
 	for _, t := range sortedTools(tools) {
+		if suite.AllowsTool(t.Name) {
+			allowed = append(allowed, t)
+		}
 		switch {
 		case !suite.AllowsTool(t.Name):
 			fix := "add it to the fixture's allowTools"
@@ -113,7 +116,7 @@ func compileGenerated(suite *config.Suite, found *discovered, input func(string)
 	if g.Protocol {
 		// First, so that its server process starts while the tools'
 		// scenarios run, not after the slowest of them.
-		c.protocol(probes, readOnly)
+		c.protocol(probes, readOnly, allowed)
 	}
 	valid := map[string]map[string]any{} // tool → its valid arguments
 	for _, t := range targets {

@@ -159,6 +159,7 @@ func (m *Report) joinPart(r *Report, label string) {
 	if m.TerminatedEarly == nil {
 		m.TerminatedEarly = r.TerminatedEarly
 	}
+	m.StdoutNoise = m.StdoutNoise.join(r.StdoutNoise)
 	for _, w := range r.Warnings {
 		m.Warnings = append(m.Warnings, tag(w))
 	}

@@ -115,6 +115,10 @@ type step struct {
 
 	timeout  time.Duration
 	validate bool // check the arguments against the inputSchema first
+	// progress asks for progress (a _meta.progressToken): only a step
+	// that expects notifications/progress does, as a plain client asks
+	// for none; see wantsProgress.
+	progress bool
 	keep     bool // a later step of the scenario refers to this one's result
 	rawPaths bool // a structuredPaths check needs structuredContent's raw bytes
 	whole    bool // a check reads the whole result
@@ -201,6 +205,7 @@ func newStep(st *config.Step, suiteTimeoutMs int) step {
 		origin:   st.Origin,
 		timeout:  ms2d(suiteTimeoutMs),
 		validate: st.Kind == config.KindTool && (st.ValidateArguments == nil || *st.ValidateArguments),
+		progress: wantsProgress(&st.Expect),
 	}
 	if p.origin == "" {
 		p.origin = config.OriginFixture
@@ -213,6 +218,20 @@ func newStep(st *config.Step, suiteTimeoutMs int) step {
 		p.scratch, p.call.hasRef, p.call.raw = true, true, nil
 	}
 	return p
+}
+
+// wantsProgress reports whether a step's checks read progress
+// notifications, which a server sends only to a request that carries a
+// progress token. Every other call goes without one (no _meta at all), as
+// most clients make them: a tool that needs _meta to be there fails on a
+// plain client, and a token on every call would hide that.
+func wantsProgress(e *config.Expect) bool {
+	for _, n := range e.Notifications {
+		if n.Method == "notifications/progress" {
+			return true
+		}
+	}
+	return false
 }
 
 // callOf is the call a step makes, by its kind.

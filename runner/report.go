@@ -85,6 +85,9 @@ type Report struct {
 	// Drift lists the changes between the suite's contract file and the
 	// live server's contract, most severe first; Summary.Drift counts them.
 	Drift []Drift `json:"drift,omitempty"`
+	// StdoutNoise is what a stdio server wrote on stdout that was not
+	// JSON-RPC (skipped by the client); analysis makes it a finding.
+	StdoutNoise *StdoutNoise `json:"stdoutNoise,omitempty"`
 	// Warnings are observations that do not fail the suite.
 	// Load is what a load run measured (mcpcheck load; [Load]): its
 	// scenarios are not listed, its calls are counted.
@@ -499,6 +502,7 @@ const (
 	FindingResponseSize           FindingKind = "responseSize"
 	FindingIndependentConnections FindingKind = caseIndependent
 	FindingCrossedResponses       FindingKind = "crossed-responses"
+	FindingStdoutNoise            FindingKind = "stdout-noise"
 )
 
 // Tokens is the context-window cost estimate of calling every generated

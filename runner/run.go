@@ -162,6 +162,7 @@ func runOne(ctx context.Context, suite *config.Suite, opts Options, m purpose) (
 	// call, on the standalone stream, too.
 	d.stream = listens(r.plan) || suite.Client != nil
 	rep := r.run(ctx)
+	rep.StdoutNoise = d.noise.report(r.clean)
 	// The edge: every string of the report, from here to every writer, is
 	// sanitized and redacted (redact.go, "What reaches an output").
 	r.red.report(rep)
@@ -411,9 +412,10 @@ func (r *runState) compile(ctx context.Context, sess *session) bool {
 		// Inputs the server offers are gathered by calling its
 		// argument-free read-only tools: not when asked to call nothing.
 		var offered *gen.Offered
-		var called []string
+		var called, listers []string
 		if g := r.suite.Generate; r.purpose.calls() && !g.NoOfferedInputs && !onlyProtocol(g) {
 			offered, called = r.offered(ctx, sess, r.found, r.suite.AllowsTool)
+			listers = r.listings(ctx, sess, r.found, r.suite.AllowsTool, offered)
 		}
 		pt := protocolTarget{transport: rep.Target.Transport, version: rep.ProtocolVersion}
 		if sess.init != nil {
@@ -426,7 +428,7 @@ func (r *runState) compile(ctx context.Context, sess *session) bool {
 		r.selectScenarios(from)
 		rep.SkippedTools = g.skipped
 		rep.Notes = append(rep.Notes, g.notes...)
-		if n := offeredNote(offered, called); n != "" {
+		if n := offeredNote(offered, called) + listingNote(listers); n != "" {
 			rep.Notes = append(rep.Notes, r.clean(n, 2000))
 		}
 		for _, sk := range g.skipped {

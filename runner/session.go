@@ -84,6 +84,9 @@ type dialer struct {
 	// live holds the stdio servers the dialer started (see
 	// interruptGrace).
 	live procSet
+	// noise collects what its servers wrote on stdout that was not
+	// JSON-RPC.
+	noise noiseLog
 }
 
 // target describes the dialer's target for the report.
@@ -234,6 +237,7 @@ func (d *dialer) start(tmp string) (*process, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%sstarting server %s: %w", at(d.suite, "command"), filepath.Base(d.argv[0]), err)
 	}
+	p.noise = &d.noise
 	d.track(p, p.Pid())
 	return p, nil
 }

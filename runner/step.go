@@ -75,7 +75,10 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 
 	callCtx, cancel := context.WithTimeout(ctx, p.timeout)
 	tp := &tap{label: sc.label(j)}
-	token := r.progressToken()
+	token := ""
+	if p.progress {
+		token = r.progressToken()
+	}
 	from := sess.inbox.next()
 	began := time.Now()
 	rep, err := p.call.do(withTap(callCtx, tp), sess, params, token)
