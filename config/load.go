@@ -250,6 +250,8 @@ func (d *decoder) step(n *node, index int) Step {
 		st.Complete, _ = d.value(n.value("complete")).(map[string]any)
 	case KindAwait:
 		st.Await = d.await(n.value("await"))
+	case KindObserve:
+		st.Observe = strValue(n.value("observe"))
 	}
 	if a := n.value("arguments"); a != nil {
 		st.Arguments, _ = d.value(a).(map[string]any)
@@ -328,6 +330,8 @@ func (d *decoder) expect(n *node, stepPos Pos) Expect {
 	if v := n.value("snapshot"); v != nil {
 		e.Snapshot = v.b
 	}
+	e.Unchanged = strValue(n.value("unchanged"))
+	e.ChangedOnly = strList(n.value("changedOnly"))
 	e.StructuredEquals = d.expectedValue(n.value("structuredEquals"))
 	e.StructuredIncludes = d.expectedValue(n.value("structuredIncludes"))
 	e.StructuredPaths = d.paths(n.value("structuredPaths"))

@@ -153,6 +153,7 @@ func (d *defects) add(s *mcp.Server) {
 	d.addConcurrencyTools(s)
 	d.addOfferedTools(s)
 	d.addBlindspotTools(s)
+	d.addBehaviourTools(s)
 }
 
 // Schema fuzzing.

@@ -38,7 +38,8 @@
 //
 // # Defects profile
 //
-// With --defects ([Options].Defects) the server also lists 33 tools that
+// With --defects ([Options].Defects) the server also lists 33 tools (and
+// the pantry's 8, defects_behaviour.go, for the behaviour checks) that
 // look like an ordinary server's, each with one planted defect that one of
 // mcpcheck's generated checks must catch (schema fuzzing and enforcement,
 // output fidelity, latency and size, resource lifecycle, concurrency), or

@@ -431,7 +431,7 @@ func TestRunDefects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, want := len(tools.Tools), len(householdTools)+13+len(defectTools); n != want {
+	if n, want := len(tools.Tools), len(householdTools)+13+len(defectTools)+len(behaviourDefectTools); n != want {
 		t.Errorf("%d tools listed, want %d", n, want)
 	}
 	go cs.CallTool(testContext(t), &mcp.CallToolParams{Name: "search_notes", Arguments: hangingSearch})

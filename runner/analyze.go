@@ -197,6 +197,7 @@ func (a *analysis) run() {
 	}
 	checked, failedTools := a.concurrencyFindings()
 	a.schemaEnforcement()
+	a.behaviourFindings()
 	a.tally(checked, failedTools)
 	a.stepFindings()
 	if !a.shard {
@@ -270,7 +271,9 @@ func (a *analysis) schemaEnforcement() {
 func (a *analysis) stepFindings() {
 	a.each(func(sc *ScenarioResult, st *StepResult) {
 		switch st.Origin {
-		case config.OriginFixture, config.OriginProtocol:
+		case config.OriginFixture, config.OriginProtocol, config.OriginBehaviour:
+			// A behaviour check's calls are judged together (its scenario's
+			// verdicts), like the probes'.
 			return
 		}
 		failed := st.Status == StatusFailed

@@ -105,7 +105,11 @@ func compileGenerated(suite *config.Suite, found *discovered, input func(string)
 			if _, present := gen.Hint(t.Annotations, "readOnlyHint"); !present {
 				why = "no readOnlyHint annotation (a missing hint is not read-only)"
 			}
-			c.skip(t.Name, why+", so no generated call is made", "--include-destructive calls tools not annotated read-only")
+			what := ", so no generated call is made"
+			if behaviourPermits(suite, t.Name) {
+				what = ": only its behaviour check calls it (allowTools names it)"
+			}
+			c.skip(t.Name, why+what, "--include-destructive calls tools not annotated read-only")
 		default:
 			targets = append(targets, t)
 			if isReadOnly(t) {
@@ -151,6 +155,9 @@ func compileGenerated(suite *config.Suite, found *discovered, input func(string)
 	}
 	if g.Concurrency > 1 {
 		c.concurrency(targets, readOnly, valid)
+	}
+	if g.Behaviour {
+		c.behaviour(tools, found.resources)
 	}
 	return c.out
 }

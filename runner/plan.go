@@ -57,6 +57,11 @@ type scenario struct {
 	// a reference answer: one that did not come back ok, or a repeat whose
 	// answer differs from the step it repeats (referenceBroken).
 	reference bool
+	// behaviour, when set, is the behaviour check the scenario is: judged
+	// from its observation steps when it ends (behaviour.go). Such a
+	// scenario runs alone, after every other one, so that nothing else
+	// changes the state it observes.
+	behaviour *behaviourCheck
 	steps     []step
 	pos       config.Pos
 	// excluded, when set, leaves the scenario out of the run (Selection).
@@ -112,6 +117,11 @@ type step struct {
 	// mimeType is the type a resource's listing declares, which a
 	// fidelity check holds its contents to.
 	mimeType string
+	// observation, when > 0, is which observation of a behaviour check
+	// the step belongs to (1 and 2 before the call, then one after each
+	// call), and source what it observes.
+	observation int
+	source      string
 
 	timeout  time.Duration
 	validate bool // check the arguments against the inputSchema first
@@ -256,6 +266,8 @@ func callOf(st *config.Step) call {
 		c.name, c.params = st.LogLevel, st.LogLevel
 	case config.KindAwait:
 		c.name = st.Await.Method
+	case config.KindObserve:
+		c.name = st.Observe
 	}
 	c.hasRef = hasRef(c.params)
 	if !c.hasRef && c.params != nil {

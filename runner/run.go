@@ -250,6 +250,9 @@ type runState struct {
 	// probeClosers are the fresh connections of protocol probes still
 	// shutting down.
 	probeClosers sync.WaitGroup
+	// checkClosers are the servers of finished behaviour checks still
+	// shutting down (behaviour.go).
+	checkClosers sync.WaitGroup
 
 	// tokens numbers the calls' progress tokens.
 	tokens atomic.Int64

@@ -46,6 +46,9 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 	if p.call.kind == config.KindAwait {
 		return r.runAwait(ctx, sess, sc, j, out, results)
 	}
+	if p.call.kind == config.KindObserve {
+		return r.runObserve(ctx, sess, sc, j, out, results)
+	}
 
 	params, value, why := stepParams(p, sess, results)
 	if why != "" {
@@ -138,6 +141,7 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 		ar.Absent = v
 	}
 	r.check(p, &out, ar, decoded, results)
+	r.expectUnchanged(ctx, sess, sc, j, &out, results)
 	if p.record {
 		out.result = decoded
 	}

@@ -152,9 +152,10 @@ func TestDemoOverHTTP(t *testing.T) {
 func TestEveryExampleRuns(t *testing.T) {
 	covered := map[string]bool{"demo.yaml": true, "demo-http.yaml": true, "everything.yaml": true,
 		"whole-server.yaml": true, "client.yaml": true, // TestWholeServer, TestClientBlock
-		"memory.yaml":   true,                             // TestMemoryLifecycle
-		"defects.yaml":  true,                             // TestDefectsReceipts
-		"protocol.yaml": true,                             // TestProtocolExample
+		"memory.yaml":    true,                       // TestMemoryLifecycle
+		"defects.yaml":   true,                       // TestDefectsReceipts
+		"protocol.yaml":  true,                       // TestProtocolExample
+		"behaviour.yaml": true, "observe.yaml": true, // TestBehaviourExample, TestObserveExample
 		"contract.yaml": true, "demo.contract.json": true, // TestContractInFixture, TestSnapshotDemo
 		"golden.yaml": true, "__snapshots__": true, // TestGoldenDemo
 		"faults.yaml": true, "faults-http.yaml": true, // TestFaultReceipts

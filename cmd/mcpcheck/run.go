@@ -138,6 +138,9 @@ Generated checks (quick mode, or a fixture's generate block):
   --no-protocol-probes       do not send the protocol probes (raw JSON-RPC
                              the server's MCP layer must survive); on by
                              default in quick mode
+  --no-behaviour             do not verify the tools' annotations by observing
+                             state (read-only tools by default; the others
+                             with --include-destructive)
   --fuzz-cases N             at most N bad-input cases per tool (default 30)
   --seed N                   seed of the generated inputs (default 0)
   --slow-threshold-ms N      latency flag above N ms (default 5000), or above
@@ -149,7 +152,8 @@ Generated checks (quick mode, or a fixture's generate block):
   --fail-under-schema-enforcement N, --fail-under-fidelity N,
   --fail-under-latency N, --fail-under-response-size N,
   --fail-under-concurrency N, --fail-under-lifecycle N,
-  --fail-under-protocol N    the same for the other scores
+  --fail-under-protocol N, --fail-under-behaviour N
+                             the same for the other scores
 
 Settings may also come from the environment: MCPCHECK_URL,
 MCPCHECK_PROTOCOL_VERSION, MCPCHECK_TIMEOUT_MS, MCPCHECK_CONCURRENCY, ...

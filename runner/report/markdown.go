@@ -98,7 +98,9 @@ var checkGroupTitles = map[string]string{
 	"run":      "Run",
 	"scores":   "Scores",
 	"findings": "Findings",
-	"baseline": "Known failures",
+	// One check per annotation verified by behaviour (behaviour.go).
+	"annotation honesty": "Annotation honesty",
+	"baseline":           "Known failures",
 	// Contract drift: one check per change (drift.go).
 	"contract drift": "Contract drift",
 }
