@@ -195,6 +195,11 @@ type Suite struct {
 	SecretEnv, SecretHeaders map[string]string
 
 	ProtocolVersion string
+	// ProtocolVersions, when the fixture's protocolVersion is a list of
+	// more than one, runs the suite once in each (as --protocol given
+	// more than once does); ProtocolVersion is then its first. A version
+	// set by the environment or a flag replaces it (nil).
+	ProtocolVersions []string
 	// AllowTools bounds which tools steps name and generation calls: a
 	// fixture's list (empty when it has none), or nil in quick mode
 	// without --allow-tools, meaning every discovered tool. See AllowsTool.

@@ -278,6 +278,10 @@ type StepResult struct {
 	// Probe is a protocol probe's verdict on its answer, when it is a
 	// finding (failed or flagged).
 	Probe *ProbeVerdict `json:"probe,omitempty"`
+	// AnswerDigests, in a run in several protocol eras, digest each
+	// top-level member of the step's result (see eradiff.go), so that the
+	// eras' answers are compared by value.
+	AnswerDigests map[string]string `json:"answerDigests,omitempty"`
 	// Exchange is the request the step sent and the answer it got, when
 	// the run keeps them ([Options].Exchanges: -v, -vv, the HTML report).
 	Exchange *Exchange `json:"exchange,omitempty"`
@@ -566,6 +570,10 @@ type Divergence struct {
 	Scenario string             `json:"scenario"`
 	Step     string             `json:"step"`
 	Results  []DivergentOutcome `json:"results"`
+	// Values names the result members whose values differ between the
+	// versions (structuredContent, content, ...), fields the 2026-07-28
+	// revision added aside.
+	Values []string `json:"values,omitempty"`
 }
 
 // DivergentOutcome is one protocol version's result of a divergent step.

@@ -89,6 +89,9 @@ func Snapshot(ctx context.Context, suite *config.Suite, opts Options) (*Report, 
 func runMode(ctx context.Context, suite *config.Suite, opts Options, m purpose) (*Report, error) {
 	var rep *Report
 	var err error
+	if len(opts.Protocols) == 0 && len(suite.ProtocolVersions) > 1 {
+		opts.Protocols = suite.ProtocolVersions
+	}
 	switch len(opts.Protocols) {
 	case 0:
 		rep, err = runOne(ctx, suite, opts, m)
@@ -356,6 +359,9 @@ func (r *runState) discoverAll(ctx context.Context, sess *session) bool {
 	rep := r.rep
 	if ir := sess.init; ir != nil {
 		rep.ProtocolVersion = ir.ProtocolVersion
+		if n := eraFallback(r.d.version, ir.ProtocolVersion); n != "" {
+			rep.Notes = append(rep.Notes, n)
+		}
 		if ir.ServerInfo != nil {
 			rep.Server = &ServerInfo{Name: r.clean(ir.ServerInfo.Name, 200), Version: r.clean(ir.ServerInfo.Version, 100)}
 			if r.suite.NameFromServer && strings.TrimSpace(rep.Server.Name) != "" {
@@ -648,6 +654,9 @@ var ErrMissingCredential = errors.New("missing credential")
 
 // Options tune a run without changing what it checks.
 type Options struct {
+	// answerKey, in a run in several protocol eras, keys the steps'
+	// answer digests (eradiff.go).
+	answerKey []byte
 	// Environ is the runner's environment as KEY=VALUE pairs, read for
 	// envFromEnv, headersFromEnv and the stdio child's base variables.
 	// Nil means os.Environ().

@@ -212,7 +212,9 @@ func (d *dialer) dial(ctx context.Context, tmp string) (*session, error) {
 		return nil, err
 	}
 	sess := &session{cs: r.cs, proc: proc, init: r.cs.InitializeResult(), inbox: in, tmp: tmp, stop: stop, abort: abort, closed: make(chan struct{})}
-	if d.stream && d.opts.Dial == nil && d.suite.Endpoint != "" && d.suite.Transport != config.TransportSSE {
+	// Under 2026-07-28 there is no standalone stream (subscriptions/listen
+	// replaced it): nothing to wait for.
+	if d.stream && d.opts.Dial == nil && d.suite.Endpoint != "" && d.suite.Transport != config.TransportSSE && !newProtocol(sess) {
 		// The SDK opens the standalone stream after the handshake, in the
 		// background; a notification sent before it is open is lost, so
 		// the session is ready when the server has answered its GET.
@@ -258,12 +260,14 @@ func (d *dialer) start(tmp string) (*process, error) {
 // client block offers and nothing else: a server must not depend on roots,
 // sampling or elicitation to answer, and a request the fixture did not
 // configure gets a JSON-RPC error from the SDK (never a hang). It never
-// retries a call.
+// retries a failed call; under 2026-07-28 a call answered "input
+// required" is answered from the same block and sent again with a new id
+// (a multi-round-trip request: the SDK's, bounded at 10 rounds), so the
+// step's result is the last round's (see tap.go).
 func newClient(cfg *config.Client) *mcp.Client {
 	caps := &mcp.ClientCapabilities{}
 	opts := &mcp.ClientOptions{
-		Capabilities:   caps,
-		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+		Capabilities: caps,
 	}
 	var roots []*mcp.Root
 	if cfg != nil {

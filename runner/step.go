@@ -238,6 +238,11 @@ func (r *runState) readAnswer(p *step, rep *reply, schemas *toolSchemas, ar *ass
 	if p.measure {
 		out.ResponseChars = len(rep.raw)
 	}
+	if k := r.opts.answerKey; k != nil && (p.spec.Origin == "" || p.spec.Origin == config.OriginFixture) {
+		// Hand-written steps only: generated ones create records with
+		// server-minted ids and differ in value by design.
+		out.AnswerDigests = answerDigests(k, rep.raw)
+	}
 	validateOut := schemas != nil && schemas.output != nil && !rep.isError && p.call.kind == config.KindTool
 	if p.keep || p.record || p.whole || validateOut || p.call.kind != config.KindTool || hasStructured(rep.raw) {
 		decoded = decodeResult(rep.raw)

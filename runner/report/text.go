@@ -271,7 +271,11 @@ func divergenceText(d *runner.Divergence) string {
 		}
 		parts = append(parts, s)
 	}
-	return d.Scenario + " / " + d.Step + ": " + strings.Join(parts, ", ")
+	s := d.Scenario + " / " + d.Step + ": " + strings.Join(parts, ", ")
+	if len(d.Values) > 0 {
+		s += "; the answers differ in " + strings.Join(d.Values, ", ")
+	}
+	return s
 }
 
 // summary writes the counts line, the report's last.
