@@ -76,6 +76,10 @@ type Options struct {
 	OnStart    func(r *Report)
 	OnStep     func(scenario, step int, r StepResult)
 	OnScenario func(scenario int, r ScenarioResult)
+
+	// keepAnswers keeps every step's decoded result in the StepResult
+	// OnStep sees (Sample reads the answers; no report ever holds them).
+	keepAnswers bool
 }
 
 func (o *Options) terminateGrace() time.Duration {

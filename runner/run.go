@@ -93,6 +93,13 @@ func runOne(ctx context.Context, suite *config.Suite, opts Options) (*Report, er
 		}
 	}
 	plan := planSuite(suite)
+	if opts.keepAnswers {
+		for _, sc := range plan {
+			for j := range sc.steps {
+				sc.steps[j].record = true
+			}
+		}
+	}
 	var gs *goldens
 	if calls {
 		if gs, err = openGoldens(suite, plan, &opts, env); err != nil {

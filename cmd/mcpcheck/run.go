@@ -31,6 +31,8 @@ const usage = `Usage:
   mcpcheck --config FILE [flags]            run a fixture against an MCP server
   mcpcheck [flags] -- COMMAND ARGS...       quick check: generated checks against a stdio server
   mcpcheck [flags] --url URL [--header K=V] quick check against a Streamable HTTP server
+  mcpcheck init [-o FILE] -- COMMAND... | --url URL
+                                            write a starter fixture that passes
   mcpcheck tools [--json] TARGET            list a server's tools, resources and prompts
                                             (TARGET: --config FILE, -- COMMAND..., --url URL)
   mcpcheck demo [flags]                     serve the built-in demo MCP server
@@ -151,6 +153,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return mergeReports(args[1:], stdout, stderr)
 		case "tools":
 			return runTools(ctx, args[1:], stdout, stderr)
+		case "init":
+			return runInit(ctx, args[1:], stdout, stderr)
 		case "help":
 			fmt.Fprint(stdout, usage)
 			return exitPass
@@ -173,7 +177,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 // subcommands are the words mcpcheck takes before its flags.
-var subcommands = []string{"demo", "tools", "merge", "snapshot", "diff", "record", "help", "schema", "version"}
+var subcommands = []string{"demo", "init", "tools", "merge", "snapshot", "diff", "record", "help", "schema", "version"}
 
 // badWord refuses a word that is not a subcommand: a server to check is
 // given after --, so that a typo or an unknown subcommand is never run as
