@@ -230,6 +230,9 @@ func (r *runState) run(ctx context.Context) *Report {
 		Shard:           r.opts.Select.shard(),
 	}
 	r.rep = rep
+	for _, w := range r.suite.Warnings {
+		rep.Warnings = append(rep.Warnings, r.clean(w, 500))
+	}
 	r.addScenarios(r.plan)
 	r.selectScenarios(0)
 	defer func() {
