@@ -1,0 +1,117 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The friction of issue 20 item 7, one test each, run as a user runs the
+// command.
+
+// TestFixtureWordSuggestsConfig: a fixture file given as a word, or after
+// a "run" word, is named back with --config.
+func TestFixtureWordSuggestsConfig(t *testing.T) {
+	dir := t.TempDir()
+	fixture := filepath.Join(dir, "basics.yaml")
+	os.WriteFile(fixture, []byte("name: b\ncommand: [mcpcheck, demo]\nscenarios: [{name: s, steps: [{ping: true}]}]\n"), 0o644)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{fixture}, "to run the fixture, give it with --config: mcpcheck --config " + fixture},
+		{[]string{"run", "--config", fixture}, "a run needs no word: mcpcheck --config " + fixture},
+		{[]string{filepath.Join(dir, "missing.yaml")}, "a server to check goes after --"},
+		{[]string{"nodee", "server.js"}, "a server to check goes after --"},
+	} {
+		r := runCmd(t, tc.args...)
+		if r.code != 2 || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", tc.args, r.code, r.stderr, tc.want)
+		}
+	}
+}
+
+// TestAllowToolsOnlyForToolSteps: a fixture that calls no tool needs no
+// allowTools; one with a tool step, or a generate block, still does.
+func TestAllowToolsOnlyForToolSteps(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(body), 0o644)
+		return p
+	}
+	noTools := write("reads.yaml", "name: reads\ncommand: [mcpcheck, demo]\nscenarios:\n  - name: s\n    steps:\n      - list: tools\n      - resource: household://about\n      - prompt: plan_chores\n        arguments: {member: Ada}\n")
+	if r := runCmd(t, "--config", noTools); r.code != 0 {
+		t.Fatalf("a fixture without tool steps: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	tool := write("tool.yaml", "name: t\ncommand: [mcpcheck, demo]\nscenarios:\n  - name: s\n    steps:\n      - tool: get_household\n")
+	if r := runCmd(t, "--config", tool); r.code != 2 || !strings.Contains(r.stderr, `tool.yaml:1:1: missing required key "allowTools"`) {
+		t.Errorf("a tool step without allowTools: exit %d, stderr %q", r.code, r.stderr)
+	}
+	gen := write("gen.yaml", "name: g\ncommand: [mcpcheck, demo]\ngenerate: {}\n")
+	if r := runCmd(t, "--config", gen); r.code != 2 || !strings.Contains(r.stderr, `missing required key "allowTools"`) {
+		t.Errorf("generate without allowTools: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// TestGenerateSettingsPlacedAndMoot: a generate setting written at the
+// top level names its place; one whose check is off warns in the report.
+func TestGenerateSettingsPlacedAndMoot(t *testing.T) {
+	dir := t.TempDir()
+	top := filepath.Join(dir, "top.yaml")
+	os.WriteFile(top, []byte("name: g\ncommand: [mcpcheck, demo]\nallowTools: []\nfailUnder: {crashResilience: 80}\ngenerate: {}\n"), 0o644)
+	r := runCmd(t, "--config", top)
+	if want := `top.yaml:4:1: unknown key "failUnder"; did you mean generate.failUnder?`; r.code != 2 || !strings.Contains(r.stderr, want) {
+		t.Errorf("exit %d, stderr %q; want 2 and %q", r.code, r.stderr, want)
+	}
+	moot := filepath.Join(dir, "moot.yaml")
+	os.WriteFile(moot, []byte("name: g\ncommand: [mcpcheck, demo]\nallowTools: [get_household]\ngenerate:\n  fidelity: true\n  fuzzCases: 5\n  slowThresholdMs: 100\n  failUnder: {responseFidelity: 50, latency: 10}\n"), 0o644)
+	r = runCmd(t, "--config", moot, "--json", "-")
+	var rep struct{ Warnings []string }
+	json.Unmarshal([]byte(r.stdout), &rep)
+	want := []string{
+		moot + ":6:3: generate.fuzzCases has no effect: fuzz is off",
+		moot + ":7:3: generate.slowThresholdMs has no effect: probes is off",
+		moot + ":8:37: generate.failUnder.latency has no effect: probes is off",
+	}
+	got := strings.Join(rep.Warnings, "\n")
+	for _, w := range want {
+		if !strings.Contains(got, w) {
+			t.Errorf("warnings lack %q:\n%s", w, got)
+		}
+	}
+	if strings.Contains(got, "responseFidelity") {
+		t.Errorf("a setting that has an effect is warned about:\n%s", got)
+	}
+}
+
+// TestDiffBecameRequired: a property that became required is shown once,
+// as the required list's new entry, not as the same old and new value.
+func TestDiffBecameRequired(t *testing.T) {
+	data, err := os.ReadFile("../../examples/demo.contract.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c map[string]any
+	json.Unmarshal(data, &c)
+	for _, tool := range c["tools"].([]any) {
+		tool := tool.(map[string]any)
+		if tool["name"] == "tidy_household" {
+			tool["inputSchema"].(map[string]any)["required"] = []any{"steps"}
+		}
+	}
+	changed, _ := json.Marshal(c)
+	dir := t.TempDir()
+	old, cur := filepath.Join(dir, "old.json"), filepath.Join(dir, "new.json")
+	os.WriteFile(old, data, 0o644)
+	os.WriteFile(cur, changed, 0o644)
+	r := runCmd(t, "diff", old, cur)
+	if r.code != 1 || !strings.Contains(r.stdout, "tool tidy_household: became required at /tools/") || !strings.Contains(r.stdout, "new: \"steps\"") {
+		t.Fatalf("exit %d, stdout:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if strings.Contains(r.stdout, "old: \"steps\"") {
+		t.Errorf("old and new are the same value:\n%s", r.stdout)
+	}
+}
