@@ -266,6 +266,11 @@ type StepResult struct {
 	// stop ends the scenario here without failing it (a lifecycle check
 	// that gives up), with this reason for the steps after.
 	stop string
+	// goesOn: the step failed on its golden answer alone, so the scenario
+	// goes on (the answer held every other expectation; a golden mismatch
+	// is usually one volatile value, and the next steps' are worth seeing
+	// in the same run).
+	goesOn bool
 
 	// Position is where the step is written in the fixture (none for a
 	// generated step); Pos is the same for the human report.

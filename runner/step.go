@@ -398,6 +398,7 @@ func (r *runState) check(p *step, out *StepResult, ar *assert.Result, decoded ma
 	// else holds: a failing step's answer is no answer to keep.
 	if p.golden != nil && !failed && out.Reason == "" {
 		fails, note := r.checkGolden(p, ar)
+		out.goesOn = len(fails) > 0
 		for _, f := range fails {
 			failed = true
 			out.Assertions = append(out.Assertions, AssertionResult{
@@ -409,6 +410,10 @@ func (r *runState) check(p *step, out *StepResult, ar *assert.Result, decoded ma
 		if note != "" {
 			out.Notes = append(out.Notes, r.clean(note, 600))
 		}
+	}
+	if out.goesOn && p.keep && decoded != nil {
+		// Later steps may refer to this answer: it held everything else.
+		results[st.ID] = decoded
 	}
 	if failed || out.Reason != "" && ar.Outcome == "" {
 		return

@@ -115,3 +115,46 @@ func TestDiffBecameRequired(t *testing.T) {
 		t.Errorf("old and new are the same value:\n%s", r.stdout)
 	}
 }
+
+// TestGoldenMismatchGoesOn: a golden answer that differs fails its step
+// and the scenario goes on: the next step, which refers to the first's
+// answer, still runs, and its own mismatch shows in the same run. The
+// actual value prints as written (<time>-style placeholders unescaped).
+func TestGoldenMismatchGoesOn(t *testing.T) {
+	dir := t.TempDir()
+	fixture, err := os.ReadFile("../../examples/golden.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, err := os.ReadFile("../../examples/__snapshots__/golden.yaml.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Two stored answers that the demo will not give: the proposal's id
+	// and the commit's revision.
+	s := strings.Replace(string(stored), `"proposalId": "proposal-1"`, `"proposalId": "<uuid> & more"`, 1)
+	s = strings.Replace(s, `"replayed": false,
+          "revision": 1`, `"replayed": false,
+          "revision": 7`, 1)
+	if s == string(stored) {
+		t.Fatal("the stored answers did not change")
+	}
+	os.Mkdir(filepath.Join(dir, "__snapshots__"), 0o755)
+	os.WriteFile(filepath.Join(dir, "golden.yaml"), fixture, 0o644)
+	os.WriteFile(filepath.Join(dir, "__snapshots__", "golden.yaml.json"), []byte(s), 0o644)
+	r := runCmd(t, "--config", filepath.Join(dir, "golden.yaml"), "--no-color")
+	if r.code != 1 {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, want := range []string{
+		"FAIL proposal", "FAIL commit", "ok   household",
+		`expected: "<uuid> & more"`, `actual:   "proposal-1"`,
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if strings.Contains(r.stdout, "earlier step") || strings.Contains(r.stdout, `\u003c`) {
+		t.Errorf("a step was skipped, or a value escaped:\n%s", r.stdout)
+	}
+}

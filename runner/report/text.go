@@ -418,11 +418,16 @@ func (t *textWriter) failure(st *runner.StepResult) {
 }
 
 // show renders a generic JSON value compactly, cut to a readable length.
+// HTML escaping is off: a sanitized "<time>" reads as written, not as
+// "\u003ctime\u003e"; the HTML and XML writers escape for themselves.
 func show(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		return fmt.Sprint(v)
 	}
+	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	// JSON escapes C0 controls; Clean also drops C1 ones (U+009B is a CSI
 	// on some terminals) and cuts long values.
 	return runner.Clean(string(b), 300)
