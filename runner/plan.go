@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/runner/internal/probe"
 )
 
 // The plan is what the scheduler and the executor run: the fixture's
@@ -101,7 +102,7 @@ type step struct {
 	// scratch: the parameters name ${tmp}, replaced when the step runs.
 	scratch bool
 	// probe is a protocol probe's raw message and judgement (rawProbes).
-	probe *probe
+	probe *probe.Probe
 	// golden, when set, compares the answer with the stored one
 	// (expect.snapshot).
 	golden *goldenStep

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpcheck/mcpcheck/internal/jsonx"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tidwall/gjson"
@@ -145,7 +146,7 @@ func (t *tap) scanBody() [][]byte {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var others [][]byte
-	for _, msg := range jsonMessages(t.body.Bytes()) {
+	for _, msg := range jsonx.Messages(t.body.Bytes()) {
 		if !t.seeLocked(msg) {
 			others = append(others, msg)
 		}
@@ -217,27 +218,6 @@ func (t *tap) noteOddID(id json.RawMessage) {
 		what = "a boolean"
 	}
 	t.malformed = "the server sent a response whose id is " + what + ", which names no request (an id is a string or a number)"
-}
-
-// jsonMessages splits a JSON response body into JSON-RPC messages: one
-// object, or the members of a batch.
-func jsonMessages(body []byte) [][]byte {
-	msg := bytes.TrimSpace(body)
-	if len(msg) == 0 {
-		return nil
-	}
-	if msg[0] == '[' {
-		var batch []json.RawMessage
-		if json.Unmarshal(msg, &batch) != nil {
-			return nil
-		}
-		out := make([][]byte, len(batch))
-		for i, m := range batch {
-			out[i] = m
-		}
-		return out
-	}
-	return [][]byte{msg}
 }
 
 // classifyMessage says what a JSON-RPC message is: "response" (with its

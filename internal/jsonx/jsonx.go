@@ -27,3 +27,24 @@ func Value(data []byte) any {
 	}
 	return v
 }
+
+// Messages splits a JSON-RPC body into its messages: one object, or the
+// members of a batch (nil when the batch is not JSON).
+func Messages(body []byte) [][]byte {
+	msg := bytes.TrimSpace(body)
+	if len(msg) == 0 {
+		return nil
+	}
+	if msg[0] == '[' {
+		var batch []json.RawMessage
+		if json.Unmarshal(msg, &batch) != nil {
+			return nil
+		}
+		out := make([][]byte, len(batch))
+		for i, m := range batch {
+			out[i] = m
+		}
+		return out
+	}
+	return [][]byte{msg}
+}

@@ -1,0 +1,16 @@
+// Package probe holds the protocol probes, which test the layer below a
+// server's tools: its SDK and transport. Each probe is one raw JSON-RPC message (or one HTTP request)
+// that a server must survive, judged against the pinned protocol version,
+// and each is followed by an observer (ping, or tools/list where ping is
+// unknown) that shows whether the server still works. A stdio server that
+// died is a failure of the probe that killed it, and is relaunched; an HTTP
+// server that went away ends the run early. A MUST of the spec that is
+// broken fails the probe; a SHOULD that is not followed is a note. Only
+// read-only tools are called.
+//
+// This package plans the probes (Catalogue, Cancellation), judges their
+// answers (each Probe's Judge), and speaks to the server through raw
+// connections of its own (Stdio, HTTP): JSON-RPC written byte for byte,
+// malformed on purpose where a probe asks for it. The runner schedules
+// them as steps and reports their verdicts.
+package probe

@@ -1,0 +1,405 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/runner/internal/probe"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// kindRaw is the report's kind of a protocol probe: a raw JSON-RPC message,
+// which no fixture step kind can send.
+const kindRaw config.StepKind = "raw"
+
+// protocolTarget is what generation needs to know to plan the probes.
+type protocolTarget struct {
+	transport TargetTransport
+	version   string // negotiated
+	caps      *mcp.ServerCapabilities
+}
+
+// protocol plans the probes as one scenario of their own (a connection,
+// over stdio a server process, of its own): probe, observer, probe, ...
+func (c *generator) protocol(t protocolTarget, readOnly []tool) {
+	switch {
+	case t.transport != TargetStdio && t.transport != TargetHTTP:
+		c.note("protocol probes: not run over %s (they speak raw JSON-RPC over stdio or Streamable HTTP)", t.transport)
+		return
+	case t.version == config.ProtocolVersion2026:
+		c.note("protocol probes: not run under %s (they speak the initialize handshake of 2025-11-25 and earlier)", t.version)
+		return
+	}
+	probes := probe.Catalogue(probe.Target{HTTP: t.transport == TargetHTTP, Version: t.version, Caps: t.caps}, c.probeTool(readOnly))
+	if p, ok := c.cancellation(readOnly); ok {
+		probes = append(probes, p)
+	}
+	sc := c.scenario("protocol: " + string(t.transport))
+	sc.mode, sc.isolation, sc.continueOnFailure = rawProbes, config.IsolationScenario, true
+	for i := range probes {
+		p := &probes[i]
+		spec := &config.Step{ID: p.Name, Origin: config.OriginProtocol}
+		st := newStep(spec, c.suite.TimeoutMs)
+		st.call = call{kind: kindRaw, name: p.Target()}
+		st.caseName, st.score, st.probe = p.Name, config.ScoreProtocol, p
+		obs := newStep(&config.Step{ID: p.Name + ".alive", Kind: config.KindPing, Origin: config.OriginProtocol}, c.suite.TimeoutMs)
+		obs.call.name = "after " + p.Name
+		obs.caseName = "observer"
+		sc.steps = append(sc.steps, st, obs)
+	}
+	c.add(sc)
+}
+
+// onlyProtocol reports whether the protocol probes are all g generates:
+// they need no offered inputs.
+func onlyProtocol(g *config.Generate) bool {
+	return g.Protocol && !g.Fuzz && !g.Fidelity && !g.Probes && !g.Lifecycle && len(g.LifecycleGroups) == 0 && g.Concurrency < 2
+}
+
+// probeTool is the read-only tool the tools/call probes use: the first
+// (by name) with no required property, else the first. "" when none.
+func (c *generator) probeTool(readOnly []tool) string {
+	for _, t := range readOnly {
+		var s struct {
+			Required []string `json:"required"`
+		}
+		if json.Unmarshal(t.InputSchema, &s) == nil && len(s.Required) == 0 {
+			return t.Name
+		}
+	}
+	if len(readOnly) > 0 {
+		return readOnly[0].Name
+	}
+	return ""
+}
+
+// cancellation plans the cancellation probe (see [probe.Cancellation]) on
+// the first read-only tool whose name promises a slow call, with valid
+// arguments.
+func (c *generator) cancellation(readOnly []tool) (probe.Probe, bool) {
+	for _, t := range readOnly {
+		if !probe.Slow(t.Name) {
+			continue
+		}
+		args, notes := c.values.Valid(t.Name, c.input(t.Name))
+		if len(notes) > 0 || args == nil {
+			continue
+		}
+		a, err := json.Marshal(args)
+		if err != nil {
+			continue
+		}
+		return probe.Cancellation(t.Name, a), true
+	}
+	return probe.Probe{}, false
+}
+
+// runProbes runs a rawProbes scenario: each probe on the scenario's raw
+// connection (or a fresh one), then its observer. A stdio server that died
+// is relaunched before the next probe; an HTTP server that cannot be
+// reached again ends the run early.
+func (r *runState) runProbes(ctx context.Context, sc *scenario) {
+	steps := r.rep.Scenarios[sc.index].Steps
+	var conn probe.Conn
+	defer func() {
+		if conn != nil {
+			conn.Close()
+		}
+		r.probeClosers.Wait()
+	}()
+	restart := false
+	// lost names the probe after which the server was gone, for the
+	// report's terminatedEarly when it cannot be reached again.
+	lost := &link{}
+	tmp := r.scenarioScratch()
+	if tmp == "" {
+		tmp = r.tmp
+	}
+	for j := 0; j+1 < len(sc.steps); j += 2 {
+		if ctx.Err() != nil {
+			skipFrom(steps, j, reasonInterrupted)
+			return
+		}
+		if conn == nil {
+			var err error
+			conn, err = r.openRaw(ctx, tmp, false, restart)
+			if err != nil {
+				if ctx.Err() != nil {
+					skipFrom(steps, j, reasonInterrupted)
+					return
+				}
+				r.unreachableUpTo(ctx, lost, sc, j, len(steps), err)
+				return
+			}
+		}
+		replace, died := r.runProbe(ctx, sc, j, conn, tmp)
+		r.stepDone(sc, j)
+		r.stepDone(sc, j+1)
+		if replace {
+			conn.Close()
+			conn, restart = nil, died
+		}
+		if died {
+			lost.lostScenario, lost.lostStep = sc.name, steps[j].ID
+		}
+	}
+}
+
+// openRaw opens a raw connection and counts it (as a restart when it
+// replaces one the server lost).
+func (r *runState) openRaw(ctx context.Context, tmp string, bare, restart bool) (probe.Conn, error) {
+	var c probe.Conn
+	var err error
+	if r.suite.Endpoint != "" {
+		var h *probe.HTTP
+		h, err = r.d.openRawHTTP(ctx)
+		if err == nil {
+			c = h
+		}
+	} else {
+		var s *rawStdio
+		s, err = r.d.openRawStdio(ctx, tmp, bare)
+		if err == nil {
+			c = s
+		}
+	}
+	r.mu.Lock()
+	r.sessions++
+	r.rep.Connections = r.sessions
+	if restart && err == nil {
+		r.rep.Restarts++
+	}
+	r.mu.Unlock()
+	return c, err
+}
+
+// runProbe runs probe step j and its observer j+1 and reports whether the
+// connection must be replaced (the probe used it up, or the server died)
+// and whether the server died.
+func (r *runState) runProbe(ctx context.Context, sc *scenario, j int, conn probe.Conn, tmp string) (replace, died bool) {
+	steps := r.rep.Scenarios[sc.index].Steps
+	p := &sc.steps[j]
+	pr := p.probe
+	wait := min(p.timeout, probe.MaxWait)
+	out, obs := p.result(), sc.steps[j+1].result()
+	began := time.Now()
+	ex, on, usedUp, notRun := r.sendProbe(ctx, pr, conn, tmp, wait)
+	if notRun != "" {
+		// The probe could not be made: nothing to judge, and its observer
+		// has nothing to observe.
+		if strings.HasPrefix(notRun, "could not start") {
+			out.Status, out.Reason = StatusFailed, notRun
+			obs.Status, obs.Reason = StatusSkipped, "not run: the probe could not start"
+		} else {
+			out.Status, out.Reason = StatusSkipped, "not run: "+notRun
+			out.DurationMs = ms(time.Since(began))
+			obs.Status, obs.Reason = StatusSkipped, out.Reason
+		}
+		steps[j], steps[j+1] = out, obs
+		return false, false
+	}
+	out.DurationMs = ms(time.Since(began))
+	if ctx.Err() != nil {
+		// The probe was sent; its observer was not.
+		skipFrom(steps[j:j+1], 0, reasonInterruptedCall)
+		skipFrom(steps[j+1:j+2], 0, reasonInterrupted)
+		return true, false
+	}
+	r.judgeProbe(pr, &ex, &out)
+	if s, ok := on.(*rawStdio); ok && ex.Gone {
+		out.ExitStatus = ex.ExitStatus
+		for _, l := range s.proc.StderrTail(stderrLines) {
+			out.Stderr = append(out.Stderr, r.clean(l, 500))
+		}
+	}
+	steps[j] = out
+	r.traceStep(sc, p, &out, nil, began)
+
+	obsBegan := time.Now()
+	died = r.observeProbe(ctx, pr, conn, tmp, wait, &obs, ex.Gone && on == conn, ex.ExitStatus, usedUp)
+	obs.DurationMs = ms(time.Since(obsBegan))
+	steps[j+1] = obs
+	r.traceStep(sc, &sc.steps[j+1], &obs, nil, obsBegan)
+	return usedUp || died, died
+}
+
+// sendProbe sends a probe the way it asks to be sent: on a fresh server
+// process or session, after deleting the session, as a call to cancel, or
+// on the scenario's connection. on is the connection it went out on;
+// usedUp says the scenario's connection cannot serve the next probe;
+// notRun, when not "", says why the probe could not be made.
+func (r *runState) sendProbe(ctx context.Context, pr *probe.Probe, conn probe.Conn, tmp string, wait time.Duration) (ex probe.Exchange, on probe.Conn, usedUp bool, notRun string) {
+	on = conn
+	switch {
+	case pr.Fresh && r.suite.Endpoint == "":
+		fresh, err := r.openRaw(ctx, tmp, true, false)
+		if err != nil {
+			return ex, on, false, "could not start a fresh server process for this probe: " + r.clean(err.Error(), 300)
+		}
+		// Shut down in the background (a server may take its grace period
+		// to exit); runProbes waits for it before it returns.
+		r.probeClosers.Go(fresh.Close)
+		return fresh.Send(ctx, pr.Message, pr.ID, wait), fresh, false, ""
+	case pr.Fresh:
+		// A POST without a session: an initialize of its own.
+		h := conn.(*probe.HTTP)
+		hdr, e := h.Post(ctx, pr.Message, pr.ID, func(hd http.Header) { hd.Del("Mcp-Session-Id"); hd.Del("MCP-Protocol-Version") }, wait)
+		if id := hdr.Get("Mcp-Session-Id"); id != "" {
+			h.Forget(id).Close()
+		}
+		return e, on, false, ""
+	case pr.Before != nil:
+		h := conn.(*probe.HTTP)
+		if why := pr.Before(h); why != "" {
+			return ex, on, false, why
+		}
+		_, del := h.Do(ctx, http.MethodDelete, nil, "", nil, wait)
+		if del.Err != nil || del.Status >= 300 {
+			return ex, on, false, fmt.Sprintf("the server did not delete the session (%s)", probe.Describe(&del))
+		}
+		_, ex = h.Post(ctx, pr.Message, pr.ID, pr.Edit, wait)
+		// The session is gone: the observer and the next probe need a new
+		// one (not a restart: nothing was lost).
+		return ex, on, true, ""
+	case pr.Cancel:
+		raw := conn
+		if s, ok := conn.(*rawStdio); ok {
+			raw = s.Stdio // the probe package knows its own connections
+		}
+		ex, skip := probe.Cancel(ctx, raw, pr, wait)
+		return ex, on, false, skip
+	case pr.Edit != nil:
+		_, ex = conn.(*probe.HTTP).Post(ctx, pr.Message, pr.ID, pr.Edit, wait)
+		return ex, on, false, ""
+	}
+	return conn.Send(ctx, pr.Message, pr.ID, wait), on, false, ""
+}
+
+// observeProbe settles the observer after probe pr: on the connection the
+// rest of the probes use (a new one when the probe used it up), unless the
+// probe saw the server go. It reports whether the server died.
+func (r *runState) observeProbe(ctx context.Context, pr *probe.Probe, conn probe.Conn, tmp string, wait time.Duration, obs *StepResult, gone bool, exit string, usedUp bool) (died bool) {
+	alive := false
+	switch {
+	case gone:
+	case usedUp:
+		next, err := r.openRaw(ctx, tmp, false, false)
+		if err != nil {
+			gone = true
+			break
+		}
+		alive, gone, exit = next.Alive(ctx, wait)
+		next.Close()
+	default:
+		alive, gone, exit = conn.Alive(ctx, wait)
+	}
+	if s, ok := conn.(*rawStdio); ok && s.Observer() != "ping" {
+		// The server does not know ping: the observer listed its tools.
+		obs.Kind = config.KindList
+	}
+	switch {
+	case alive:
+		obs.Status, obs.Outcome = StatusPassed, config.OutcomeOK
+		return false
+	case gone:
+		obs.Status, obs.Outcome, obs.ExitStatus = StatusFailed, config.OutcomeTransportClosed, exit
+		obs.Reason = "the server is gone after probe " + pr.Name + "; relaunched for the next probe"
+		if r.suite.Endpoint != "" {
+			obs.Reason = "the server could not be reached after probe " + pr.Name
+		}
+	default:
+		obs.Status, obs.Outcome = StatusFailed, config.OutcomeTimeout
+		obs.Reason = fmt.Sprintf("no answer to the observer within %s after probe %s: the server stopped answering", wait, pr.Name)
+	}
+	return true
+}
+
+// judgeProbe settles a probe step from its exchange: the outcome, and the
+// verdict as its status, note or reason, and (for a finding) what was
+// expected and got.
+func (r *runState) judgeProbe(pr *probe.Probe, ex *probe.Exchange, out *StepResult) {
+	rep := ex.Reply()
+	switch {
+	case ex.Gone:
+		out.Outcome = config.OutcomeTransportClosed
+	case rep != nil && rep.Batch != nil:
+		out.Outcome = config.OutcomeOK
+		for _, m := range rep.Batch {
+			if m.Err != nil {
+				code := m.Err.Code
+				out.Outcome, out.ErrorCode = config.OutcomeProtocolError, &code
+			}
+		}
+	case rep != nil && rep.Err != nil:
+		code := rep.Err.Code
+		out.Outcome, out.ErrorCode = config.OutcomeProtocolError, &code
+		out.Detail = r.clean(rep.Err.Message, 2000)
+	case rep != nil && probe.IsErrorResult(rep.Result):
+		out.Outcome = config.OutcomeToolError
+	case rep != nil:
+		out.Outcome = config.OutcomeOK
+	case ex.Status >= 400:
+		out.Outcome = config.OutcomeProtocolError
+	default:
+		out.Outcome = config.OutcomeTimeout
+	}
+	v := pr.Judge(ex)
+	ref := probe.Reference(pr.Reference, r.rep.ProtocolVersion)
+	msg := fmt.Sprintf("expected %s; got %s (%s)", v.Expected, v.Got, ref)
+	verdict := &ProbeVerdict{Expected: v.Expected, Got: v.Got, Reference: ref}
+	if strings.HasPrefix(out.Target, "tools/call ") {
+		verdict.Tool = strings.TrimPrefix(out.Target, "tools/call ")
+	}
+	switch v.Level {
+	case probe.Pass:
+		out.Status = StatusPassed
+		return
+	case probe.Note:
+		word := "should: "
+		if v.Risk {
+			word = "risk: "
+		}
+		out.Status, out.Flagged = StatusPassed, true
+		out.Notes = []string{word + msg}
+	default:
+		out.Status, out.Reason = StatusFailed, msg
+	}
+	// Analysis lists it as a finding, with what the spec asks.
+	out.Probe = verdict
+}
+
+// rawStdio is a raw connection to a stdio server process of its own, with
+// the process kept for its stderr.
+type rawStdio struct {
+	*probe.Stdio
+	proc *process
+}
+
+// openRawStdio starts the server and, unless bare, initializes it.
+func (d *dialer) openRawStdio(ctx context.Context, tmp string, bare bool) (*rawStdio, error) {
+	p, err := d.start(tmp)
+	if err != nil {
+		return nil, err
+	}
+	c := &rawStdio{Stdio: probe.NewStdio(p.Process, p.maxLine), proc: p}
+	if bare {
+		return c, nil
+	}
+	if err := c.Initialize(ctx, probe.Hello{Version: d.version, Client: Version}, ms2d(d.suite.InitTimeoutMs)); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// openRawHTTP initializes a new HTTP session through the runner's HTTP
+// client (the suite's headers, its origin only, bounded bodies).
+func (d *dialer) openRawHTTP(ctx context.Context) (*probe.HTTP, error) {
+	limit := messageLimit(d.suite)
+	client := httpClient(d.suite.Endpoint, d.sec.headers, ms2d(d.suite.InitTimeoutMs), nil, limit)
+	return probe.OpenHTTP(ctx, client, d.suite.Endpoint, limit, probe.Hello{Version: d.version, Client: Version}, ms2d(d.suite.InitTimeoutMs))
+}
