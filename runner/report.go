@@ -43,8 +43,12 @@ type Report struct {
 	NothingTested   *NothingTested `json:"nothingTested,omitempty"`
 	Target          Target         `json:"target"`
 	ProtocolVersion string         `json:"protocolVersion"`
-	Server          *ServerInfo    `json:"server,omitempty"`
-	ToolsDiscovered []string       `json:"toolsDiscovered"`
+	// RequestedProtocolVersion is the version the run asked for, when the
+	// server negotiated another (ProtocolVersion): a run pinned to
+	// 2026-07-28 against a 2025-11-25 server says both.
+	RequestedProtocolVersion string      `json:"requestedProtocolVersion,omitempty"`
+	Server                   *ServerInfo `json:"server,omitempty"`
+	ToolsDiscovered          []string    `json:"toolsDiscovered"`
 	// ResourcesDiscovered, ResourceTemplatesDiscovered and
 	// PromptsDiscovered list what the server offers besides tools, when it
 	// declares resources or prompts.

@@ -277,6 +277,9 @@ func (r *runState) run(ctx context.Context) *Report {
 	defer shared.close(r)
 	if ir := sess.init; ir != nil {
 		rep.ProtocolVersion = ir.ProtocolVersion
+		if ir.ProtocolVersion != r.d.version {
+			rep.RequestedProtocolVersion = r.d.version
+		}
 		if ir.ServerInfo != nil {
 			rep.Server = &ServerInfo{Name: r.clean(ir.ServerInfo.Name, 200), Version: r.clean(ir.ServerInfo.Version, 100)}
 			if r.suite.NameFromServer && strings.TrimSpace(rep.Server.Name) != "" {

@@ -16,7 +16,7 @@ import (
 func TestFixtureWordSuggestsConfig(t *testing.T) {
 	dir := t.TempDir()
 	fixture := filepath.Join(dir, "basics.yaml")
-	os.WriteFile(fixture, []byte("name: b\ncommand: [mcpcheck, demo]\nscenarios: [{name: s, steps: [{ping: true}]}]\n"), 0o644)
+	os.WriteFile(fixture, []byte("name: b\ncommand: [mcpcheck, demo]\nscenarios: [{name: s, steps: [{ping: {}}]}]\n"), 0o644)
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -156,5 +156,27 @@ func TestGoldenMismatchGoesOn(t *testing.T) {
 	}
 	if strings.Contains(r.stdout, "earlier step") || strings.Contains(r.stdout, `\u003c`) {
 		t.Errorf("a step was skipped, or a value escaped:\n%s", r.stdout)
+	}
+}
+
+// TestRequestedProtocolShown: a run that asks for 2026-07-28 of a server
+// that negotiates 2025-11-25 says both, in the headline and the JSON; a
+// run that gets what it asked for says one.
+func TestRequestedProtocolShown(t *testing.T) {
+	dir := peerDir(t)
+	fixture := filepath.Join(t.TempDir(), "p.yaml")
+	os.WriteFile(fixture, []byte("name: p\ncommand: [node, "+filepath.Join(dir, peerEverything)+", stdio]\nscenarios: [{name: s, steps: [{ping: {}}]}]\n"), 0o644)
+	r := runCmd(t, "--config", fixture, "--protocol", "2026-07-28")
+	if r.code != 0 || !strings.Contains(r.stdout, "Protocol: 2025-11-25 (negotiated; requested 2026-07-28)") {
+		t.Errorf("exit %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = runCmd(t, "--config", fixture, "--protocol", "2026-07-28", "--json", "-")
+	m := validReport(t, r.stdout)
+	if m["protocolVersion"] != "2025-11-25" || m["requestedProtocolVersion"] != "2026-07-28" {
+		t.Errorf("protocolVersion %v, requestedProtocolVersion %v", m["protocolVersion"], m["requestedProtocolVersion"])
+	}
+	r = runCmd(t, "--config", fixture, "--json", "-")
+	if m := validReport(t, r.stdout); m["requestedProtocolVersion"] != nil {
+		t.Errorf("requestedProtocolVersion %v with the version asked for", m["requestedProtocolVersion"])
 	}
 }

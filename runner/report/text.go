@@ -297,7 +297,11 @@ func targetLine(r *runner.Report) string {
 		parts = append(parts, "Target: "+string(r.Target.Transport))
 	}
 	if r.ProtocolVersion != "" {
-		parts = append(parts, "Protocol: "+r.ProtocolVersion)
+		p := "Protocol: " + r.ProtocolVersion
+		if r.RequestedProtocolVersion != "" {
+			p += " (negotiated; requested " + r.RequestedProtocolVersion + ")"
+		}
+		parts = append(parts, p)
 	}
 	if r.Server != nil {
 		parts = append(parts, "Server: "+strings.TrimSpace(r.Server.Name+" "+r.Server.Version))
