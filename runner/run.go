@@ -117,6 +117,7 @@ func runOne(ctx context.Context, suite *config.Suite, opts Options) (*Report, er
 		d:      d,
 		plan:   plan,
 	}
+	d.warn = r.warn
 	// A server may ask the client (roots, sampling, elicitation) outside any
 	// call, on the standalone stream, too.
 	d.stream = listens(r.plan) || suite.Client != nil

@@ -83,6 +83,8 @@ type dialer struct {
 	// live holds the stdio servers the dialer started (see
 	// interruptGrace).
 	live procSet
+	// warn adds a warning to the run's report (nil: none is kept).
+	warn func(string)
 }
 
 // target describes the dialer's target for the report.
@@ -144,7 +146,7 @@ func (d *dialer) dial(ctx context.Context, tmp string) (*session, error) {
 		tt = &tapTransport{inner: p.Transport(), inbox: in}
 		t = tt
 	}
-	client := newClient(d.suite.Client)
+	client := newClient(d.suite.Client, at(d.suite, "client"), d.warn)
 	type result struct {
 		cs  *mcp.ClientSession
 		err error
@@ -240,7 +242,10 @@ func (d *dialer) start(tmp string) (*process, error) {
 // sampling or elicitation to answer, and a request the fixture did not
 // configure gets a JSON-RPC error from the SDK (never a hang). It never
 // retries a call.
-func newClient(cfg *config.Client) *mcp.Client {
+//
+// where and warn report a fixture answer that does not fit what the
+// server asked (elicit.go); warn may be nil.
+func newClient(cfg *config.Client, where string, warn func(string)) *mcp.Client {
 	caps := &mcp.ClientCapabilities{}
 	opts := &mcp.ClientOptions{
 		Capabilities:   caps,
@@ -269,9 +274,7 @@ func newClient(cfg *config.Client) *mcp.Client {
 		}
 		if el := cfg.Elicitation; el != nil {
 			caps.Elicitation = &mcp.ElicitationCapabilities{}
-			opts.ElicitationHandler = func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-				return &mcp.ElicitResult{Action: el.Action, Content: el.Content}, nil
-			}
+			opts.ElicitationHandler = elicitHandler(el, where, warn)
 		}
 	}
 	c := mcp.NewClient(&mcp.Implementation{Name: "mcpcheck", Version: Version}, opts)

@@ -180,3 +180,31 @@ func TestRequestedProtocolShown(t *testing.T) {
 		t.Errorf("requestedProtocolVersion %v with the version asked for", m["requestedProtocolVersion"])
 	}
 }
+
+// TestElicitationTypes: numbers and booleans of client.elicitation reach
+// the server with their JSON types (server-everything's form asks for an
+// integer, a number and a boolean); an answer that does not fit the form
+// warns that the refusal is the fixture's.
+func TestElicitationTypes(t *testing.T) {
+	dir := peerDir(t)
+	write := func(content string) string {
+		p := filepath.Join(t.TempDir(), "el.yaml")
+		os.WriteFile(p, []byte("name: el\ncommand: [node, "+filepath.Join(dir, peerEverything)+", stdio]\nallowTools: [trigger-elicitation-request]\ntimeoutMs: 10000\n"+
+			"client:\n  elicitation: {action: accept, content: "+content+"}\n"+
+			"scenarios:\n  - name: e\n    steps:\n      - tool: trigger-elicitation-request\n        expect: {text: {contains: accept}}\n"), 0o644)
+		return p
+	}
+	r := runCmd(t, "--config", write("{name: Ada, integer: 7, number: 2.5, check: true}"), "--json", "-")
+	m := validReport(t, r.stdout)
+	if r.code != 0 || m["warnings"] != nil {
+		t.Errorf("typed answer: exit %d, warnings %v\n%s", r.code, m["warnings"], r.stderr)
+	}
+	fixture := write(`{name: Ada, integer: "seven"}`)
+	r = runCmd(t, "--config", fixture, "--json", "-")
+	m = validReport(t, r.stdout)
+	ws, _ := json.Marshal(m["warnings"])
+	want := fixture + `:5:1: client.elicitation.content does not fit the form the server asked with, so the client refused to send it (the error the server relays is the fixture's, not the server's): /integer: expected integer, got string`
+	if r.code != 1 || !strings.Contains(string(ws), want) {
+		t.Errorf("mistyped answer: exit %d, warnings %s; want %q", r.code, ws, want)
+	}
+}
