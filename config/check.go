@@ -115,6 +115,14 @@ func checkTarget(s *Suite, root *node, errs *errList) {
 			return
 		}
 		s.Cwd = abs
+	} else if s.Cwd == "" && s.File != "" && len(s.Command) > 0 {
+		// One rule for every relative path of a fixture: it is read from
+		// the fixture's directory. The server starts there too, so a
+		// relative program or argument in command means the same file
+		// whichever directory mcpcheck is run from.
+		if abs, err := filepath.Abs(filepath.Dir(s.File)); err == nil {
+			s.Cwd = abs
+		}
 	}
 }
 

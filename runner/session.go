@@ -229,9 +229,16 @@ func (d *dialer) start(tmp string) (*process, error) {
 	for i, kv := range env {
 		env[i] = strings.ReplaceAll(kv, scratchVar, tmp)
 	}
-	p, err := startProcess(argv, strings.ReplaceAll(d.suite.Cwd, scratchVar, tmp), env, d.opts.terminateGrace(), d.suite.MaxMessageBytes, ms2d(d.suite.TimeoutMs))
+	dir := strings.ReplaceAll(d.suite.Cwd, scratchVar, tmp)
+	p, err := startProcess(argv, dir, env, d.opts.terminateGrace(), d.suite.MaxMessageBytes, ms2d(d.suite.TimeoutMs))
 	if err != nil {
-		return nil, fmt.Errorf("%sstarting server %s: %w", at(d.suite, "command"), filepath.Base(d.argv[0]), err)
+		// A relative program or argument is read from the server's
+		// directory (the fixture's, unless cwd says otherwise): name it.
+		in := ""
+		if dir != "" {
+			in = " in " + dir
+		}
+		return nil, fmt.Errorf("%sstarting server %s%s: %w", at(d.suite, "command"), filepath.Base(d.argv[0]), in, err)
 	}
 	d.track(p, p.Pid())
 	return p, nil

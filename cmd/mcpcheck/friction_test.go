@@ -208,3 +208,31 @@ func TestElicitationTypes(t *testing.T) {
 		t.Errorf("mistyped answer: exit %d, warnings %s; want %q", r.code, ws, want)
 	}
 }
+
+// TestRelativePathsFromFixture: a fixture's command is read from the
+// fixture's directory, like every other relative path, whichever directory
+// mcpcheck runs in; a server that cannot start names the directory used.
+func TestRelativePathsFromFixture(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "fixtures")
+	os.Mkdir(dir, 0o755)
+	// A server script beside the fixture: the test binary as the demo.
+	os.WriteFile(filepath.Join(dir, "server.sh"), []byte("#!/bin/sh\nexec "+os.Args[0]+" demo\n"), 0o755)
+	for name, command := range map[string]string{"program.yaml": "[./server.sh]", "argument.yaml": "[sh, server.sh]"} {
+		fixture := filepath.Join(dir, name)
+		os.WriteFile(fixture, []byte("name: r\ncommand: "+command+"\nallowTools: [get_household]\nscenarios: [{name: s, steps: [{tool: get_household}]}]\n"), 0o644)
+		// Run from elsewhere (the package directory), by a relative path.
+		rel, err := filepath.Rel(".", fixture)
+		if err != nil {
+			rel = fixture
+		}
+		if r := runCmd(t, "--config", rel); r.code != 0 {
+			t.Errorf("%s: exit %d\n%s%s", name, r.code, r.stdout, r.stderr)
+		}
+	}
+	missing := filepath.Join(dir, "missing.yaml")
+	os.WriteFile(missing, []byte("name: r\ncommand: [./nope.sh]\nscenarios: [{name: s, steps: [{ping: {}}]}]\n"), 0o644)
+	r := runCmd(t, "--config", missing)
+	if want := "starting server nope.sh in " + dir + ": "; r.code != 1 || !strings.Contains(r.stdout, want) {
+		t.Errorf("exit %d; want 1 and %q in:\n%s%s", r.code, want, r.stdout, r.stderr)
+	}
+}
