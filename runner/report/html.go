@@ -33,8 +33,8 @@ type (
 	}
 	htmlTotal struct {
 		Verdict, Class string
-		Suites         string // "2 suites: 1 passed, 1 failed"
-		Counts         string // the steps
+		Suites         string      // "2 suites: 1 passed, 1 failed"
+		Counts         string      // the steps
 		Index          []htmlSuite // each suite's verdict, linked
 	}
 	htmlSuite struct {
