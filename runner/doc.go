@@ -15,11 +15,17 @@
 // a server that will not start included, is in the report, with every step
 // accounted for as passed, failed or skipped.
 //
+// Four entry points share the plan and the connection code, one per
+// purpose: [Run] calls and judges; [List] lists every step without calling
+// (--list); [Discover] connects and lists what the server offers and the
+// checks it would get (mcpcheck tools); [Snapshot] builds the contract file
+// (mcpcheck snapshot).
+//
 // The main types:
 //
 //   - [Options] tune a run without changing what it checks: the
-//     environment, a transport for tests, --list, a trace, and hooks that
-//     follow the run as it goes ([Options.OnStep]).
+//     environment, a transport for tests, a selection, a trace, and hooks
+//     that follow the run as it goes ([Options.OnStep]).
 //   - [Report] is the one result model every writer renders (package
 //     runner/report); [StepResult] is one step's status, outcome and
 //     failed assertions, [Finding] and [Score] what generated checks add;
@@ -28,7 +34,7 @@
 //     fidelity rules to an agent's own calls on its own session.
 //   - [Drift] is a change between a contract file and the live server
 //     (a suite's contract) or another file ([DiffContracts]), graded by
-//     [Severity]; [Options.Snapshot] builds the contract file itself.
+//     [Severity]; [Snapshot] builds the contract file itself.
 //   - Golden answers (expect.snapshot) live beside the fixture;
 //     [RecordAnswers] writes them from a recorded session.
 //   - For CI: a [Selection] (tags, --run, a [Shard]) leaves scenarios out,
@@ -41,11 +47,24 @@
 //     the report schema enumerates to its enum.
 //
 // The rules a run follows are stated where they are enforced: the child's
-// environment in env.go, shutdown in stdio.go, outcome classes in
-// classify.go, scheduling in schedule.go and scenario.go, generated checks
-// in generated.go and analyze.go, contracts and drift in drift.go, golden
-// answers in golden.go, selection and shards in select.go and shard.go, the
-// verdict in [Report.Tally].
+// environment and ${tmp} in env.go, shutdown in stdio.go, outcome classes
+// in classify.go, scheduling in schedule.go and scenario.go, generated
+// checks in generated.go and analyze.go, protocol probes in
+// internal/probe, contracts and drift in drift.go, golden answers in
+// golden.go, selection and shards in select.go, merge and baselines in
+// merge.go, what reaches an output in redact.go, the verdict in
+// [Report.Tally].
+//
+// # One expectation, from the fixture to the report
+//
+// `expect: {structuredEquals: …}` is read by config (load.go: the value
+// with its position), compiled into the plan with its step (plan.go),
+// scheduled (schedule.go → scenario.go) and run (step.go: runStep makes
+// the call through call.go, classify.go gives the outcome, readAnswer
+// decodes structuredContent); check (step.go) builds the checker from
+// package assert (structured.go), whose failures become the step's
+// [AssertionResult] with the fixture position; runner/report prints it
+// (failure.go). Each hop goes one way, down the list.
 //
 // # Example
 //
@@ -57,7 +76,5 @@
 //	if err != nil {
 //		return err // exit 2: a missing credential
 //	}
-//	if !rep.Passed {
-//		// exit 1
-//	}
+//	ok := rep.Passed // exit 0, else 1
 package runner

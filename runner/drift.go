@@ -29,15 +29,15 @@ var Severities = cfile.Severities
 // DriftKind names a contract change (property_added, renamed, ...).
 type DriftKind = cfile.Kind
 
-// DriftKinds lists every kind of contract change, in the report schema's
+// driftKinds lists every kind of contract change, in the report schema's
 // order.
-var DriftKinds = cfile.Kinds
+var driftKinds = cfile.Kinds
 
 // DriftSubject is what a contract change concerns (tool, prompt, ...).
 type DriftSubject = cfile.Subject
 
-// DriftSubjects lists every subject, in the report schema's order.
-var DriftSubjects = cfile.Subjects
+// driftSubjects lists every subject, in the report schema's order.
+var driftSubjects = cfile.Subjects
 
 // failsAt reports whether severity s fails a run with failOn.
 func failsAt(s Severity, failOn config.FailOn) bool {
@@ -118,11 +118,11 @@ func (r *runState) liveContract(sess *session, found *discovered) (*cfile.Contra
 }
 
 // checkContract builds the live contract when the run needs it: for a
-// snapshot (Options.Snapshot), and to compare with the suite's contract
-// file, listing the drift in the report; with Options.Update the file is
+// snapshot ([Snapshot]), and to compare with the suite's contract file,
+// listing the drift in the report; with Options.Update the file is
 // rewritten instead of failing.
 func (r *runState) checkContract(sess *session, found *discovered) error {
-	if !r.opts.Snapshot && (r.suite.Contract == "" || r.opts.ListOnly) {
+	if r.purpose != modeSnapshot && (r.suite.Contract == "" || r.purpose == modeList || r.purpose == modeDiscover) {
 		return nil
 	}
 	live, err := r.liveContract(sess, found)
@@ -133,7 +133,7 @@ func (r *runState) checkContract(sess *session, found *discovered) error {
 	if err != nil {
 		return fmt.Errorf("building the contract: %w", err)
 	}
-	if r.opts.Snapshot {
+	if r.purpose == modeSnapshot {
 		r.rep.Contract = data
 		return nil
 	}

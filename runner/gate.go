@@ -4,9 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/mcpcheck/mcpcheck/config"
 	"sync"
 	"time"
+
+	"github.com/mcpcheck/mcpcheck/config"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -90,7 +91,7 @@ func GuardedCall(ctx context.Context, cs *mcp.ClientSession, t *mcp.Tool, args m
 		case err != nil:
 			g.Notes = append(g.Notes, err.Error()+"; structuredContent not checked")
 		case out != nil:
-			if bad, reason, _ := checkOutput(&contract{output: out}, ar); bad {
+			if bad, reason, _ := checkOutput(&toolSchemas{output: out}, ar); bad {
 				g.Outcome, ar.Outcome = config.OutcomeOutputInvalid, config.OutcomeOutputInvalid
 				g.Flagged, g.Reasons = true, append(g.Reasons, reason)
 				return g

@@ -2,11 +2,12 @@ package runner
 
 import (
 	"context"
-	"github.com/mcpcheck/mcpcheck/config"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpcheck/mcpcheck/config"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 

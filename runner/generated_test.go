@@ -213,8 +213,10 @@ func TestListCallsNothing(t *testing.T) {
 	s := generatedSuite(t, &config.Generate{Fuzz: true, Fidelity: true, Probes: true})
 	s.Scenarios = nil
 	opts := malformedOptions(&calls)
-	opts.ListOnly = true
-	rep := mustRun(t, s, opts)
+	rep, err := List(context.Background(), s, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if calls.Load() != 0 {
 		t.Errorf("--list made %d calls", calls.Load())
 	}

@@ -208,10 +208,11 @@ func TestHooksNotCalled(t *testing.T) {
 	for name, tc := range map[string]struct {
 		suite string
 		edit  func(*Options)
+		run   func(context.Context, *config.Suite, Options) (*Report, error)
 	}{
-		"missing tool": {missing, nil},
-		"list":         {hooksSuite, func(o *Options) { o.ListOnly = true }},
-		"protocols":    {hooksSuite, func(o *Options) { o.Protocols = []string{"2025-11-25", "2026-07-28"} }},
+		"missing tool": {missing, nil, Run},
+		"list":         {hooksSuite, nil, List},
+		"protocols":    {hooksSuite, func(o *Options) { o.Protocols = []string{"2025-11-25", "2026-07-28"} }, Run},
 	} {
 		t.Run(name, func(t *testing.T) {
 			var mu sync.Mutex
@@ -224,7 +225,10 @@ func TestHooksNotCalled(t *testing.T) {
 			if tc.edit != nil {
 				tc.edit(&opts)
 			}
-			rep := mustRun(t, parse(t, tc.suite), opts)
+			rep, err := tc.run(context.Background(), parse(t, tc.suite), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if name == "missing tool" && (rep.Failure == nil || rep.Failure.Stage != "allowlist") {
 				t.Errorf("failure = %+v, want allowlist", rep.Failure)
 			}

@@ -76,7 +76,7 @@ func (r *runState) offered(ctx context.Context, sess *session, found *discovered
 // takesNoArguments reports whether {} is valid input for the tool: a
 // schema without required properties (or none at all).
 func (r *runState) takesNoArguments(name string) bool {
-	c := r.contract(name)
+	c := r.schemasOf(name)
 	if c.inputErr != nil {
 		return false
 	}

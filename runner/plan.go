@@ -34,7 +34,7 @@ const (
 	// steps cannot refer to each other and a failure skips nothing.
 	allAtOnce
 	// rawProbes runs protocol probes, each followed by its observer, on a
-	// raw connection of the scenario's own (protocolrun.go).
+	// raw connection of the scenario's own (probes.go).
 	rawProbes
 )
 

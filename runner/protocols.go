@@ -15,7 +15,7 @@ import (
 // failure, warnings, notes and skipped tools tagged with the version the
 // pass asked for. [Analyze] then judges each version's checks apart and
 // lists the divergences between them.
-func runProtocols(ctx context.Context, suite *config.Suite, opts Options, versions []string) (*Report, error) {
+func runProtocols(ctx context.Context, suite *config.Suite, opts Options, m purpose, versions []string) (*Report, error) {
 	start := time.Now()
 	// Each pass has scenarios of its own; the joined report exists only at
 	// the end, so the passes are not followed as they go.
@@ -24,7 +24,7 @@ func runProtocols(ctx context.Context, suite *config.Suite, opts Options, versio
 	for _, v := range versions {
 		s := *suite
 		s.ProtocolVersion = v
-		rep, err := runOne(ctx, &s, opts)
+		rep, err := runOne(ctx, &s, opts, m)
 		if err != nil {
 			return nil, err
 		}
@@ -32,9 +32,9 @@ func runProtocols(ctx context.Context, suite *config.Suite, opts Options, versio
 		// not begun list their steps skipped, "interrupted".
 		parts = append(parts, rep)
 	}
-	m := joinProtocols(parts, versions)
-	m.Summary.DurationMs = ms(time.Since(start))
-	return m, nil
+	joined := joinProtocols(parts, versions)
+	joined.Summary.DurationMs = ms(time.Since(start))
+	return joined, nil
 }
 
 // joinProtocols joins the passes of a multi-protocol run (requested[k] is

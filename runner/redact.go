@@ -404,3 +404,10 @@ func same(a, b any) bool {
 	}
 	return true
 }
+
+// Redactor returns the function every output of a run passes its strings
+// through: [Sanitize], then each of secrets replaced by [Redacted] (see
+// "What is a secret" in redact.go).
+func Redactor(secrets []Secret) func(string) string {
+	return newRedactor(secrets, "").String
+}

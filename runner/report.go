@@ -21,8 +21,8 @@ const (
 	StatusSkipped Status = "skipped"
 )
 
-// Statuses lists every status in the order of the report schema.
-var Statuses = []Status{StatusPassed, StatusFailed, StatusSkipped}
+// allStatuses lists every status in the order of the report schema.
+var allStatuses = []Status{StatusPassed, StatusFailed, StatusSkipped}
 
 // This file holds every type of the JSON report (schemas/report.schema.json),
 // as go-sdk keeps its wire types in protocol.go: what a report carries is
@@ -107,7 +107,7 @@ type Report struct {
 	Surface *Surface `json:"-"`
 	// KeptScratch lists the ${tmp} directories kept (Options.KeepTmp).
 	KeptScratch []string `json:"-"`
-	// Contract is the server's contract file (Options.Snapshot).
+	// Contract is the server's contract file ([Snapshot]).
 	Contract []byte `json:"-"`
 }
 
@@ -131,9 +131,9 @@ const (
 	TargetNone   TargetTransport = "none"   // mcpcheck diff: no server reached
 )
 
-// TargetTransports lists every target transport, in the order of the
+// targetTransports lists every target transport, in the order of the
 // report schema.
-var TargetTransports = []TargetTransport{TargetStdio, TargetHTTP, TargetSSE, TargetMemory, TargetNone}
+var targetTransports = []TargetTransport{TargetStdio, TargetHTTP, TargetSSE, TargetMemory, TargetNone}
 
 // ServerInfo is the server's self-description from initialize.
 type ServerInfo struct {
@@ -177,8 +177,8 @@ const (
 	StageSnapshot Stage = "snapshot"
 )
 
-// Stages lists every stage, in the order of the report schema.
-var Stages = []Stage{StageConnect, StageDiscovery, StageAllowlist, StageInterrupted, StageSnapshot}
+// stages lists every stage, in the order of the report schema.
+var stages = []Stage{StageConnect, StageDiscovery, StageAllowlist, StageInterrupted, StageSnapshot}
 
 // Termination says where and why a run stopped early.
 type Termination struct {
@@ -606,4 +606,12 @@ type SkippedTool struct {
 	ProtocolVersion string `json:"protocolVersion,omitempty"`
 	Reason          string `json:"reason"`
 	Fix             string `json:"fix,omitempty"`
+}
+
+// Suites is the JSON report of a run of several suites (several --config
+// files, or a directory of fixtures): each suite's report, in the order
+// the suites were given. A run of one suite writes its [Report] alone.
+type Suites struct {
+	SchemaVersion int       `json:"schemaVersion"`
+	Suites        []*Report `json:"suites"`
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"sort"
@@ -16,6 +17,7 @@ import (
 	cfile "github.com/mcpcheck/mcpcheck/runner/internal/contract"
 	"github.com/mcpcheck/mcpcheck/runner/internal/gen"
 	"github.com/mcpcheck/mcpcheck/runner/internal/schema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Skip reasons, in the runner's words.
@@ -34,6 +36,20 @@ const (
 // stderrLines is how many lines of a dead server's stderr a report keeps.
 const stderrLines = 20
 
+// purpose is what a run does once it has its plan: the four entry points.
+type purpose uint8
+
+const (
+	modeRun      purpose = iota // call, judge, report ([Run])
+	modeList                    // every step listed, none called ([List])
+	modeDiscover                // connect, discover and list ([Discover])
+	modeSnapshot                // connect and build the contract ([Snapshot])
+)
+
+// calls reports whether the purpose calls anything (and so compares with
+// the suite's contract and golden answers).
+func (m purpose) calls() bool { return m == modeRun }
+
 // Run runs suite and returns its report. The error is non-nil only when the
 // run could not begin (a missing credential, a command that cannot be
 // resolved): those are the caller's input errors. Everything that happens
@@ -44,17 +60,43 @@ const stderrLines = 20
 // several protocol versions is one part per version, joined, then
 // analysed.
 func Run(ctx context.Context, suite *config.Suite, opts Options) (*Report, error) {
+	return runMode(ctx, suite, opts, modeRun)
+}
+
+// List returns the report of a run that calls nothing (--list): every
+// step in place, skipped "listed". A fixture's own steps are known without
+// the server, so it connects only when the suite generates checks (they
+// come from discovery).
+func List(ctx context.Context, suite *config.Suite, opts Options) (*Report, error) {
+	return runMode(ctx, suite, opts, modeList)
+}
+
+// Discover connects, discovers the server's surface (Report.Surface) and
+// compiles the suite's generated checks, listing every step without
+// calling any (mcpcheck tools).
+func Discover(ctx context.Context, suite *config.Suite, opts Options) (*Report, error) {
+	return runMode(ctx, suite, opts, modeDiscover)
+}
+
+// Snapshot connects, discovers and builds the server's contract file into
+// Report.Contract, calling nothing (mcpcheck snapshot).
+func Snapshot(ctx context.Context, suite *config.Suite, opts Options) (*Report, error) {
+	return runMode(ctx, suite, opts, modeSnapshot)
+}
+
+// runMode runs the suite for purpose m, once per protocol version asked for.
+func runMode(ctx context.Context, suite *config.Suite, opts Options, m purpose) (*Report, error) {
 	var rep *Report
 	var err error
 	switch len(opts.Protocols) {
 	case 0:
-		rep, err = runOne(ctx, suite, opts)
+		rep, err = runOne(ctx, suite, opts, m)
 	case 1:
 		s := *suite
 		s.ProtocolVersion = opts.Protocols[0]
-		rep, err = runOne(ctx, &s, opts)
+		rep, err = runOne(ctx, &s, opts, m)
 	default:
-		rep, err = runProtocols(ctx, suite, opts, opts.Protocols)
+		rep, err = runProtocols(ctx, suite, opts, m, opts.Protocols)
 	}
 	if err != nil {
 		return nil, err
@@ -65,7 +107,7 @@ func Run(ctx context.Context, suite *config.Suite, opts Options) (*Report, error
 
 // runOne runs the suite under its own protocol version; its report is
 // not analysed yet.
-func runOne(ctx context.Context, suite *config.Suite, opts Options) (*Report, error) {
+func runOne(ctx context.Context, suite *config.Suite, opts Options, m purpose) (*Report, error) {
 	env := newEnviron(opts.Environ)
 	sec, err := resolveSecrets(suite, env)
 	if err != nil {
@@ -86,7 +128,7 @@ func runOne(ctx context.Context, suite *config.Suite, opts Options) (*Report, er
 	}
 	var old *cfile.Contract
 	// A listing and a snapshot compare nothing and keep no answers.
-	calls := !opts.Snapshot && !opts.ListOnly
+	calls := m.calls()
 	if suite.Contract != "" && calls {
 		if old, err = readContract(suite.Contract, opts.Update); err != nil {
 			return nil, err
@@ -108,14 +150,15 @@ func runOne(ctx context.Context, suite *config.Suite, opts Options) (*Report, er
 	}
 	red := newRedactor(sec.values, suite.Endpoint)
 	r := &runState{
-		golden: gs,
-		old:    old,
-		suite:  suite,
-		opts:   &opts,
-		trace:  newTracer(opts.Trace, red),
-		red:    red,
-		d:      d,
-		plan:   plan,
+		purpose: m,
+		golden:  gs,
+		old:     old,
+		suite:   suite,
+		opts:    &opts,
+		trace:   newTracer(opts.Trace, red),
+		red:     red,
+		d:       d,
+		plan:    plan,
 	}
 	d.warn = r.warn
 	// A server may ask the client (roots, sampling, elicitation) outside any
@@ -185,22 +228,23 @@ func resolveCommand(argv, self []string) ([]string, error) {
 
 // runState is one run in progress.
 type runState struct {
-	suite *config.Suite
-	opts  *Options
-	red   *redactor
-	d     *dialer
-	plan  []*scenario
-	rep   *Report
-	tools map[string]tool
-	found *discovered
-	trace *tracer
+	purpose purpose
+	suite   *config.Suite
+	opts    *Options
+	red     *redactor
+	d       *dialer
+	plan    []*scenario
+	rep     *Report
+	tools   map[string]tool
+	found   *discovered
+	trace   *tracer
 	// old is the suite's contract file, read before the run (nil without
 	// one, or when --update will write it).
 	old *cfile.Contract
 	// golden is the suite's snapshot file (nil when no step asks for one).
 	golden *goldens
-	// contracts holds the compiled schemas of every tool a step calls.
-	contracts map[string]*contract
+	// schemas holds the compiled schemas of every tool a step calls.
+	schemas map[string]*toolSchemas
 	// extra bounds, across all scenarios, the calls that fanOut scenarios
 	// add beyond one per scenario in flight, so at most twice the
 	// concurrency is ever in flight.
@@ -244,7 +288,7 @@ func (r *runState) run(ctx context.Context) *Report {
 
 	// A fixture's own steps are known without the server: listing them
 	// needs no connection (generated checks do: they come from discovery).
-	if r.opts.ListOnly && r.suite.Generate == nil && !r.opts.ListDiscovers {
+	if r.purpose == modeList && r.suite.Generate == nil {
 		rep.NotConnected = true
 		r.listed()
 		return rep
@@ -276,88 +320,19 @@ func (r *runState) run(ctx context.Context) *Report {
 	}
 	shared := &link{sess: sess, tmp: r.tmp}
 	defer shared.close(r)
-	if ir := sess.init; ir != nil {
-		rep.ProtocolVersion = ir.ProtocolVersion
-		if ir.ProtocolVersion != r.d.version {
-			rep.RequestedProtocolVersion = r.d.version
-		}
-		if ir.ServerInfo != nil {
-			rep.Server = &ServerInfo{Name: r.clean(ir.ServerInfo.Name, 200), Version: r.clean(ir.ServerInfo.Version, 100)}
-			if r.suite.NameFromServer && strings.TrimSpace(rep.Server.Name) != "" {
-				rep.Suite = "quick check of " + rep.Server.Name
-			}
-		}
-	}
-
-	found, err := discover(ctx, sess, ms2d(r.suite.DiscoveryTimeoutMs))
-	if err != nil {
-		if ctx.Err() != nil {
-			r.interrupted()
-			return rep
-		}
-		r.fail(StageDiscovery, err)
-		r.keepStderr(sess)
+	if !r.discoverAll(ctx, sess) {
 		return rep
 	}
-	for _, w := range found.warnings {
-		rep.Warnings = append(rep.Warnings, r.clean(w, 300))
-	}
-	rep.Surface = surface(r.red, sess.init, rep.ProtocolVersion, found)
-	tools := found.tools
-	r.found = found
-	r.tools = make(map[string]tool, len(tools))
-	for _, t := range tools {
-		r.tools[t.Name] = t
-		rep.ToolsDiscovered = append(rep.ToolsDiscovered, r.clean(t.Name, 200))
-	}
-	sort.Strings(rep.ToolsDiscovered)
-	rep.ResourcesDiscovered = names(r, found.resources, func(x resource) string { return uriTarget(x.URI) })
-	rep.ResourceTemplatesDiscovered = names(r, found.templates, func(x resource) string { return x.URITemplate })
-	rep.PromptsDiscovered = names(r, found.prompts, func(x prompt) string { return x.Name })
-	if err := r.checkContract(sess, found); err != nil {
-		r.fail(StageDiscovery, err)
-		return rep
-	}
-	if r.opts.Snapshot {
+	if r.purpose == modeSnapshot {
 		for i := range rep.Scenarios {
 			skipFrom(rep.Scenarios[i].Steps, 0, reasonSnapshot)
 		}
 		return rep
 	}
-	if err := r.checkTools(); err != nil {
-		r.fail(StageAllowlist, err)
+	if !r.compile(ctx, sess) {
 		return rep
 	}
-	r.checkAllowTools()
-	r.contracts = map[string]*contract{}
-	if r.suite.Generate != nil {
-		// Inputs the server offers are gathered by calling its
-		// argument-free read-only tools: not when asked to call nothing.
-		var offered *gen.Offered
-		var called []string
-		if g := r.suite.Generate; !r.opts.ListOnly && !g.NoOfferedInputs && !onlyProtocol(g) {
-			offered, called = r.offered(ctx, sess, found, r.suite.AllowsTool)
-		}
-		pt := protocolTarget{transport: rep.Target.Transport, version: rep.ProtocolVersion}
-		if sess.init != nil {
-			pt.caps = sess.init.Capabilities
-		}
-		g := compileGenerated(r.suite, found, func(name string) *schema.Schema { return r.contract(name).input }, offered, pt, len(r.plan))
-		from := len(r.plan)
-		r.plan = append(r.plan, g.scenarios...)
-		r.addScenarios(g.scenarios)
-		r.selectScenarios(from)
-		rep.SkippedTools = g.skipped
-		rep.Notes = append(rep.Notes, g.notes...)
-		if n := offeredNote(offered, called); n != "" {
-			rep.Notes = append(rep.Notes, r.clean(n, 2000))
-		}
-		for _, sk := range g.skipped {
-			r.trace.write(TraceEntry{Tool: sk.Tool, Skipped: sk.Reason})
-		}
-	}
-	r.compileContracts()
-	if r.opts.ListOnly {
+	if r.purpose != modeRun {
 		r.listed()
 		return rep
 	}
@@ -374,6 +349,96 @@ func (r *runState) run(ctx context.Context) *Report {
 		rep.Failure = &SuiteFailure{Stage: StageInterrupted, Message: "the run was interrupted; steps not run are skipped"}
 	}
 	return rep
+}
+
+// discoverAll reads what the session's initialize said and what the
+// server lists into the report (server, surface, names discovered), and
+// compares the live contract with the suite's. false: the run cannot go on
+// (the failure or the interruption is in the report).
+func (r *runState) discoverAll(ctx context.Context, sess *session) bool {
+	rep := r.rep
+	if ir := sess.init; ir != nil {
+		rep.ProtocolVersion = ir.ProtocolVersion
+		if ir.ProtocolVersion != r.d.version {
+			rep.RequestedProtocolVersion = r.d.version
+		}
+		if ir.ServerInfo != nil {
+			rep.Server = &ServerInfo{Name: r.clean(ir.ServerInfo.Name, 200), Version: r.clean(ir.ServerInfo.Version, 100)}
+			if r.suite.NameFromServer && strings.TrimSpace(rep.Server.Name) != "" {
+				rep.Suite = "quick check of " + rep.Server.Name
+			}
+		}
+	}
+	found, err := discover(ctx, sess, ms2d(r.suite.DiscoveryTimeoutMs))
+	if err != nil {
+		if ctx.Err() != nil {
+			r.interrupted()
+			return false
+		}
+		r.fail(StageDiscovery, err)
+		r.keepStderr(sess)
+		return false
+	}
+	for _, w := range found.warnings {
+		rep.Warnings = append(rep.Warnings, r.clean(w, 300))
+	}
+	rep.Surface = surface(r.red, sess.init, rep.ProtocolVersion, found)
+	r.found = found
+	r.tools = make(map[string]tool, len(found.tools))
+	for _, t := range found.tools {
+		r.tools[t.Name] = t
+		rep.ToolsDiscovered = append(rep.ToolsDiscovered, r.clean(t.Name, 200))
+	}
+	sort.Strings(rep.ToolsDiscovered)
+	rep.ResourcesDiscovered = names(r, found.resources, func(x resource) string { return uriTarget(x.URI) })
+	rep.ResourceTemplatesDiscovered = names(r, found.templates, func(x resource) string { return x.URITemplate })
+	rep.PromptsDiscovered = names(r, found.prompts, func(x prompt) string { return x.Name })
+	if err := r.checkContract(sess, found); err != nil {
+		r.fail(StageDiscovery, err)
+		return false
+	}
+	return true
+}
+
+// compile checks the fixture's tool steps against what the server offers
+// and the allowlist, and compiles the generated checks into the plan (and
+// the report, skipped until they run). false: the run cannot go on.
+func (r *runState) compile(ctx context.Context, sess *session) bool {
+	rep := r.rep
+	if err := r.checkTools(); err != nil {
+		r.fail(StageAllowlist, err)
+		return false
+	}
+	r.checkAllowTools()
+	r.schemas = map[string]*toolSchemas{}
+	if r.suite.Generate != nil {
+		// Inputs the server offers are gathered by calling its
+		// argument-free read-only tools: not when asked to call nothing.
+		var offered *gen.Offered
+		var called []string
+		if g := r.suite.Generate; r.purpose.calls() && !g.NoOfferedInputs && !onlyProtocol(g) {
+			offered, called = r.offered(ctx, sess, r.found, r.suite.AllowsTool)
+		}
+		pt := protocolTarget{transport: rep.Target.Transport, version: rep.ProtocolVersion}
+		if sess.init != nil {
+			pt.caps = sess.init.Capabilities
+		}
+		g := compileGenerated(r.suite, r.found, func(name string) *schema.Schema { return r.schemasOf(name).input }, offered, pt, len(r.plan))
+		from := len(r.plan)
+		r.plan = append(r.plan, g.scenarios...)
+		r.addScenarios(g.scenarios)
+		r.selectScenarios(from)
+		rep.SkippedTools = g.skipped
+		rep.Notes = append(rep.Notes, g.notes...)
+		if n := offeredNote(offered, called); n != "" {
+			rep.Notes = append(rep.Notes, r.clean(n, 2000))
+		}
+		for _, sk := range g.skipped {
+			r.trace.write(TraceEntry{Tool: sk.Tool, Skipped: sk.Reason})
+		}
+	}
+	r.compileSchemas()
+	return true
 }
 
 // names lists what discovery found, cleaned and sorted for the report.
@@ -505,28 +570,28 @@ func (r *runState) checkAllowTools() {
 	}
 }
 
-// compileContracts compiles the schemas of every tool a step calls (the
+// compileSchemas compiles the schemas of every tool a step calls (the
 // generated ones already are) before the first call.
-func (r *runState) compileContracts() {
+func (r *runState) compileSchemas() {
 	for _, sc := range r.plan {
 		for j := range sc.steps {
 			if sc.steps[j].call.kind == config.KindTool {
-				r.contract(sc.steps[j].call.name)
+				r.schemasOf(sc.steps[j].call.name)
 			}
 		}
 	}
 }
 
-// contract returns a discovered tool's compiled schemas, compiling them on
+// schemasOf returns a discovered tool's compiled schemas, compiling them on
 // first use and warning about schemas that were refused or do not compile
 // (warnings are sorted at the end). It is called before the scheduler
 // starts, from one goroutine.
-func (r *runState) contract(name string) *contract {
-	if c, ok := r.contracts[name]; ok {
+func (r *runState) schemasOf(name string) *toolSchemas {
+	if c, ok := r.schemas[name]; ok {
 		return c
 	}
-	c := compileContract(r.tools[name])
-	r.contracts[name] = &c
+	c := compileSchemas(r.tools[name])
+	r.schemas[name] = &c
 	for _, err := range []error{c.inputErr, c.outputErr} {
 		if err != nil {
 			r.rep.Warnings = append(r.rep.Warnings, r.clean(fmt.Sprintf("tool %q: %v", name, err), 500))
@@ -573,4 +638,72 @@ func (r *runState) keepStderr(s *session) {
 // nothing), and the cut last, so it never leaves half a secret.
 func (r *runState) clean(s string, max int) string {
 	return cut(r.red.String(s), max)
+}
+
+// Version is mcpcheck's version, sent as the client version in initialize.
+var Version = "0.1.0"
+
+// ErrMissingCredential means a variable named by envFromEnv or
+// headersFromEnv is not set. The run stops before starting anything or
+// touching the network (exit code 2).
+var ErrMissingCredential = errors.New("missing credential")
+
+// Options tune a run without changing what it checks.
+type Options struct {
+	// Environ is the runner's environment as KEY=VALUE pairs, read for
+	// envFromEnv, headersFromEnv and the stdio child's base variables.
+	// Nil means os.Environ().
+	Environ []string
+	// SelfCommand is what a fixture command whose program is exactly
+	// "mcpcheck" runs instead: this very binary (so `command: [mcpcheck,
+	// demo]` works without installing anything). Nil means os.Executable().
+	SelfCommand []string
+	// Dial, when set, replaces the suite's target with a caller-provided
+	// transport (tests use in-memory transports). It is called once per
+	// session.
+	Dial func(ctx context.Context) (mcp.Transport, error)
+	// TerminateGrace is how long a stdio server gets after stdin is closed
+	// (and again after SIGTERM) before the next signal. Zero means 2s.
+	TerminateGrace time.Duration
+	// Protocols, when it names more than one version, runs the suite once
+	// per version and merges the results into one report with the
+	// divergences between versions; one version overrides the suite's.
+	Protocols []string
+	// Select, when set, leaves scenarios out of the run (--tag, --run,
+	// ...); they are in the report, skipped "not selected".
+	Select *Selection
+	// Update rewrites the suite's contract file and golden answers from
+	// the live server instead of failing on them, and removes answers no
+	// step asks for (--update).
+	Update bool
+	// KeepTmp keeps the run's ${tmp} scratch directories instead of
+	// removing them at the end (--keep-tmp); the report lists them.
+	KeepTmp bool
+	// Trace, when set, receives one JSON line per tool call (and per tool
+	// that generation skipped), with the arguments, redacted.
+	Trace io.Writer
+	// OnStart, OnStep and OnScenario follow a run as it goes (the human
+	// report streams through them on a terminal). OnStart is called once,
+	// when the plan is ready and before the first call, with the report as
+	// it stands: every scenario and step in place, skipped "not run"; read
+	// what it needs before returning. OnStep is called when a step's result
+	// is final (from the scenario's goroutine: calls for different scenarios,
+	// and for the cases of one fanned-out scenario, may be concurrent), and
+	// OnScenario when every step of scenario i is final, skipped ones
+	// included. A run that fails before its first call, a --list run and a
+	// run under several protocols call none of them; only [Run] calls them.
+	OnStart    func(r *Report)
+	OnStep     func(scenario, step int, r StepResult)
+	OnScenario func(scenario int, r ScenarioResult)
+
+	// keepAnswers keeps every step's decoded result in the StepResult
+	// OnStep sees (Sample reads the answers; no report ever holds them).
+	keepAnswers bool
+}
+
+func (o *Options) terminateGrace() time.Duration {
+	if o.TerminateGrace > 0 {
+		return o.TerminateGrace
+	}
+	return 2 * time.Second
 }

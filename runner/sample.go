@@ -82,9 +82,7 @@ var ErrNoSurface = errors.New("the server could not be listed")
 func Sample(ctx context.Context, suite *config.Suite, opts Options) (*Sampled, error) {
 	base := *suite
 	base.Generate, base.Scenarios, base.Contract = nil, nil, ""
-	listOpts := opts
-	listOpts.ListOnly, listOpts.ListDiscovers = true, true
-	rep, err := Run(ctx, &base, listOpts)
+	rep, err := Discover(ctx, &base, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -19,7 +19,7 @@ func shardsOf(t *testing.T, suite *config.Suite, n int) (map[string][]int, []int
 	owners := map[string][]int{}
 	load := make([]int, n+1)
 	for k := 1; k <= n; k++ {
-		rep, err := Run(context.Background(), suite, Options{ListOnly: true, Select: &Selection{Shard: &Shard{Index: k, Total: n}}})
+		rep, err := List(context.Background(), suite, Options{Select: &Selection{Shard: &Shard{Index: k, Total: n}}})
 		if err != nil {
 			t.Fatal(err)
 		}

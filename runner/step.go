@@ -47,32 +47,21 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 		return r.runAwait(ctx, sess, sc, j, out, results)
 	}
 
-	params, value := p.call.raw, p.call.params
-	if p.scratch {
-		value = expandScratch(value, sess.tmp)
-	}
-	if p.call.hasRef {
-		resolved, _, err := resolveValue(value, results)
-		if err != nil {
-			out.Reason = err.Error()
-			return out
-		}
-		value = resolved
-		if params, err = json.Marshal(resolved); err != nil {
-			out.Reason = "encoding the parameters: " + err.Error()
-			return out
-		}
+	params, value, why := stepParams(p, sess, results)
+	if why != "" {
+		out.Reason = why
+		return out
 	}
 	if uri, ok := value.(string); ok && p.call.name == "" {
 		out.Target = r.clean(uriTarget(uri), 300)
 	}
 	argv, _ := value.(map[string]any)
-	var contract *contract
+	var schemas *toolSchemas
 	if p.call.kind == config.KindTool {
-		contract = r.contracts[p.call.name]
+		schemas = r.schemas[p.call.name]
 	}
-	if p.validate && contract != nil {
-		if rejected, reason, detail := checkArguments(contract, argv); rejected {
+	if p.validate && schemas != nil {
+		if rejected, reason, detail := checkArguments(schemas, argv); rejected {
 			out.Outcome, out.Reason, out.Detail = config.OutcomeInputRejected, reason, r.clean(detail, 2000)
 			r.check(p, &out, &assert.Result{Kind: p.call.kind, Outcome: config.OutcomeInputRejected}, nil, results)
 			r.traceStep(sc, p, &out, argv, time.Now())
@@ -130,38 +119,7 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 	ar.Notifications, out.ServerRequests = r.inFlight(window, token)
 	var decoded map[string]any
 	if err == nil && rep != nil {
-		ar.HasResult, ar.IsError = true, rep.isError
-		ar.Text, ar.HasContent = rep.text, rep.hasContent
-		if p.measure {
-			out.ResponseChars = len(rep.raw)
-		}
-		validateOut := contract != nil && contract.output != nil && !rep.isError && p.call.kind == config.KindTool
-		if p.keep || p.record || p.whole || validateOut || p.call.kind != config.KindTool || hasStructured(rep.raw) {
-			decoded = decodeResult(rep.raw)
-			if decoded != nil {
-				ar.Whole, ar.WholeRaw = decoded, rep.raw
-			}
-			if sc, ok := decoded["structuredContent"]; ok && p.call.kind == config.KindTool {
-				ar.Structured, ar.HasStructured = sc, true
-			}
-		}
-		if p.call.kind == config.KindResource {
-			ar.DeclaredMIME = p.mimeType
-			for _, c := range gjson.GetBytes(rep.raw, "contents.#.mimeType").Array() {
-				ar.MIMETypes = append(ar.MIMETypes, c.String())
-			}
-		}
-		if p.rawPaths {
-			if sc := gjson.GetBytes(rep.raw, "structuredContent"); sc.Exists() {
-				ar.StructuredRaw = []byte(sc.Raw)
-			}
-		}
-		if validateOut {
-			if bad, reason, detail := checkOutput(contract, ar); bad {
-				ar.Outcome, out.Outcome = config.OutcomeOutputInvalid, config.OutcomeOutputInvalid
-				out.Reason, out.Detail = reason, r.clean(detail, 2000)
-			}
-		}
+		decoded = r.readAnswer(p, rep, schemas, ar, &out)
 	}
 	if a := p.spec.Expect.Absent; a != nil {
 		v, _, err := resolveValue(a.V, results)
@@ -178,6 +136,67 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 	}
 	r.traceStep(sc, p, &out, argv, began)
 	return out
+}
+
+// stepParams is what the step sends: its parameters with ${tmp} expanded
+// and $refs resolved, as JSON and as a value; why says what stopped that.
+func stepParams(p *step, sess *session, results map[string]any) (params json.RawMessage, value any, why string) {
+	params, value = p.call.raw, p.call.params
+	if p.scratch {
+		value = expandScratch(value, sess.tmp)
+	}
+	if !p.call.hasRef {
+		return params, value, ""
+	}
+	resolved, _, err := resolveValue(value, results)
+	if err != nil {
+		return nil, nil, err.Error()
+	}
+	if params, err = json.Marshal(resolved); err != nil {
+		return nil, nil, "encoding the parameters: " + err.Error()
+	}
+	return params, resolved, ""
+}
+
+// readAnswer fills what the checkers read of a result (ar): its text,
+// content, structured content and MIME types, decoded only where a checker
+// or the report needs the whole of it, and validates a tool's structured
+// content against its output schema. It returns the decoded result, if
+// decoded.
+func (r *runState) readAnswer(p *step, rep *reply, schemas *toolSchemas, ar *assert.Result, out *StepResult) (decoded map[string]any) {
+	ar.HasResult, ar.IsError = true, rep.isError
+	ar.Text, ar.HasContent = rep.text, rep.hasContent
+	if p.measure {
+		out.ResponseChars = len(rep.raw)
+	}
+	validateOut := schemas != nil && schemas.output != nil && !rep.isError && p.call.kind == config.KindTool
+	if p.keep || p.record || p.whole || validateOut || p.call.kind != config.KindTool || hasStructured(rep.raw) {
+		decoded = decodeResult(rep.raw)
+		if decoded != nil {
+			ar.Whole, ar.WholeRaw = decoded, rep.raw
+		}
+		if sc, ok := decoded["structuredContent"]; ok && p.call.kind == config.KindTool {
+			ar.Structured, ar.HasStructured = sc, true
+		}
+	}
+	if p.call.kind == config.KindResource {
+		ar.DeclaredMIME = p.mimeType
+		for _, c := range gjson.GetBytes(rep.raw, "contents.#.mimeType").Array() {
+			ar.MIMETypes = append(ar.MIMETypes, c.String())
+		}
+	}
+	if p.rawPaths {
+		if sc := gjson.GetBytes(rep.raw, "structuredContent"); sc.Exists() {
+			ar.StructuredRaw = []byte(sc.Raw)
+		}
+	}
+	if validateOut {
+		if bad, reason, detail := checkOutput(schemas, ar); bad {
+			ar.Outcome, out.Outcome = config.OutcomeOutputInvalid, config.OutcomeOutputInvalid
+			out.Reason, out.Detail = reason, r.clean(detail, 2000)
+		}
+	}
+	return decoded
 }
 
 // runAwait waits for the notification an await step names: the first that

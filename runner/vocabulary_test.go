@@ -44,9 +44,9 @@ func TestReportVocabularies(t *testing.T) {
 		ptr  string
 		want []string
 	}{
-		{"/$defs/step/properties/status/enum", stringsOf(Statuses)},
-		{"/$defs/scenario/properties/status/enum", stringsOf(Statuses)},
-		{"/$defs/scenario/properties/notSelected/enum", stringsOf(Exclusions)},
+		{"/$defs/step/properties/status/enum", stringsOf(allStatuses)},
+		{"/$defs/scenario/properties/status/enum", stringsOf(allStatuses)},
+		{"/$defs/scenario/properties/notSelected/enum", stringsOf(exclusions)},
 		{"/$defs/step/properties/origin/enum", stringsOf(config.Origins)},
 		{"/properties/findings/items/properties/origin/enum", stringsOf(config.Origins)[1:]},
 		{"/$defs/outcome/enum", stringsOf(config.Outcomes)},
@@ -55,11 +55,11 @@ func TestReportVocabularies(t *testing.T) {
 		{"/$defs/assertion/properties/kind/enum", kinds},
 		{"/$defs/step/properties/kind/enum", append(stringsOf(config.StepKinds), string(kindRaw))},
 		{"/properties/drift/items/properties/severity/enum", stringsOf(Severities)},
-		{"/properties/drift/items/properties/kind/enum", stringsOf(DriftKinds)},
-		{"/properties/drift/items/properties/subject/enum", stringsOf(DriftSubjects)},
+		{"/properties/drift/items/properties/kind/enum", stringsOf(driftKinds)},
+		{"/properties/drift/items/properties/subject/enum", stringsOf(driftSubjects)},
 		{"/properties/summary/properties/drift/properties/failOn/enum", stringsOf(config.FailOns)},
-		{"/properties/failure/properties/stage/enum", stringsOf(Stages)},
-		{"/properties/target/properties/transport/enum", stringsOf(TargetTransports)},
+		{"/properties/failure/properties/stage/enum", stringsOf(stages)},
+		{"/properties/target/properties/transport/enum", stringsOf(targetTransports)},
 	} {
 		if got := enum(c.ptr); !slices.Equal(got, c.want) {
 			t.Errorf("%s = %q, Go %q", c.ptr, got, c.want)

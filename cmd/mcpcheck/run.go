@@ -236,9 +236,6 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "mcpcheck: %s\n", err)
 		return exitBadArgs
 	}
-	if f.list {
-		opts.ListOnly = true
-	}
 	opts.KeepTmp = f.keepTmp
 	opts.Update = f.update
 	if f.set["tag"] || f.set["skip-tag"] || f.set["run"] || f.set["shard"] {

@@ -45,7 +45,6 @@ func snapshot(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return code
 	}
 	suite.Contract = ""
-	opts.Snapshot = true
 	// Start the file first, so a bad path fails before connecting. It is
 	// a temporary file until the contract is written whole: a snapshot
 	// that fails or is interrupted leaves the previous contract.
@@ -59,7 +58,7 @@ func snapshot(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		defer file.Abort()
 		w = file
 	}
-	rep, err := runner.Run(ctx, suite, opts)
+	rep, err := runner.Snapshot(ctx, suite, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpcheck snapshot: %v\n", err)
 		return exitBadArgs

@@ -154,7 +154,11 @@ func runSuites(ctx context.Context, f *flags, suites []*config.Suite, baselines 
 					stream = report.NewStream(human, textOpts)
 					stream.Follow(&o)
 				}
-				rep, err := runner.Run(ctx, s, o)
+				run := runner.Run
+				if f.list {
+					run = runner.List
+				}
+				rep, err := run(ctx, s, o)
 				if err == nil && i < len(baselines) && !f.list {
 					err = baselines[i].judge(rep, f.updateBaseline)
 				}

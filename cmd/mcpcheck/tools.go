@@ -36,8 +36,7 @@ func runTools(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if suite == nil {
 		return code
 	}
-	opts.ListOnly, opts.ListDiscovers = true, true
-	rep, err := runner.Run(ctx, suite, opts)
+	rep, err := runner.Discover(ctx, suite, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "mcpcheck tools: %v\n", err)
 		return exitBadArgs

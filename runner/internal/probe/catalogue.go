@@ -216,7 +216,7 @@ func IsErrorResult(raw json.RawMessage) bool {
 	return json.Unmarshal(raw, &v) == nil && v.IsError
 }
 
-// died is the Verdict on a server the probe killed.
+// died is the verdict on a server the probe killed.
 func died(e *Exchange, expected string) (Verdict, bool) {
 	switch {
 	case e.Gone:
@@ -227,120 +227,102 @@ func died(e *Exchange, expected string) (Verdict, bool) {
 	return Verdict{}, false
 }
 
-// toolArgs judges tools/call with null or omitted arguments: a result or
-// -32602, never -32603 (typescript-sdk #2012).
-func toolArgs(e *Exchange) Verdict {
-	const want = "a result, or -32602 (invalid params); never -32603"
-	if v, ok := died(e, want); ok {
-		return v
+// alive makes a judge of level, which reads the answer of a server that
+// lived through the probe (r is its reply, nil when none came): a server
+// the probe killed, or that stopped answering, fails whatever the answer.
+// want is what the spec asks, in the report's words.
+func alive(want string, level func(e *Exchange, r *Message) Level) func(*Exchange) Verdict {
+	return func(e *Exchange) Verdict {
+		if v, ok := died(e, want); ok {
+			return v
+		}
+		return judged(level(e, e.Reply()), want, e)
 	}
-	r := e.Reply()
-	switch {
-	case r == nil:
-		return judged(Fail, want, e)
-	case r.Err == nil || r.Err.Code == -32602:
-		return judged(Pass, want, e)
-	}
-	return judged(Fail, want, e)
 }
 
-// unknownTool: -32602 or an isError result, never -32601 or -32603.
-func unknownTool(e *Exchange) Verdict {
-	const want = "-32602 (invalid params) or a result with isError: true"
-	if v, ok := died(e, want); ok {
-		return v
+// toolArgs judges tools/call with null or omitted arguments: a result or
+// -32602, never -32603 (typescript-sdk #2012).
+var toolArgs = alive("a result, or -32602 (invalid params); never -32603", func(_ *Exchange, r *Message) Level {
+	if r != nil && (r.Err == nil || r.Err.Code == -32602) {
+		return Pass
 	}
-	r := e.Reply()
+	return Fail
+})
+
+// unknownTool: -32602 or an isError result, never -32601 or -32603.
+var unknownTool = alive("-32602 (invalid params) or a result with isError: true", func(_ *Exchange, r *Message) Level {
 	switch {
 	case r == nil:
-		return judged(Fail, want, e)
+		return Fail
 	case r.Err != nil && r.Err.Code == -32602, r.Err == nil && IsErrorResult(r.Result):
-		return judged(Pass, want, e)
+		return Pass
 	case r.Err != nil && r.Err.Code != -32601 && r.Err.Code != -32603:
-		return judged(Note, want, e)
+		return Note
 	}
-	return judged(Fail, want, e)
-}
+	return Fail
+})
 
 // codes judges a request that must be refused with one of want: a result
 // is resultLevel, another code otherLevel, no answer a failure (a request
 // is always answered).
 func codes(words string, resultLevel, otherLevel Level, want []int64) func(*Exchange) Verdict {
-	return func(e *Exchange) Verdict {
-		if v, ok := died(e, words); ok {
-			return v
-		}
-		r := e.Reply()
+	return alive(words, func(e *Exchange, r *Message) Level {
 		switch {
 		case r == nil && e.Status >= 400:
 			// Refused, but at the HTTP level rather than in JSON-RPC.
-			return judged(Note, words, e)
+			return Note
 		case r == nil:
-			return judged(Fail, words, e)
+			return Fail
 		case r.Err == nil:
-			return judged(resultLevel, words, e)
+			return resultLevel
 		case slices.Contains(want, r.Err.Code):
-			return judged(Pass, words, e)
+			return Pass
 		}
-		return judged(otherLevel, words, e)
-	}
+		return otherLevel
+	})
 }
 
 // malformed judges a message that is not valid JSON-RPC: the server lives;
 // code is the answer JSON-RPC names, and no answer is a note (or, for
 // bytes that are not JSON, allowed: there is no id to answer).
 func malformed(code int64, words string) func(*Exchange) Verdict {
-	return func(e *Exchange) Verdict {
-		if v, ok := died(e, words); ok {
-			return v
-		}
-		r := e.Reply()
+	return alive(words, func(e *Exchange, r *Message) Level {
 		switch {
-		case r != nil && r.Err != nil && r.Err.Code == code:
-			return judged(Pass, words, e)
-		case r == nil && code == -32700:
-			return judged(Pass, words, e)
-		case e.Status >= 400 && e.Status < 500:
-			return judged(Pass, words, e)
+		case r != nil && r.Err != nil && r.Err.Code == code,
+			r == nil && code == -32700,
+			e.Status >= 400 && e.Status < 500:
+			return Pass
 		}
-		return judged(Note, words, e)
-	}
+		return Note
+	})
 }
 
 // batchRefused: since 2025-06-18 a batch is refused (an error, or no
 // answer) and the server lives.
-func batchRefused(e *Exchange) Verdict {
-	const want = "refused (an error or no answer): batching was removed in 2025-06-18"
-	if v, ok := died(e, want); ok {
-		return v
-	}
-	r := e.Reply()
+var batchRefused = alive("refused (an error or no answer): batching was removed in 2025-06-18", func(e *Exchange, r *Message) Level {
 	switch {
 	case r == nil, r.Err != nil, e.Status >= 400:
-		return judged(Pass, want, e)
+		return Pass
 	case r.Batch != nil:
 		for _, m := range r.Batch {
 			if m.Result != nil {
-				return judged(Note, want, e)
+				return Note
 			}
 		}
-		return judged(Pass, want, e)
+		return Pass
 	}
-	return judged(Note, want, e)
-}
+	return Note
+})
 
 // refusedOrIgnored judges a request the server is not ready for: an
 // error, or no answer; a result is a note; the server lives.
 func refusedOrIgnored(want string) func(*Exchange) Verdict {
-	return func(e *Exchange) Verdict {
-		if v, ok := died(e, want); ok {
-			return v
+	return alive(want, func(_ *Exchange, r *Message) Level {
+		if r != nil && r.Err == nil {
+			return Note
 		}
-		if r := e.Reply(); r != nil && r.Err == nil {
-			return judged(Note, want, e)
-		}
-		return judged(Pass, want, e)
-	}
+		return Pass
+	})
 }
 
 // negotiates: initialize with a version the server cannot support gets a
@@ -357,23 +339,22 @@ func negotiates(e *Exchange) Verdict {
 	var res struct {
 		ProtocolVersion string `json:"protocolVersion"`
 	}
-	if json.Unmarshal(r.Result, &res) != nil || res.ProtocolVersion == "" || res.ProtocolVersion == "1999-01-01" {
-		return Verdict{Level: Fail, Expected: want, Got: "a result with protocolVersion " + strconv.Quote(res.ProtocolVersion)}
+	bad := json.Unmarshal(r.Result, &res) != nil || res.ProtocolVersion == "" || res.ProtocolVersion == "1999-01-01"
+	v := Verdict{Level: Pass, Expected: want, Got: "a result with protocolVersion " + strconv.Quote(res.ProtocolVersion)}
+	if bad {
+		v.Level = Fail
 	}
-	return Verdict{Level: Pass, Expected: want, Got: "a result with protocolVersion " + strconv.Quote(res.ProtocolVersion)}
+	return v
 }
 
 // status judges an HTTP probe by its status; a miss is miss.
 func status(words string, miss Level, ok func(int) bool) func(*Exchange) Verdict {
-	return func(e *Exchange) Verdict {
-		if v, gone := died(e, words); gone {
-			return v
-		}
+	return alive(words, func(e *Exchange, _ *Message) Level {
 		if ok(e.Status) {
-			return judged(Pass, words, e)
+			return Pass
 		}
-		return judged(miss, words, e)
-	}
+		return miss
+	})
 }
 
 // foreignOrigin: a request from another site's page is refused with 403

@@ -209,7 +209,7 @@ func (c *Stdio) Write(msg []byte) {
 	_, _ = c.proc.Stdin.Write(append(bytes.TrimRight(msg, "\n"), '\n'))
 }
 
-// Drain drops what arrived since the last Exchange: late answers to
+// Drain drops what arrived since the last exchange: late answers to
 // earlier probes and notifications.
 func (c *Stdio) Drain() {
 	for {
@@ -257,8 +257,7 @@ func (c *Stdio) Send(ctx context.Context, msg []byte, id string, wait time.Durat
 			c.Write(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"method":%q}`, obs, c.observer))
 		case line, ok := <-c.lines:
 			if !ok {
-				ex.Gone = c.proc.Exited(2 * time.Second)
-				ex.ExitStatus = c.proc.ExitStatus()
+				c.ended(&ex)
 				if !ex.Gone {
 					ex.Err = errors.New("the server closed its stdout")
 				}
@@ -318,8 +317,7 @@ func (c *Stdio) read(ctx context.Context, id string, wait time.Duration, first b
 			return ex
 		case line, ok := <-c.lines:
 			if !ok {
-				ex.Gone = c.proc.Exited(2 * time.Second)
-				ex.ExitStatus = c.proc.ExitStatus()
+				c.ended(&ex)
 				return ex
 			}
 			if m := Parse(line); m.IsResponse(id) {
@@ -333,6 +331,13 @@ func (c *Stdio) read(ctx context.Context, id string, wait time.Duration, first b
 }
 
 func (c *Stdio) Close() { c.proc.Close() }
+
+// ended notes in ex how the server's output ended: its exit (waited for a
+// moment) and exit status.
+func (c *Stdio) ended(ex *Exchange) {
+	ex.Gone = c.proc.Exited(2 * time.Second)
+	ex.ExitStatus = c.proc.ExitStatus()
+}
 
 // HTTP is a raw Streamable HTTP session: POSTs with the suite's
 // headers through the runner's HTTP client (no proxy, no redirects).

@@ -7,17 +7,18 @@ import (
 	"github.com/mcpcheck/mcpcheck/runner/internal/schema"
 )
 
-// contract is a discovered tool's schemas, compiled once at discovery. A
-// schema that was refused (see package schema) is a discovery warning;
-// steps that call the tool with argument validation on end as
-// input_rejected.
-type contract struct {
+// toolSchemas are a discovered tool's input and output schemas, compiled
+// once at discovery (not to be confused with the contract file of package
+// internal/contract, which records a whole server's surface). A schema that
+// was refused (see package schema) is a discovery warning; steps that call
+// the tool with argument validation on end as input_rejected.
+type toolSchemas struct {
 	input, output       *schema.Schema
 	inputErr, outputErr error
 }
 
-func compileContract(t tool) contract {
-	var c contract
+func compileSchemas(t tool) toolSchemas {
+	var c toolSchemas
 	c.input, c.inputErr = schema.Compile(t.Name, "input", t.InputSchema)
 	c.output, c.outputErr = schema.Compile(t.Name, "output", t.OutputSchema)
 	return c
@@ -25,7 +26,7 @@ func compileContract(t tool) contract {
 
 // checkArguments validates a step's arguments against the tool's
 // inputSchema before anything is sent.
-func checkArguments(c *contract, args map[string]any) (rejected bool, reason, detail string) {
+func checkArguments(c *toolSchemas, args map[string]any) (rejected bool, reason, detail string) {
 	if c.inputErr != nil {
 		return true, "the tool's inputSchema was refused, so its arguments cannot be checked; nothing was sent", c.inputErr.Error()
 	}
@@ -47,7 +48,7 @@ func checkArguments(c *contract, args map[string]any) (rejected bool, reason, de
 // checkOutput validates structuredContent against the tool's outputSchema.
 // A successful result of a tool that declares one must carry conforming
 // structuredContent.
-func checkOutput(c *contract, ar *assert.Result) (bad bool, reason, detail string) {
+func checkOutput(c *toolSchemas, ar *assert.Result) (bad bool, reason, detail string) {
 	if !ar.HasStructured {
 		return true, "the tool declares an outputSchema but the result has no structuredContent", ""
 	}
