@@ -695,6 +695,10 @@ type Options struct {
 	OnStart    func(r *Report)
 	OnStep     func(scenario, step int, r StepResult)
 	OnScenario func(scenario int, r ScenarioResult)
+	// OnCall is called when step j of scenario i begins, before its call
+	// is made (a live status line names the calls in flight); a step run
+	// again alone after a lost server begins again. Only [Run] calls it.
+	OnCall func(scenario, step int)
 
 	// keepAnswers keeps every step's decoded result in the StepResult
 	// OnStep sees (Sample reads the answers; no report ever holds them).

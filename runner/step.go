@@ -35,6 +35,9 @@ func (p *step) result() StepResult {
 // runStep runs step j of sc on sess: resolve its $refs, check its
 // arguments, make the call, classify what came back, and check it.
 func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j int, results map[string]any) StepResult {
+	if r.opts.OnCall != nil {
+		r.opts.OnCall(sc.index, j)
+	}
 	p := &sc.steps[j]
 	out := p.result()
 	out.Status = StatusFailed

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The friction of issue 20 item 7, one test each, run as a user runs the
@@ -235,4 +238,25 @@ func TestRelativePathsFromFixture(t *testing.T) {
 	if want := "starting server nope.sh in " + dir + ": "; r.code != 1 || !strings.Contains(r.stdout, want) {
 		t.Errorf("exit %d; want 1 and %q in:\n%s%s", r.code, want, r.stdout, r.stderr)
 	}
+}
+
+// TestTTYNamesTheCall: on a terminal, the status line names the call the
+// run is waiting for, and how long it has waited.
+func TestTTYNamesTheCall(t *testing.T) {
+	terminalEnv(t)
+	p := openPTY(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	waiting := regexp.MustCompile(`running 0/3 steps, 0 failed, [0-9.]+s, now: hang [0-9.]+s`)
+	go func() {
+		for ctx.Err() == nil && !waiting.MatchString(p.output()) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		cancel()
+	}()
+	ttyRun(t, ctx, p, false, "--config", "testdata/interrupt.yaml", "--no-color")
+	if raw := p.drain(); !waiting.MatchString(raw) {
+		t.Errorf("the status line never named the hanging call:\n%q", raw)
+	}
+	waitNoDemoChildren(t)
 }
