@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -259,4 +260,32 @@ func TestTTYNamesTheCall(t *testing.T) {
 		t.Errorf("the status line never named the hanging call:\n%q", raw)
 	}
 	waitNoDemoChildren(t)
+}
+
+// TestSignalHurriesShutdown: Ctrl-C during a call to a server that is not
+// stuck but does not end at EOF (it honours SIGTERM) exits 130 well within
+// the 2 s grace an ordinary shutdown gives the server before SIGTERM: the
+// interrupted run sends it after stdio.HurryGrace.
+func TestSignalHurriesShutdown(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	mark := filepath.Join(dir, "mark")
+	fx := deafFixture(t, dir, "EOF deaf", "eof-deaf", mark, deafScenarios)
+	c := startCLI(t, nil, "--config", fx, "--json", filepath.Join(dir, "r.json"))
+	pid := waitMark(t, c, mark)
+	began := time.Now()
+	c.signal(t, syscall.SIGINT)
+	code := c.wait(t, signalBound)
+	took := time.Since(began)
+	t.Logf("exit %d %s after the signal", code, took.Round(time.Millisecond))
+	if code != 130 {
+		t.Fatalf("exit %d, want 130\n%s", code, c.stderr.String())
+	}
+	waitProcessGone(t, pid)
+	if took >= 2*time.Second {
+		t.Errorf("exit %s after Ctrl-C: the server got the whole grace before SIGTERM", took.Round(time.Millisecond))
+	}
+	if m := validReport(t, readFile(t, filepath.Join(dir, "r.json"))); m["passed"] != false {
+		t.Errorf("passed = %v", m["passed"])
+	}
 }
