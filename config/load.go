@@ -193,6 +193,10 @@ func (d *decoder) scenario(n *node) Scenario {
 	if v := n.value("parallel"); v != nil {
 		sc.Parallel = v.b
 	}
+	if v, ok := intValue(n.value("retries")); ok {
+		r := int(v)
+		sc.Retries = &r
+	}
 	sc.Isolation = Isolation(strValue(n.value("isolation")))
 	sc.Snapshots = snapshotRules(n)
 	// Sized once: a fixture may have thousands of steps, and growing the

@@ -86,6 +86,7 @@ var settings = func() []setting {
 		{key: "maxMessageBytes", env: EnvMaxMessageBytes, kind: intSetting, isInt: true, check: checkRange(MinMessageBytes, MaxMessageBytes)},
 		{key: "concurrency", env: EnvConcurrency, kind: intSetting, isInt: true, check: checkRange(1, MaxConcurrency)},
 		{key: "isolation", env: EnvIsolation, check: checkIsolation},
+		{key: "retries", kind: intSetting, isInt: true, check: checkRange(0, MaxRetries)},
 		{key: "transport", env: EnvTransport, check: checkTransport},
 		{key: "contract"},
 		{key: "failOn", env: EnvFailOn, check: checkFailOn},
@@ -216,6 +217,7 @@ func layerSettings(s *Suite, file map[string]any, opts LoadOptions, errs *errLis
 	s.Concurrency = k.Int("concurrency")
 	s.MaxMessageBytes = k.Int("maxMessageBytes")
 	s.Isolation = Isolation(k.String("isolation"))
+	s.Retries = k.Int("retries")
 	s.Transport = Transport(k.String("transport"))
 	s.FailOn = FailOn(k.String("failOn"))
 	s.Contract = k.String("contract")

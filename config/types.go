@@ -148,6 +148,8 @@ const (
 	DefaultDiscoveryTimeoutMs = 30000
 	DefaultConcurrency        = 1
 	MaxConcurrency            = 16
+	// MaxRetries bounds retries (a suite's, a scenario's, --retries).
+	MaxRetries = 10
 	// DefaultMaxMessageBytes bounds one message from a server (a stdio
 	// line, an SSE event, an HTTP response body): 4 MiB, far above any
 	// honest tool answer, far below what would hurt the machine.
@@ -198,6 +200,10 @@ type Suite struct {
 	InitTimeoutMs      int // bounds connect + initialize
 	DiscoveryTimeoutMs int // bounds the whole tools/list walk
 	Concurrency        int // scenarios in flight at once, 1..16
+	// Retries is how many times a failed scenario whose tools are all
+	// annotated readOnlyHint runs again on a fresh session (retries:,
+	// --retries); one that then passes is flaky.
+	Retries int
 	// MaxMessageBytes bounds one message from the server (a stdio line, an
 	// SSE event, a response body); a larger one ends its call as
 	// oversized_response.
@@ -262,6 +268,11 @@ type Scenario struct {
 	Isolation Isolation
 	// Tags label the scenario for --tag and --skip-tag.
 	Tags []string
+	// Retries, when set, is how many times the scenario is run again on a
+	// fresh session after it fails, whatever its steps call: set on a
+	// scenario, it is the fixture's word that a rerun is safe (the suite's
+	// Retries reach only scenarios whose tools are all read-only).
+	Retries *int
 	// Snapshots add to the suite's golden-answer rules for this scenario.
 	Snapshots SnapshotRules
 	Pos       Pos

@@ -45,6 +45,8 @@ Flags:
   --next-release   serve the household's next release, whose contract differs
                    in one change of each drift severity (for mcpcheck
                    snapshot and mcpcheck diff)
+  --flaky FILE     also serve the flaky tool, which fails every other call
+                   (odd-numbered calls), counting its calls in FILE
   --http ADDR      serve Streamable HTTP at http://ADDR/mcp instead of stdio;
                    ADDR is host:port, and port 0 picks a free port
   --allow-remote   allow an ADDR host other than 127.0.0.1, [::1] or localhost
@@ -80,6 +82,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	protocolDefects := fs.Bool("protocol-defects", false, "")
 	next := fs.Bool("next-release", false, "")
 	hostileMode := fs.String("hostile", "", "")
+	flakyFile := fs.String("flaky", "", "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usage)
@@ -107,6 +110,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 		ProtocolDefects: *protocolDefects,
 		NextRelease:     *next,
+		FlakyFile:       *flakyFile,
 	}
 	if !httpSet {
 		if err := serveStdio(ctx, opts, stdin, stdout, stderr); err != nil && ctx.Err() == nil {

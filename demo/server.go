@@ -57,6 +57,10 @@ type Options struct {
 	// severity (see release), for mcpcheck snapshot and diff.
 	NextRelease bool
 
+	// FlakyFile, when set, adds the flaky tool, which fails every other
+	// call and counts its calls in this file (flaky.go).
+	FlakyFile string
+
 	// RemoteRefURL is the URL that the remote_ref fault tool's inputSchema
 	// refers to with $ref, for tests that check that a client never fetches
 	// it. Empty means http://127.0.0.1:9/schema.json.
@@ -136,6 +140,9 @@ func buildServer(opts Options, kind transportKind) (*mcp.Server, *registry, *fau
 	if opts.Defects {
 		f.defects = newDefects(f)
 		f.defects.add(s)
+	}
+	if opts.FlakyFile != "" {
+		addFlaky(s, opts.FlakyFile)
 	}
 	return s, reg, f
 }

@@ -61,6 +61,9 @@ type scenario struct {
 	pos       config.Pos
 	// excluded, when set, leaves the scenario out of the run (Selection).
 	excluded Exclusion
+	// muted keeps the run's hooks from hearing of the scenario's steps
+	// while it may still be retried (retry.go).
+	muted bool
 }
 
 // step is one planned call and what must hold of its answer.

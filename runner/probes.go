@@ -241,10 +241,12 @@ func (r *runState) sendProbe(ctx context.Context, pr *probe.Probe, conn probe.Co
 		if err != nil {
 			return ex, on, false, "could not start a fresh server process for this probe: " + r.clean(err.Error(), 300)
 		}
-		// Shut down in the background (a server may take its grace period
-		// to exit); runProbes waits for it before it returns.
+		ex := fresh.Send(ctx, pr.Message, pr.ID, wait)
+		// Shut down in the background once answered (a server may take
+		// its grace period to exit); runProbes waits for it before it
+		// returns.
 		r.probeClosers.Go(fresh.Close)
-		return fresh.Send(ctx, pr.Message, pr.ID, wait), fresh, false, ""
+		return ex, fresh, false, ""
 	case pr.Fresh:
 		// A POST without a session: an initialize of its own.
 		h := conn.(*probe.HTTP)

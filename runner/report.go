@@ -90,8 +90,10 @@ type Report struct {
 	// live server's contract, most severe first; Summary.Drift counts them.
 	Drift []Drift `json:"drift,omitempty"`
 	// Warnings are observations that do not fail the suite.
-	Warnings  []string         `json:"warnings,omitempty"`
-	Scenarios []ScenarioResult `json:"scenarios"`
+	Warnings []string `json:"warnings,omitempty"`
+	// FailOnFlaky makes a flaky scenario fail the run (--fail-on-flaky).
+	FailOnFlaky bool             `json:"failOnFlaky,omitempty"`
+	Scenarios   []ScenarioResult `json:"scenarios"`
 
 	// StartedAt is when the run began (human report and traces only; it
 	// would make JSON reports differ run to run).
@@ -150,6 +152,8 @@ type Summary struct {
 	// ExpectedFailures counts the failed steps a baseline of known
 	// failures lists (among Failed).
 	ExpectedFailures int `json:"expectedFailures,omitempty"`
+	// Flaky counts the flaky scenarios: failed, run again, then passed.
+	Flaky int `json:"flaky,omitempty"`
 	// Scores of the generated checks.
 	Scores []Score `json:"scores,omitempty"`
 	// Drift counts the contract drift by severity, when a contract was
@@ -201,8 +205,14 @@ type ScenarioResult struct {
 	// get the answer its input got one by one, in which one came back ok
 	// with another answer. Which call it was is chance, so the scenario
 	// says it, not a step; analysis reads it.
-	AnswersDiffer bool         `json:"answersDiffer,omitempty"`
-	Steps         []StepResult `json:"steps"`
+	AnswersDiffer bool `json:"answersDiffer,omitempty"`
+	// NotRun says why a selected scenario was not run (--fail-fast).
+	NotRun NotRun `json:"notRun,omitempty"`
+	// Flaky marks a scenario that failed, was run again (retries) and then
+	// passed; Attempts are its runs that failed, its steps the last run's.
+	Flaky    bool         `json:"flaky,omitempty"`
+	Attempts []Attempt    `json:"attempts,omitempty"`
+	Steps    []StepResult `json:"steps"`
 	// Pos is where the scenario was written (human report only).
 	Pos config.Pos `json:"-"`
 }
@@ -261,6 +271,9 @@ type StepResult struct {
 	// Probe is a protocol probe's verdict on its answer, when it is a
 	// finding (failed or flagged).
 	Probe *ProbeVerdict `json:"probe,omitempty"`
+	// Exchange is the request the step sent and the answer it got, when
+	// the run keeps them ([Options].Exchanges: -v, -vv, the HTML report).
+	Exchange *Exchange `json:"exchange,omitempty"`
 	// cause says, for a skipped step, why in a word the runner reads
 	// (Reason says it to the user).
 	cause skipCause
@@ -364,7 +377,7 @@ type AssertionResult struct {
 // (--fail-under and friends) does not fail the run by itself: the threshold
 // decides. Every other failed step or finding does.
 func (r *Report) Tally() {
-	r.Summary.Passed, r.Summary.Failed, r.Summary.Skipped, r.Summary.ExpectedFailures = 0, 0, 0, 0
+	r.Summary.Passed, r.Summary.Failed, r.Summary.Skipped, r.Summary.ExpectedFailures, r.Summary.Flaky = 0, 0, 0, 0, 0
 	gated := map[config.ScoreName]bool{}
 	thresholdsMet := true
 	for _, sc := range r.Summary.Scores {
@@ -400,6 +413,14 @@ func (r *Report) Tally() {
 		}
 		if sc.Status == StatusPassed && skipped == len(sc.Steps) && skipped > 0 {
 			sc.Status = StatusSkipped
+		}
+		// A scenario that passed after failing is flaky; under FailOnFlaky
+		// it fails the run.
+		if sc.Flaky = sc.Status == StatusPassed && len(sc.Attempts) > 0; sc.Flaky {
+			r.Summary.Flaky++
+			if r.FailOnFlaky {
+				failing++
+			}
 		}
 	}
 	for _, f := range r.Findings {

@@ -101,6 +101,7 @@ func runMode(ctx context.Context, suite *config.Suite, opts Options, m purpose) 
 	if err != nil {
 		return nil, err
 	}
+	rep.FailOnFlaky = opts.FailOnFlaky
 	Analyze(rep)
 	return rep, nil
 }
@@ -255,6 +256,8 @@ type runState struct {
 
 	// tokens numbers the calls' progress tokens.
 	tokens atomic.Int64
+	// exchanged counts the characters of the exchanges kept (exchange.go).
+	exchanged atomic.Int64
 	// scratch holds the run's ${tmp} directories; tmp is the suite's.
 	scratch scratch
 	tmp     string
@@ -679,6 +682,19 @@ type Options struct {
 	// KeepTmp keeps the run's ${tmp} scratch directories instead of
 	// removing them at the end (--keep-tmp); the report lists them.
 	KeepTmp bool
+	// FailFast, when set, stops the run from starting a scenario once one
+	// has failed (-x): the first failed scenario sets it, and those not
+	// started yet are skipped (NotRun). Suites that share one stop
+	// together.
+	FailFast *atomic.Bool
+	// FailOnFlaky makes a flaky scenario (failed, retried, passed) fail
+	// the run (--fail-on-flaky); it is in the report, so a merge judges
+	// alike.
+	FailOnFlaky bool
+	// Exchanges says which steps keep the request they sent and the
+	// answer they got in their result (StepResult.Exchange): none (the
+	// default), the failed ones, or all.
+	Exchanges ExchangeLevel
 	// Trace, when set, receives one JSON line per tool call (and per tool
 	// that generation skipped), with the arguments, redacted.
 	Trace io.Writer

@@ -17,7 +17,7 @@ import (
 // interrupted, the scenario is for another protocol version, or the
 // scenario it needs stopped early.
 func (r *runState) runScenario(ctx context.Context, sc *scenario, shared *link) {
-	if r.opts.OnScenario != nil {
+	if r.opts.OnScenario != nil && !sc.muted {
 		defer func() { r.opts.OnScenario(sc.index, visible(r.red, r.rep.Scenarios[sc.index])) }()
 	}
 	steps := r.rep.Scenarios[sc.index].Steps
@@ -123,7 +123,7 @@ func (r *runState) runInOrder(ctx context.Context, sc *scenario, l *link, sess *
 
 // stepDone tells the caller (Options.OnStep) that step j of sc is final.
 func (r *runState) stepDone(sc *scenario, j int) {
-	if r.opts.OnStep != nil {
+	if r.opts.OnStep != nil && !sc.muted {
 		r.opts.OnStep(sc.index, j, visible(r.red, r.rep.Scenarios[sc.index].Steps[j]))
 	}
 }

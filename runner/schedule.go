@@ -41,7 +41,7 @@ func (r *runState) schedule(ctx context.Context, shared *link) {
 	r.pool(ctx, shared, first)
 	r.pool(ctx, shared, r.longestFirst(isolated))
 	for _, sc := range alone {
-		r.runScenario(ctx, sc, shared)
+		r.startScenario(ctx, sc, shared)
 	}
 }
 
@@ -75,7 +75,7 @@ func (r *runState) pool(ctx context.Context, shared *link, list []*scenario) {
 	for range min(n, len(list)) {
 		wg.Go(func() {
 			for sc := range jobs {
-				r.runScenario(ctx, sc, shared)
+				r.startScenario(ctx, sc, shared)
 			}
 		})
 	}

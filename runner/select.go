@@ -28,17 +28,21 @@ const (
 	ExcludedRun Exclusion = "run"
 	// ExcludedShard: the scenario belongs to another shard (--shard).
 	ExcludedShard Exclusion = "shard"
+	// ExcludedLastFailed: --last-failed was given and the scenario did not
+	// fail in the last run.
+	ExcludedLastFailed Exclusion = "lastFailed"
 )
 
 // exclusions lists every exclusion, in the order of the report schema.
-var exclusions = []Exclusion{ExcludedTag, ExcludedSkipTag, ExcludedRun, ExcludedShard}
+var exclusions = []Exclusion{ExcludedTag, ExcludedSkipTag, ExcludedRun, ExcludedShard, ExcludedLastFailed}
 
 // reasons are the skip reasons of excluded scenarios' steps.
 var reasons = map[Exclusion]string{
-	ExcludedTag:     "not selected: it has no tag --tag names",
-	ExcludedSkipTag: "not selected: it has a tag --skip-tag names",
-	ExcludedRun:     "not selected: --run matches neither the scenario nor one of its steps",
-	ExcludedShard:   "not selected: another shard runs it",
+	ExcludedTag:        "not selected: it has no tag --tag names",
+	ExcludedSkipTag:    "not selected: it has a tag --skip-tag names",
+	ExcludedRun:        "not selected: --run matches neither the scenario nor one of its steps",
+	ExcludedShard:      "not selected: another shard runs it",
+	ExcludedLastFailed: "not selected: it did not fail last time (--last-failed)",
 }
 
 // Selection chooses the scenarios a run makes. Selection is per scenario:
@@ -58,6 +62,10 @@ type Selection struct {
 	// Shard, when set, runs only this shard's part of the selected
 	// scenarios (see shardScenarios); the report says which shard it is.
 	Shard *Shard
+	// Failed, when not nil, selects only the scenarios it names: those
+	// that failed in the last run (--last-failed). A scenario runs whole,
+	// so every step its $refs need runs with it.
+	Failed map[string]bool
 }
 
 func (sel *Selection) shard() *Shard {
@@ -90,6 +98,8 @@ func (sel *Selection) exclusion(name string, ids, tags []string) Exclusion {
 		return ExcludedSkipTag
 	case sel.Run != nil && !sel.matches(name, ids):
 		return ExcludedRun
+	case sel.Failed != nil && !sel.Failed[name]:
+		return ExcludedLastFailed
 	}
 	return ""
 }

@@ -67,6 +67,10 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 		if rejected, reason, detail := checkArguments(schemas, argv); rejected {
 			out.Outcome, out.Reason, out.Detail = config.OutcomeInputRejected, reason, r.clean(detail, 2000)
 			r.check(p, &out, &assert.Result{Kind: p.call.kind, Outcome: config.OutcomeInputRejected}, nil, results)
+			if r.wantsExchange(out.Status) {
+				out.Exchange = r.exchange(&p.call, params, nil, nil, "")
+				out.Exchange.NotSent = true
+			}
 			r.traceStep(sc, p, &out, argv, time.Now())
 			return out
 		}
@@ -136,6 +140,17 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 	r.check(p, &out, ar, decoded, results)
 	if p.record {
 		out.result = decoded
+	}
+	if r.wantsExchange(out.Status) {
+		var answer json.RawMessage
+		if rep != nil {
+			answer = rep.raw
+		}
+		var code *int64
+		if cl.Outcome == config.OutcomeProtocolError {
+			code = cl.Code
+		}
+		out.Exchange = r.exchange(&p.call, params, answer, code, cl.Detail)
 	}
 	r.traceStep(sc, p, &out, argv, began)
 	return out

@@ -47,6 +47,7 @@ func TestReportVocabularies(t *testing.T) {
 		{"/$defs/step/properties/status/enum", stringsOf(allStatuses)},
 		{"/$defs/scenario/properties/status/enum", stringsOf(allStatuses)},
 		{"/$defs/scenario/properties/notSelected/enum", stringsOf(exclusions)},
+		{"/$defs/scenario/properties/notRun/enum", stringsOf(notRuns)},
 		{"/$defs/step/properties/origin/enum", stringsOf(config.Origins)},
 		{"/properties/findings/items/properties/origin/enum", stringsOf(config.Origins)[1:]},
 		{"/$defs/outcome/enum", stringsOf(config.Outcomes)},

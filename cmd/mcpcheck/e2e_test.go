@@ -156,7 +156,8 @@ func TestEveryExampleRuns(t *testing.T) {
 		"contract.yaml": true, "demo.contract.json": true, // TestContractInFixture, TestSnapshotDemo
 		"golden.yaml": true, "__snapshots__": true, // TestGoldenDemo
 		"faults.yaml": true, "faults-http.yaml": true, // TestFaultReceipts
-		"ci": true} // TestGitHubActionsExample
+		"ci":        true, // TestGitHubActionsExample
+		".mcpcheck": true} // every run's last-run.json (--last-failed)
 	files, _ := filepath.Glob("../../examples/*")
 	for _, f := range files {
 		if !covered[filepath.Base(f)] {

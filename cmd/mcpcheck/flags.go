@@ -34,6 +34,12 @@ type flags struct {
 	protocols               []string
 	quiet, noColor, version bool
 	list, keepTmp, update   bool
+	// The daily loop (lastrun.go, watch.go): -v / -vv show exchanges
+	// (verbose 1 or 2), --last-failed, --fail-on-flaky, -x, --watch.
+	verbose                           int
+	lastFailed, failOnFlaky, failFast bool
+	watch                             bool
+	watchPaths                        []string
 	// settings are the flags that set a config setting, keyed by the
 	// setting (config.Settings), for config's flag layer.
 	settings map[string]any
@@ -53,6 +59,7 @@ var settingFlags = map[string]string{
 	"protocolVersion":              "--protocol",
 	"timeoutMs":                    "--timeout",
 	"concurrency":                  "--jobs",
+	"retries":                      "--retries",
 	"maxMessageBytes":              "--max-message-bytes",
 	"generate.includeDestructive":  "--include-destructive",
 	"generate.offeredInputs":       "--no-offered-inputs",
@@ -138,6 +145,7 @@ func parseFlags(args []string) (*flags, error) {
 	fs.StringVar(&f.expectedFailures, "expected-failures", "", "")
 	fs.BoolVar(&f.updateBaseline, "update-expected-failures", false, "")
 	fs.BoolVar(&f.update, "update", false, "")
+	loopFlags(fs, f)
 	setting := func(name, key string, parse func(string) (any, error)) {
 		fs.Func(name, "", func(v string) error {
 			x, err := parse(v)
@@ -159,6 +167,7 @@ func parseFlags(args []string) (*flags, error) {
 	setting("contract", "contract", str)
 	setting("fail-on", "failOn", str)
 	setting("jobs", "concurrency", integer)
+	setting("retries", "retries", integer)
 	setting("max-message-bytes", "maxMessageBytes", integer)
 	setting("timeout", "timeoutMs", func(v string) (any, error) {
 		if n, err := strconv.Atoi(v); err == nil {

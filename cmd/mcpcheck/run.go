@@ -107,6 +107,25 @@ Flags for a run:
                       failing on them; unused answers are removed
   --quiet             list failing steps only
   --no-color          never colour the output (also: NO_COLOR=1)
+  -v                  under each failed step, the request it sent and the
+                      answer it got (indented JSON, redacted, long values
+                      cut); the JSON report then carries them too
+  -vv                 the same for every step
+  --last-failed       run only the scenarios that failed in the last run
+                      (.mcpcheck/last-run.json beside the fixture, which
+                      every run of a fixture writes); none: run everything
+  --retries N         run a failed scenario again, on a fresh session, up
+                      to N times, 0..10 (default: the fixture's retries,
+                      else 0); one that then passes is flaky. Reaches only
+                      scenarios whose tools are all annotated read-only,
+                      unless a scenario sets retries itself
+  --fail-on-flaky     a flaky scenario fails the run (default: exit 0)
+  -x, --fail-fast     start no scenario once one has failed; the rest are
+                      reported not run
+  --watch             run again each time a fixture or a file it names
+                      (contract, golden answers, expected failures)
+                      changes, until Ctrl-C (exit 130)
+  --watch-path PATH   also watch PATH, a file or a directory (repeatable)
   --version           print the version and exit
 
 Generated checks (quick mode, or a fixture's generate block):
@@ -227,6 +246,15 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stdout, "mcpcheck %s\n", runner.Version)
 		return exitPass
 	}
+	if f.watch {
+		return watch(ctx, f, stdout, stderr)
+	}
+	return runOnce(ctx, f, stdout, stderr)
+}
+
+// runOnce is one run of the suites f names (runSuite; each run of
+// --watch).
+func runOnce(ctx context.Context, f *flags, stdout, stderr io.Writer) int {
 	suites, opts, code := buildSuites(f, stderr)
 	if suites == nil {
 		return code
@@ -245,7 +273,12 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return exitBadArgs
 		}
 	}
-	return runSuites(ctx, f, suites, baselines, opts, stdout, stderr)
+	extras, err := loopOptions(f, suites, &opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpcheck: %v\n", err)
+		return exitBadArgs
+	}
+	return runSuites(ctx, f, suites, baselines, extras, opts, stdout, stderr)
 }
 
 // buildSuites is the suites a command line names, the fixtures of

@@ -83,7 +83,7 @@ type suiteRun struct {
 // (each with its own concurrency inside), writes each one's human report in
 // the order given, a total when there are several, and the machine reports;
 // the exit code is the worst of the suites'.
-func runSuites(ctx context.Context, f *flags, suites []*config.Suite, baselines []baseline, opts runner.Options, stdout, stderr io.Writer) int {
+func runSuites(ctx context.Context, f *flags, suites []*config.Suite, baselines []baseline, extras []suiteExtra, opts runner.Options, stdout, stderr io.Writer) int {
 	human, machine := stdout, io.Writer(nil)
 	var jsonFile, traceFile *fileio.Pending
 	var err error
@@ -133,7 +133,7 @@ func runSuites(ctx context.Context, f *flags, suites []*config.Suite, baselines 
 		color = !f.noColor && report.UseColor(fh)
 		terminal = !f.list && report.IsTerminal(fh)
 	}
-	textOpts := report.TextOptions{Color: color, Quiet: f.quiet}
+	textOpts := report.TextOptions{Color: color, Quiet: f.quiet, Exchanges: f.verbose > 0}
 	jobs := max(1, min(f.jobsSuites, len(suites)))
 	runs := make([]chan suiteRun, len(suites))
 	for i := range runs {
@@ -146,10 +146,16 @@ func runSuites(ctx context.Context, f *flags, suites []*config.Suite, baselines 
 			go func() {
 				defer func() { <-slots }()
 				o := opts
+				if i < len(extras) && extras[i].sel != nil {
+					o.Select = extras[i].sel
+				}
 				var stream *report.Stream
 				if terminal && jobs == 1 {
 					if i > 0 {
 						fmt.Fprintln(human)
+					}
+					if i < len(extras) && extras[i].headline != "" {
+						fmt.Fprintln(human, extras[i].headline)
 					}
 					stream = report.NewStream(human, textOpts)
 					stream.Follow(&o)
@@ -177,10 +183,14 @@ func runSuites(ctx context.Context, f *flags, suites []*config.Suite, baselines 
 
 	code := exitPass
 	var reps []*runner.Report
+	ran := make([]*runner.Report, len(suites))
 	for i := range suites {
 		res := <-runs[i]
 		if i > 0 && !res.streamed {
 			fmt.Fprintln(human)
+		}
+		if i < len(extras) && extras[i].headline != "" && !res.streamed {
+			fmt.Fprintln(human, extras[i].headline)
 		}
 		if res.err != nil {
 			// The run could not begin, its baseline could not be
@@ -190,6 +200,7 @@ func runSuites(ctx context.Context, f *flags, suites []*config.Suite, baselines 
 			continue
 		}
 		reps = append(reps, res.rep)
+		ran[i] = res.rep
 		if !res.rep.Passed || res.rep.Failure != nil {
 			code = max(code, exitFail)
 		}
@@ -229,6 +240,11 @@ func runSuites(ctx context.Context, f *flags, suites []*config.Suite, baselines 
 	if f.list {
 		return code
 	}
+	restore := hideExchanges(reps)
+	if err := keepLastRuns(suites, ran); err != nil {
+		fmt.Fprintf(stderr, "mcpcheck: warning: %v\n", err)
+	}
+	restore()
 	if c := writeReports(f, reps, len(suites) > 1, machine, jsonFile, outs, stderr); c != exitPass {
 		return c
 	}
@@ -243,11 +259,18 @@ func runSuites(ctx context.Context, f *flags, suites []*config.Suite, baselines 
 func writeReports(f *flags, reps []*runner.Report, several bool, machine io.Writer, jsonFile *fileio.Pending, outs []*output, stderr io.Writer) int {
 	if machine != nil {
 		var err error
+		// The JSON report holds exchanges only when -v asked for them (the
+		// HTML report, written next, shows them whenever they were kept).
+		restore := func() {}
+		if f.verbose == 0 {
+			restore = hideExchanges(reps)
+		}
 		if several {
 			err = report.JSONSuites(machine, reps)
 		} else if len(reps) == 1 {
 			err = report.JSON(machine, reps[0])
 		}
+		restore()
 		if err != nil {
 			fmt.Fprintf(stderr, "mcpcheck: writing the JSON report: %v\n", err)
 			return exitBadArgs

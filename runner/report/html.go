@@ -63,6 +63,8 @@ type (
 		Title, Status string
 		Open          bool
 		Steps         []htmlStep
+		// Attempts says how a retried scenario's runs went (retry.go).
+		Attempts string
 	}
 	htmlStep struct {
 		ID, Subject, Origin, Status, Outcome, Duration string
@@ -71,6 +73,8 @@ type (
 		// reason; Class marks the expected and actual lines of a diff.
 		Lines []htmlLine
 		Notes []string
+		// Exchange is the request and answer the step kept, shown folded.
+		Exchange []string
 	}
 	htmlLine struct{ Class, Text string }
 	htmlTool struct {
@@ -135,7 +139,10 @@ func htmlSuiteOf(r *runner.Report) htmlSuite {
 	called := map[string]bool{}
 	for i := range r.Scenarios {
 		sc := &r.Scenarios[i]
-		h := htmlScenario{Title: scenarioTitle(sc), Status: string(sc.Status), Open: sc.Status == runner.StatusFailed}
+		h := htmlScenario{Title: scenarioTitle(sc), Status: string(sc.Status), Open: sc.Status == runner.StatusFailed, Attempts: attemptsLine(sc)}
+		if flaky(sc) {
+			h.Status = "flaky"
+		}
 		for j := range sc.Steps {
 			st := &sc.Steps[j]
 			if st.Tool != "" && st.Outcome != "" {
@@ -176,7 +183,7 @@ func htmlSuiteOf(r *runner.Report) htmlSuite {
 
 func htmlStepOf(st *runner.StepResult) htmlStep {
 	h := htmlStep{ID: st.ID, Subject: Subject(st), Origin: string(st.Origin), Status: string(st.Status), Notes: st.Notes,
-		OK: st.Status != runner.StatusFailed}
+		OK: st.Status != runner.StatusFailed, Exchange: exchangeLines(st.Exchange)}
 	if st.Status != runner.StatusSkipped {
 		h.Duration = duration(st.DurationMs)
 		if st.Outcome != "" && st.Outcome != "ok" {

@@ -49,6 +49,10 @@ type (
 		Line    int          `xml:"line,attr,omitempty"`
 		Failure *junitResult `xml:"failure,omitempty"`
 		Skipped *junitResult `xml:"skipped,omitempty"`
+		// FlakyFailures and RerunFailures are the step's failures in the
+		// runs of its scenario before the last (retry.go).
+		FlakyFailures []junitResult `xml:"flakyFailure"`
+		RerunFailures []junitResult `xml:"rerunFailure"`
 	}
 	junitResult struct {
 		Message string `xml:"message,attr"`
@@ -138,6 +142,7 @@ func junitScenario(r *runner.Report, sc *runner.ScenarioResult, stamp string) ju
 		case st.Status == runner.StatusSkipped:
 			c.Skipped = &junitResult{Message: st.Reason}
 		}
+		junitAttempts(sc, i, &c)
 		s.add(c)
 	}
 	s.Time = seconds(ms)

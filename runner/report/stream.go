@@ -231,6 +231,7 @@ func (s *Stream) complete(sc *streamed, res runner.ScenarioResult) {
 			s.settle(sc, j, res.Steps[j])
 		}
 	}
+	sc.res.Attempts = res.Attempts
 	sc.complete = true
 }
 
@@ -262,6 +263,9 @@ func (s *Stream) print() {
 			}
 			for ; sc.printed < len(sc.final) && sc.final[sc.printed]; sc.printed++ {
 				s.t.step(&sc.res.Steps[sc.printed], sc.cols)
+			}
+			if sc.complete {
+				s.t.attempts(&sc.res)
 			}
 		}
 		if !sc.complete {

@@ -21,6 +21,9 @@ type TextOptions struct {
 	Quiet bool
 	// NoDurations prints no timings (golden tests).
 	NoDurations bool
+	// Exchanges prints, under each step that kept one, the request it sent
+	// and the answer it got (-v, -vv).
+	Exchanges bool
 }
 
 // UseColor reports whether f is a terminal and NO_COLOR is unset
@@ -212,6 +215,9 @@ func (t *textWriter) problems(r *runner.Report) {
 		}
 		t.printf("%s %s%s is listed as an expected failure and now passes; remove the entry (or --update-expected-failures)\n", t.paint(red, "stale baseline"), where, what)
 	}
+	if r.FailOnFlaky && r.Summary.Flaky > 0 {
+		t.printf("%s %d flaky scenario(s) fail the run (--fail-on-flaky)\n", t.paint(red, "error"), r.Summary.Flaky)
+	}
 	for _, w := range r.Warnings {
 		t.printf("%s %s\n", t.paint(yellow, "warning"), w)
 	}
@@ -281,6 +287,12 @@ func (t *textWriter) summary(r *runner.Report) {
 	if d := r.Summary.Drift; d != nil {
 		t.printf("; drift: %s", driftCounts(d))
 	}
+	switch n := r.Summary.Flaky; {
+	case n == 1:
+		t.printf("; 1 flaky scenario")
+	case n > 1:
+		t.printf("; %d flaky scenarios", n)
+	}
 	t.printf("\n")
 }
 
@@ -334,6 +346,7 @@ func (t *textWriter) scenario(sc *runner.ScenarioResult) {
 	for i := range sc.Steps {
 		t.step(&sc.Steps[i], cols)
 	}
+	t.attempts(sc)
 }
 
 // scenarioName writes the line that opens a scenario's block, after a
@@ -406,6 +419,7 @@ func (t *textWriter) step(st *runner.StepResult, cols columns) {
 		}
 		t.printf("       the server asked the client: %s\n", strings.Join(asked, ", "))
 	}
+	t.exchange(st)
 }
 
 func outcomeText(st *runner.StepResult) string {
