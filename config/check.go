@@ -16,7 +16,7 @@ func checkSuite(s *Suite, root *node, replaced bool, errs *errList) {
 		checkTarget(s, root, errs)
 	}
 	checkHeaders(s, root, errs)
-	idx := &suiteIndex{s: s, names: make(map[string]int, len(s.Scenarios))}
+	idx := &suiteIndex{s: s, names: make(map[string]int, len(s.Scenarios)), noAllowTools: root.get("allowTools") == nil}
 	for i := range s.Scenarios {
 		checkScenario(s, root, i, idx, errs)
 	}
@@ -28,6 +28,9 @@ func checkSuite(s *Suite, root *node, replaced bool, errs *errList) {
 // hundreds of thousands of scenarios, and a check that compares each with
 // every earlier one took minutes.
 type suiteIndex struct {
+	// noAllowTools: the fixture has no allowTools key; allowToolsMissing:
+	// a tool step has said so.
+	noAllowTools, allowToolsMissing bool
 	s *Suite
 	// names holds the first scenario of each name seen so far.
 	names map[string]int
@@ -234,7 +237,14 @@ func checkScenario(s *Suite, root *node, i int, idx *suiteIndex, errs *errList) 
 			continue
 		}
 		if st.Kind == KindTool {
-			if msg := notAllowed(st.Tool, s.AllowTools); msg != "" {
+			if idx.noAllowTools {
+				// allowTools is required where a tool is called (the schema
+				// cannot say so without walking every step twice): once.
+				if !idx.allowToolsMissing {
+					errs.at(root.pos, "missing required key %s: the fixture calls tools (%s at %s), and allowTools lists the ones it may", quote("allowTools"), quote(st.Tool), n.value("tool").pos.in(s.File))
+					idx.allowToolsMissing = true
+				}
+			} else if msg := notAllowed(st.Tool, s.AllowTools); msg != "" {
 				errs.at(n.value("tool").pos, "%s.tool: %s", stepPath(j), msg)
 			}
 		}
