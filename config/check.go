@@ -31,7 +31,7 @@ type suiteIndex struct {
 	// noAllowTools: the fixture has no allowTools key; allowToolsMissing:
 	// a tool step has said so.
 	noAllowTools, allowToolsMissing bool
-	s *Suite
+	s                               *Suite
 	// names holds the first scenario of each name seen so far.
 	names map[string]int
 	// stepOwner holds the first scenario with each step id; built on the
