@@ -131,6 +131,8 @@ const (
 	KindFidelity           KindName = "fidelity"
 	KindAbsent             KindName = "absent"
 	KindSnapshot           KindName = "snapshot"
+	KindUnchanged          KindName = "unchanged"
+	KindChangedOnly        KindName = "changedOnly"
 )
 
 // Kinds is the registry of expectation kinds, one per key of `expect` in
@@ -172,6 +174,10 @@ var Kinds = []Kind{
 	{KindAbsent, buildAbsent, func(e *config.Expect) config.Pos { return valuePos(e.Absent) }},
 	// The stored answer is the runner's to load; it compares with Snapshot.
 	{KindSnapshot, func(*config.Expect) Checker { return nil }, nil},
+	// The state is the runner's to observe again; it compares with
+	// runner/internal/observe (changedOnly qualifies unchanged).
+	{KindUnchanged, func(*config.Expect) Checker { return nil }, nil},
+	{KindChangedOnly, func(*config.Expect) Checker { return nil }, nil},
 }
 
 func valuePos(v *config.Value) config.Pos {

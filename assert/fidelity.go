@@ -65,6 +65,11 @@ func (c *Fidelity) Check(r *Result) []Failure {
 	if phrase, ok := Refusal(r.Text); ok {
 		return []Failure{{Kind: c.Kind(), Message: fmt.Sprintf("a refusal disguised as success (%q)", phrase)}}
 	}
+	if r.Kind == config.KindTool {
+		if f, ok := errorAsSuccess(r); ok {
+			return []Failure{f}
+		}
+	}
 	if checked, mismatch := EchoMismatch(r.Arguments, r.Text+" "+jsonText(r.Structured)); checked && mismatch {
 		return []Failure{{Kind: c.Kind(), Note: true, Message: "the answer mentions none of the input strings (echo mismatch; worth a look, not scored)"}}
 	}

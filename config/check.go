@@ -257,6 +257,7 @@ func checkScenario(s *Suite, root *node, i int, idx *suiteIndex, errs *errList) 
 		}
 		if e := n.value("expect"); e != nil {
 			checkExpect(&st.Expect, e, func() string { return stepPath(j) + ".expect" }, errs)
+			checkUnchanged(sc.Steps[:j], st, e, sc.Parallel, func() string { return stepPath(j) + ".expect.unchanged" }, errs)
 			// absent is compared with an answer, so it may name values of
 			// earlier steps; the other expectations are data as written.
 			if a := e.value("absent"); a != nil {

@@ -20,7 +20,7 @@ const (
 // generateSwitches choose which kinds of check run. generate: {} turns on
 // the cheap, safe ones (fuzz, fidelity, probes); a block that writes any
 // switch says exactly what it wants, so the switches it leaves out are off.
-var generateSwitches = []string{"fuzz", "fidelity", "probes", "lifecycle", "protocol"}
+var generateSwitches = []string{"fuzz", "fidelity", "probes", "lifecycle", "protocol", "behaviour"}
 
 // generate decodes a schema-valid generate block, with its defaults.
 func (d *decoder) generate(n *node) *Generate {
@@ -56,6 +56,11 @@ func (d *decoder) generate(n *node) *Generate {
 	// before them keep their meaning); quick mode turns them on.
 	if v := n.value("protocol"); v != nil {
 		g.Protocol = v.b
+	}
+	// Likewise the behaviour checks (annotations verified by observing
+	// state), on in quick mode.
+	if v := n.value("behaviour"); v != nil {
+		g.Behaviour = v.b
 	}
 	if v, ok := intValue(n.value("fuzzCases")); ok {
 		g.FuzzCases = int(v)
@@ -126,7 +131,7 @@ func checkGenerate(s *Suite, root *node, errs *errList) {
 		switch {
 		case len(s.AllowTools) == 0 && !g.Protocol:
 			errs.at(gf.keyPos, "generate has no tool to call: allowTools is empty, and there are no scenarios")
-		case !g.Fuzz && !g.Fidelity && !g.Probes && !g.Lifecycle && len(g.LifecycleGroups) == 0 && g.Concurrency == 0 && !g.Protocol:
+		case !g.Fuzz && !g.Fidelity && !g.Probes && !g.Lifecycle && len(g.LifecycleGroups) == 0 && g.Concurrency == 0 && !g.Protocol && !g.Behaviour:
 			errs.at(gf.keyPos, "generate turns every check off, and there are no scenarios: nothing would run")
 		}
 	}

@@ -75,6 +75,9 @@ func Parse(file string, data []byte, opts LoadOptions) (*Suite, error) {
 		return nil, errs.err()
 	}
 	s, fileSettings := decodeSuite(file, root)
+	if n := root.value("load"); n != nil {
+		s.Load = decodeLoad(n, &errs)
+	}
 	replaced := layerSettings(s, fileSettings, opts, &errs)
 	if replaced {
 		s.Command, s.Env, s.EnvFromEnv, s.Cwd = nil, nil, nil, ""
@@ -241,6 +244,8 @@ func (d *decoder) step(n *node, index int) Step {
 		st.Complete, _ = d.value(n.value("complete")).(map[string]any)
 	case KindAwait:
 		st.Await = d.await(n.value("await"))
+	case KindObserve:
+		st.Observe = strValue(n.value("observe"))
 	}
 	if a := n.value("arguments"); a != nil {
 		st.Arguments, _ = d.value(a).(map[string]any)
@@ -319,6 +324,8 @@ func (d *decoder) expect(n *node, stepPos Pos) Expect {
 	if v := n.value("snapshot"); v != nil {
 		e.Snapshot = v.b
 	}
+	e.Unchanged = strValue(n.value("unchanged"))
+	e.ChangedOnly = strList(n.value("changedOnly"))
 	e.StructuredEquals = d.expectedValue(n.value("structuredEquals"))
 	e.StructuredIncludes = d.expectedValue(n.value("structuredIncludes"))
 	e.StructuredPaths = d.paths(n.value("structuredPaths"))

@@ -42,7 +42,7 @@ func Quick(t Target, opts LoadOptions) (*Suite, error) {
 		SecretEnv:     t.Env,
 		SecretHeaders: t.Headers,
 		FieldPos:      map[string]Pos{},
-		Generate: &Generate{Fuzz: true, Fidelity: true, Probes: true, Protocol: true, FuzzCases: DefaultFuzzCases,
+		Generate: &Generate{Fuzz: true, Fidelity: true, Probes: true, Protocol: true, Behaviour: true, FuzzCases: DefaultFuzzCases,
 			SlowThresholdMs: defaultSlowThresholdMs, BloatThresholdChars: defaultBloatThresholdChars},
 	}
 	file := map[string]any{"timeoutMs": QuickTimeoutMs, "concurrency": QuickConcurrency}

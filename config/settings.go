@@ -93,6 +93,7 @@ var settings = func() []setting {
 		{key: "generate.includeDestructive", kind: boolSetting},
 		{key: "generate.offeredInputs", kind: boolSetting},
 		{key: "generate.protocol", kind: boolSetting},
+		{key: "generate.behaviour", kind: boolSetting},
 		{key: "generate.fuzzCases", kind: intSetting, check: checkRange(1, 1000)},
 		{key: "generate.seed", kind: int64Setting},
 		{key: "generate.concurrency", kind: intSetting, check: checkGenerateConcurrency},
@@ -230,6 +231,7 @@ func layerSettings(s *Suite, file map[string]any, opts LoadOptions, errs *errLis
 		g.IncludeDestructive = k.Bool("generate.includeDestructive")
 		g.NoOfferedInputs = !k.Bool("generate.offeredInputs")
 		g.Protocol = k.Bool("generate.protocol")
+		g.Behaviour = k.Bool("generate.behaviour")
 		g.FuzzCases = k.Int("generate.fuzzCases")
 		g.Seed = k.Int64("generate.seed")
 		g.Concurrency = k.Int("generate.concurrency")
@@ -265,6 +267,7 @@ func generateLayer(g *Generate) map[string]any {
 		"generate.includeDestructive":  g.IncludeDestructive,
 		"generate.offeredInputs":       !g.NoOfferedInputs,
 		"generate.protocol":            g.Protocol,
+		"generate.behaviour":           g.Behaviour,
 		"generate.fuzzCases":           g.FuzzCases,
 		"generate.seed":                g.Seed,
 		"generate.concurrency":         g.Concurrency,

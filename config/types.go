@@ -43,10 +43,13 @@ const (
 	OriginProbe       Origin = "probe"
 	OriginConcurrency Origin = "concurrency"
 	OriginProtocol    Origin = "protocol"
+	// OriginBehaviour: a check of a tool's annotations against what its
+	// calls do to the server's observed state.
+	OriginBehaviour Origin = "behaviour"
 )
 
 // Origins lists every origin, in the order of the report schema.
-var Origins = []Origin{OriginFixture, OriginFuzz, OriginFidelity, OriginLifecycle, OriginProbe, OriginConcurrency, OriginProtocol}
+var Origins = []Origin{OriginFixture, OriginFuzz, OriginFidelity, OriginLifecycle, OriginProbe, OriginConcurrency, OriginProtocol, OriginBehaviour}
 
 // Outcome is the class of what became of one call, one vocabulary shared
 // by expectations, steps and reports: the outcome enum of the fixture
@@ -234,6 +237,9 @@ type Suite struct {
 	// Generate, when set, adds checks generated from the discovered tool
 	// contracts to the hand-written scenarios.
 	Generate *Generate
+	// Load is how `mcpcheck load` repeats the scenarios (the fixture's
+	// load block; nil without one).
+	Load *LoadRun
 
 	// ExpectedFailuresPath is the fixture's expectedFailures: a baseline
 	// file of known failures, as written (see ExpectedFailuresFile).
@@ -313,10 +319,11 @@ const (
 	KindSubscribe   StepKind = "subscribe"   // resources/subscribe
 	KindUnsubscribe StepKind = "unsubscribe" // resources/unsubscribe
 	KindAwait       StepKind = "await"       // a notification from the server
+	KindObserve     StepKind = "observe"     // an observation of the server's state, kept by name
 )
 
 // StepKinds lists every step kind, in the order of the fixture schema.
-var StepKinds = []StepKind{KindTool, KindResource, KindPrompt, KindComplete, KindList, KindPing, KindSetLogLevel, KindSubscribe, KindUnsubscribe, KindAwait}
+var StepKinds = []StepKind{KindTool, KindResource, KindPrompt, KindComplete, KindList, KindPing, KindSetLogLevel, KindSubscribe, KindUnsubscribe, KindAwait, KindObserve}
 
 // Step is one call (or, with await, one notification) and what must hold of
 // its answer. Hand-written and generated steps share this type. Which of
@@ -338,6 +345,10 @@ type Step struct {
 	Complete map[string]any
 	// Await is an await step's notification.
 	Await *Await
+	// Observe names the observation an observe step records: the answers
+	// of the allowed read-only tools that need no argument and the
+	// contents of the listed resources, each read twice.
+	Observe string
 	// Arguments are a tool step's arguments, or a prompt step's (string
 	// values, or $ref markers), as the decoded JSON object:
 	// map[string]any, []any, string, bool, nil and json.Number (numbers keep
@@ -377,12 +388,15 @@ const (
 	ScoreConcurrency       ScoreName = "concurrency"
 	ScoreLifecycle         ScoreName = "lifecycle"
 	ScoreProtocol          ScoreName = "protocolRobustness"
+	// ScoreAnnotationHonesty: the tools' annotations verified true over
+	// those that could be verified.
+	ScoreAnnotationHonesty ScoreName = "annotationHonesty"
 )
 
 // ScoreNames lists every score, in the order of the fixture schema.
 var ScoreNames = []ScoreName{
 	ScoreCrashResilience, ScoreSchemaEnforcement, ScoreResponseFidelity, ScoreLatency,
-	ScoreResponseSize, ScoreConcurrency, ScoreLifecycle, ScoreProtocol,
+	ScoreResponseSize, ScoreConcurrency, ScoreLifecycle, ScoreProtocol, ScoreAnnotationHonesty,
 }
 
 // Expect is what must hold of a step's answer. Zero value: the call returns a
@@ -434,6 +448,13 @@ type Expect struct {
 	ErrorCode *int64
 	// Snapshot compares the step's result with its stored golden answer.
 	Snapshot bool
+	// Unchanged names an earlier observe step of the scenario: after the
+	// call, the state observed again must equal it (what moved between
+	// its two reads ignored), except under the ChangedOnly places
+	// ("SOURCE#/pointer": a tool's name or a resource's URI, then a JSON
+	// Pointer into its answer; "SOURCE" alone is all of it).
+	Unchanged   string
+	ChangedOnly []string
 	// MaxDurationMs fails the step when the call took longer.
 	MaxDurationMs int
 	// Pos of the expect block (of the step when it has none).
@@ -539,6 +560,10 @@ type Generate struct {
 	// (null arguments, unknown methods, malformed JSON, batches, bad
 	// headers, ...), each followed by an observer call.
 	Protocol bool
+	// Behaviour verifies the tools' annotations by what their calls do
+	// to the server's observed state (read-only tools always; the others
+	// with IncludeDestructive or when allowTools names them).
+	Behaviour bool
 	// FuzzCases bounds the bad-input cases per tool (default 30), chosen
 	// by Seed when a schema yields more.
 	FuzzCases int

@@ -133,6 +133,7 @@ var defectTools = []string{
 	toolCreateFile, toolGetFile, toolDeleteFile,
 	toolCounterSnapshot, toolSharedCacheGet, toolTicketCounter,
 	toolFormatAddress, toolListProjects, toolGetProject, toolSharedFolders, toolListFolder,
+	toolScanInbox, toolFindTemplate,
 }
 
 // readOnly is the annotation of every defects tool but the lifecycle
@@ -151,6 +152,8 @@ func (d *defects) add(s *mcp.Server) {
 	d.addLifecycleTools(s)
 	d.addConcurrencyTools(s)
 	d.addOfferedTools(s)
+	d.addBlindspotTools(s)
+	d.addBehaviourTools(s)
 }
 
 // Schema fuzzing.

@@ -369,7 +369,7 @@ func TestDefectToolsListed(t *testing.T) {
 	stdioFaults := []string{"crash", "disconnect", "duplicate_response", "malformed_message", "response_after_cancellation"}
 	httpFaults := []string{"disconnect", "duplicate_response", "malformed_message", "session_loss"}
 	sorted := func(lists ...[]string) []string { return slices.Sorted(slices.Values(slices.Concat(lists...))) }
-	if len(defectTools) != 31 || len(sorted(defectTools)) != len(slices.Compact(sorted(defectTools))) {
+	if len(defectTools) != 33 || len(sorted(defectTools)) != len(slices.Compact(sorted(defectTools))) {
 		t.Fatalf("defectTools has %d names, some repeated: %v", len(defectTools), defectTools)
 	}
 
@@ -403,16 +403,16 @@ func TestDefectToolsListed(t *testing.T) {
 	}{
 		{"NewServer", inMemory(Options{}), household},
 		{"NewServer with Faults", inMemory(Options{Faults: true}), sorted(household, neutral)},
-		{"NewServer with Defects", inMemory(Options{Defects: true}), sorted(household, defectTools)},
-		{"NewServer with Faults and Defects", inMemory(Options{Faults: true, Defects: true}), sorted(household, neutral, defectTools)},
+		{"NewServer with Defects", inMemory(Options{Defects: true}), sorted(household, defectTools, behaviourDefectTools)},
+		{"NewServer with Faults and Defects", inMemory(Options{Faults: true, Defects: true}), sorted(household, neutral, defectTools, behaviourDefectTools)},
 		{"mcpcheck demo", child(), household},
 		{"mcpcheck demo --faults", child("--faults"), sorted(household, neutral, stdioFaults)},
-		{"mcpcheck demo --defects", child("--defects"), sorted(household, defectTools)},
-		{"mcpcheck demo --defects --faults", child("--defects", "--faults"), sorted(household, neutral, stdioFaults, defectTools)},
+		{"mcpcheck demo --defects", child("--defects"), sorted(household, defectTools, behaviourDefectTools)},
+		{"mcpcheck demo --defects --faults", child("--defects", "--faults"), sorted(household, neutral, stdioFaults, defectTools, behaviourDefectTools)},
 		{"Handler", handler(Options{}), household},
 		{"Handler with Faults", handler(Options{Faults: true}), sorted(household, neutral, httpFaults)},
-		{"Handler with Defects", handler(Options{Defects: true}), sorted(household, defectTools)},
-		{"Handler with Faults and Defects", handler(Options{Faults: true, Defects: true}), sorted(household, neutral, httpFaults, defectTools)},
+		{"Handler with Defects", handler(Options{Defects: true}), sorted(household, defectTools, behaviourDefectTools)},
+		{"Handler with Faults and Defects", handler(Options{Faults: true, Defects: true}), sorted(household, neutral, httpFaults, defectTools, behaviourDefectTools)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -38,14 +38,17 @@
 //
 // # Defects profile
 //
-// With --defects ([Options].Defects) the server also lists 31 tools that
+// With --defects ([Options].Defects) the server also lists 33 tools (and
+// the pantry's 8, defects_behaviour.go, for the behaviour checks) that
 // look like an ordinary server's, each with one planted defect that one of
 // mcpcheck's generated checks must catch (schema fuzzing and enforcement,
 // output fidelity, latency and size, resource lifecycle, concurrency), or
 // a control that none may flag; two families answer only to input another
 // of their tools offers. Each defect is described at the code that plants
-// it, in defects.go, defects_offered.go and records.go. The two profiles
-// combine.
+// it, in defects.go, defects_offered.go, records.go and blindspots.go (a
+// tool that fails calls without _meta, an error reported as success). The
+// two profiles combine. With --banner, the stdio server also writes lines
+// on stdout that are not JSON-RPC (banner.go).
 //
 // # Protocol versions and go-sdk v1.8.0
 //

@@ -52,7 +52,8 @@ import (
 //   - initialize with a version the server does not know is refused with
 //     -32602 instead of negotiated [unsupported-version], and a second
 //     initialize is answered with a result [second-initialize];
-//   - slow_status answers after its call was cancelled [cancellation];
+//   - slow_status answers after its call was cancelled, and reports
+//     progress after its result [cancellation];
 //   - stdio: a session whose first request is not initialize is initialized
 //     behind the client's back, so that request gets a result
 //     [before-initialize], and an unknown method is -32603, not -32601
@@ -98,12 +99,30 @@ func nullArgumentsDefect(next mcp.MethodHandler) mcp.MethodHandler {
 
 // addSlowStatus adds slow_status (protocol defects): a read-only tool that
 // takes a second and ignores cancellation, so its answer comes after the
-// client cancelled the call.
+// client cancelled the call. Asked for progress, it reports it while it
+// works, and once more after its result (progress on a request that is
+// over: a MUST of basic/utilities/progress broken).
 func addSlowStatus(s *mcp.Server) {
 	mcp.AddTool(s, &mcp.Tool{Name: "slow_status", Description: "Report the household service status (takes a second).",
 		Annotations: &mcp.ToolAnnotations{Title: "Slow status", ReadOnlyHint: true}},
-		func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, map[string]any, error) {
-			time.Sleep(time.Second) // ctx is ignored: the planted defect
+		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, map[string]any, error) {
+			token := req.Params.GetProgressToken()
+			progress := func(p float64) {
+				if token != nil {
+					// A background context: ctx is ignored, the defect.
+					req.Session.NotifyProgress(context.Background(), &mcp.ProgressNotificationParams{ProgressToken: token, Progress: p, Total: 4, Message: "checking services"})
+				}
+			}
+			for i := 1; i <= 3; i++ {
+				progress(float64(i))
+				time.Sleep(time.Second / 3) // ctx is ignored: the planted defect
+			}
+			if token != nil {
+				go func() {
+					time.Sleep(100 * time.Millisecond) // after the result is written
+					progress(4)
+				}()
+			}
 			return nil, map[string]any{"status": "ok"}, nil
 		})
 }

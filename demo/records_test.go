@@ -32,8 +32,9 @@ func TestDefectToolContracts(t *testing.T) {
 		"create_file": {"folder_id", "name"}, "get_file": {"file_id"}, "delete_file": {"file_id"},
 		"shared_cache_get": {"key"},
 		"format_address":   {"street", "city"}, "get_project": {"project_id"}, "list_folder": {"path"},
+		"find_template": {"name"},
 	}
-	textOnly := map[string]bool{"weather_report": true, "list_reminders": true, "echo_profile": true, "export_catalog": true, "shared_folders": true}
+	textOnly := map[string]bool{"weather_report": true, "list_reminders": true, "echo_profile": true, "export_catalog": true, "shared_folders": true, "find_template": true}
 	cs := connectInMemory(t, testContext(t), NewServer(Options{Defects: true}), "2025-11-25")
 	res, err := cs.ListTools(testContext(t), nil)
 	if err != nil {
@@ -430,7 +431,7 @@ func TestRunDefects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, want := len(tools.Tools), len(householdTools)+13+len(defectTools); n != want {
+	if n, want := len(tools.Tools), len(householdTools)+13+len(defectTools)+len(behaviourDefectTools); n != want {
 		t.Errorf("%d tools listed, want %d", n, want)
 	}
 	go cs.CallTool(testContext(t), &mcp.CallToolParams{Name: "search_notes", Arguments: hangingSearch})

@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-const usage = `Usage: mcpcheck demo [--faults] [--defects] [--protocol-defects] [--next-release] [--http ADDR [--allow-remote]]
+const usage = `Usage: mcpcheck demo [--faults] [--defects] [--protocol-defects] [--next-release] [--banner] [--http ADDR [--allow-remote]]
        mcpcheck demo --hostile MODE [--http ADDR]
 
 Serves the built-in demo MCP server: a household task list with the tools
@@ -45,6 +45,9 @@ Flags:
   --next-release   serve the household's next release, whose contract differs
                    in one change of each drift severity (for mcpcheck
                    snapshot and mcpcheck diff)
+  --banner         over stdio, also write two lines on stdout that are not
+                   JSON-RPC (a start-up banner, then a log line), which the
+                   stdio transport forbids
   --flaky FILE     also serve the flaky tool, which fails every other call
                    (odd-numbered calls), counting its calls in FILE
   --http ADDR      serve Streamable HTTP at http://ADDR/mcp instead of stdio;
@@ -82,6 +85,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	protocolDefects := fs.Bool("protocol-defects", false, "")
 	next := fs.Bool("next-release", false, "")
 	hostileMode := fs.String("hostile", "", "")
+	banner := fs.Bool("banner", false, "")
 	flakyFile := fs.String("flaky", "", "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -98,6 +102,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if *allowRemote && !httpSet {
 		return badUsage(stderr, "--allow-remote needs --http")
 	}
+	if *banner && httpSet {
+		return badUsage(stderr, "--banner is for stdio, not --http")
+	}
 
 	if *hostileMode != "" {
 		return runHostile(ctx, *hostileMode, httpSet, *httpAddr, stdin, stdout, stderr)
@@ -113,6 +120,14 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		FlakyFile:       *flakyFile,
 	}
 	if !httpSet {
+		if *banner {
+			b := newBannerWriter(stdout)
+			if err := b.start(); err != nil {
+				fmt.Fprintf(stderr, "mcpcheck demo: %v\n", err)
+				return 1
+			}
+			stdout = b
+		}
 		if err := serveStdio(ctx, opts, stdin, stdout, stderr); err != nil && ctx.Err() == nil {
 			fmt.Fprintf(stderr, "mcpcheck demo: %v\n", err)
 			return 1

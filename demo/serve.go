@@ -263,10 +263,12 @@ func newHTTPHandler(opts Options) *httpHandler {
 // handlerFor serves s at /mcp, with the fault layer in front of the SDK's
 // handler when f is not nil.
 func handlerFor(s *mcp.Server, f *faults, opts Options) *httpHandler {
-	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{
+	hopts := &mcp.StreamableHTTPOptions{
 		SessionTimeout: sessionIdleTimeout,
 		Logger:         opts.Logger,
-	})
+	}
+	honestStreams(hopts, opts, f != nil)
+	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, hopts)
 	var fh *faultHandler
 	if f != nil {
 		fh = newFaultHandler(h, f.acts)

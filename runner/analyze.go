@@ -105,6 +105,9 @@ func Analyze(rep *Report) {
 		rep.Notes = slices.DeleteFunc(rep.Notes, func(n string) bool { return slices.Contains(notes, n) })
 		rep.Notes = append(rep.Notes, notes...)
 	}
+	if rep.StdoutNoise != nil {
+		rep.Findings = append(rep.Findings, noiseFinding(rep.StdoutNoise, rep.ProtocolVersion))
+	}
 	if len(rep.Notes) == 0 {
 		rep.Notes = nil
 	}
@@ -194,6 +197,7 @@ func (a *analysis) run() {
 	}
 	checked, failedTools := a.concurrencyFindings()
 	a.schemaEnforcement()
+	a.behaviourFindings()
 	a.tally(checked, failedTools)
 	a.stepFindings()
 	if !a.shard {
@@ -267,7 +271,9 @@ func (a *analysis) schemaEnforcement() {
 func (a *analysis) stepFindings() {
 	a.each(func(sc *ScenarioResult, st *StepResult) {
 		switch st.Origin {
-		case config.OriginFixture, config.OriginProtocol:
+		case config.OriginFixture, config.OriginProtocol, config.OriginBehaviour:
+			// A behaviour check's calls are judged together (its scenario's
+			// verdicts), like the probes'.
 			return
 		}
 		failed := st.Status == StatusFailed

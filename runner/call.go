@@ -27,7 +27,7 @@ type reply struct {
 }
 
 // do makes the call on sess with params (the encoded parameters) and the
-// progress token. This is the one place that knows the methods: the
+// progress token ("" asks for no progress: the request then has no _meta). This is the one place that knows the methods: the
 // scheduler, the executor and the classification are the same for all. A
 // result's raw bytes come from the tap in ctx (see tap.go), so numbers keep
 // their exact text; a result the SDK answered from its own cache (lists
@@ -44,7 +44,7 @@ func (c *call) do(ctx context.Context, sess *session, params json.RawMessage, to
 	switch c.kind {
 	case config.KindTool:
 		p := &mcp.CallToolParams{Name: c.name, Arguments: params}
-		p.SetProgressToken(token)
+		withProgress(p, token)
 		res, err := cs.CallTool(ctx, p)
 		if err != nil || res == nil {
 			return nil, err
@@ -56,7 +56,7 @@ func (c *call) do(ctx context.Context, sess *session, params json.RawMessage, to
 			return nil, errBadParams{fmt.Errorf("prompt arguments must be strings: %v", err)}
 		}
 		p := &mcp.GetPromptParams{Name: c.name, Arguments: args}
-		p.SetProgressToken(token)
+		withProgress(p, token)
 		res, err := cs.GetPrompt(ctx, p)
 		if err != nil || res == nil {
 			return nil, err
@@ -77,7 +77,7 @@ func (c *call) do(ctx context.Context, sess *session, params json.RawMessage, to
 			return nil, err
 		}
 		p := &mcp.ReadResourceParams{URI: uri}
-		p.SetProgressToken(token)
+		withProgress(p, token)
 		res, err := cs.ReadResource(ctx, p)
 		if err != nil || res == nil {
 			return nil, err
@@ -138,6 +138,13 @@ func (c *call) do(ctx context.Context, sess *session, params json.RawMessage, to
 		return &reply{raw: raw(struct{}{})}, nil
 	}
 	return nil, fmt.Errorf("a %s step makes no call", c.kind)
+}
+
+// withProgress sets p's progress token, unless token is "".
+func withProgress(p interface{ SetProgressToken(any) }, token string) {
+	if token != "" {
+		p.SetProgressToken(token)
+	}
 }
 
 // newProtocol reports whether the session speaks 2026-07-28, where

@@ -88,8 +88,11 @@ func compileGenerated(suite *config.Suite, found *discovered, input func(string)
 	tools := found.tools
 	c := &generator{suite: suite, g: suite.Generate, values: gen.NewValues(suite.Generate.Seed).Offer(offered), input: input, base: base}
 	g := c.g
-	var targets, readOnly []tool
+	var targets, readOnly, allowed []tool
 	for _, t := range sortedTools(tools) {
+		if suite.AllowsTool(t.Name) {
+			allowed = append(allowed, t)
+		}
 		switch {
 		case !suite.AllowsTool(t.Name):
 			fix := "add it to the fixture's allowTools"
@@ -102,7 +105,11 @@ func compileGenerated(suite *config.Suite, found *discovered, input func(string)
 			if _, present := gen.Hint(t.Annotations, "readOnlyHint"); !present {
 				why = "no readOnlyHint annotation (a missing hint is not read-only)"
 			}
-			c.skip(t.Name, why+", so no generated call is made", "--include-destructive calls tools not annotated read-only")
+			what := ", so no generated call is made"
+			if behaviourPermits(suite, t.Name) {
+				what = ": only its behaviour check calls it (allowTools names it)"
+			}
+			c.skip(t.Name, why+what, "--include-destructive calls tools not annotated read-only")
 		default:
 			targets = append(targets, t)
 			if isReadOnly(t) {
@@ -113,7 +120,7 @@ func compileGenerated(suite *config.Suite, found *discovered, input func(string)
 	if g.Protocol {
 		// First, so that its server process starts while the tools'
 		// scenarios run, not after the slowest of them.
-		c.protocol(probes, readOnly)
+		c.protocol(probes, readOnly, allowed)
 	}
 	valid := map[string]map[string]any{} // tool → its valid arguments
 	for _, t := range targets {
@@ -148,6 +155,9 @@ func compileGenerated(suite *config.Suite, found *discovered, input func(string)
 	}
 	if g.Concurrency > 1 {
 		c.concurrency(targets, readOnly, valid)
+	}
+	if g.Behaviour {
+		c.behaviour(tools, found.resources)
 	}
 	return c.out
 }

@@ -354,7 +354,8 @@ func TestOfferedInputs(t *testing.T) {
 		t.Errorf("fidelity with offered inputs: %d judged, %d inconclusive", f.Total, f.Inconclusive)
 	}
 	want := "offered inputs: called 2 argument-free read-only tool(s) before generating (list_projects, shared_folders); " +
-		"the server offered 4 ids, 2 directories, 2 URIs; used: list_projects → get_project project_id; shared_folders → list_folder path"
+		"the server offered 4 ids, 2 directories, 2 URIs; used: list_projects → get_project project_id; shared_folders → list_folder path; " +
+		"listed the first offered directory with list_folder"
 	if !slices.Contains(rep.Notes, want) {
 		t.Errorf("notes = %q\nwant %q", rep.Notes, want)
 	}

@@ -86,6 +86,11 @@ func testServer() *mcp.Server {
 	}
 	mcp.AddTool(s, &mcp.Tool{Name: "sleep", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in sleepIn) (*mcp.CallToolResult, any, error) {
+			// A test that must act while a call is in flight waits for
+			// this file, not for a guess at when the call arrived.
+			if f := os.Getenv("MCPCHECK_TEST_SLEEPING"); f != "" {
+				os.WriteFile(f, nil, 0o600)
+			}
 			select {
 			case <-time.After(time.Duration(in.Ms) * time.Millisecond):
 				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "slept"}}}, nil, nil

@@ -50,6 +50,9 @@ func Merge(parts []Part, allowPartial bool) (*Report, error) {
 	for _, p := range parts {
 		(*redactor)(nil).report(p.Report)
 	}
+	if parts[0].Report.Load != nil {
+		return mergeLoadReports(parts, allowPartial)
+	}
 	for _, p := range parts {
 		if p.Report.Shard == nil {
 			return nil, fmt.Errorf("%w: %s is not a shard's report (run with --shard K/N)", ErrMerge, p.Source)
@@ -156,6 +159,7 @@ func (m *Report) joinPart(r *Report, label string) {
 	if m.TerminatedEarly == nil {
 		m.TerminatedEarly = r.TerminatedEarly
 	}
+	m.StdoutNoise = m.StdoutNoise.join(r.StdoutNoise)
 	for _, w := range r.Warnings {
 		m.Warnings = append(m.Warnings, tag(w))
 	}

@@ -57,6 +57,11 @@ type scenario struct {
 	// a reference answer: one that did not come back ok, or a repeat whose
 	// answer differs from the step it repeats (referenceBroken).
 	reference bool
+	// behaviour, when set, is the behaviour check the scenario is: judged
+	// from its observation steps when it ends (behaviour.go). Such a
+	// scenario runs alone, after every other one, so that nothing else
+	// changes the state it observes.
+	behaviour *behaviourCheck
 	steps     []step
 	pos       config.Pos
 	// excluded, when set, leaves the scenario out of the run (Selection).
@@ -112,9 +117,18 @@ type step struct {
 	// mimeType is the type a resource's listing declares, which a
 	// fidelity check holds its contents to.
 	mimeType string
+	// observation, when > 0, is which observation of a behaviour check
+	// the step belongs to (1 and 2 before the call, then one after each
+	// call), and source what it observes.
+	observation int
+	source      string
 
 	timeout  time.Duration
 	validate bool // check the arguments against the inputSchema first
+	// progress asks for progress (a _meta.progressToken): only a step
+	// that expects notifications/progress does, as a plain client asks
+	// for none; see wantsProgress.
+	progress bool
 	keep     bool // a later step of the scenario refers to this one's result
 	rawPaths bool // a structuredPaths check needs structuredContent's raw bytes
 	whole    bool // a check reads the whole result
@@ -201,6 +215,7 @@ func newStep(st *config.Step, suiteTimeoutMs int) step {
 		origin:   st.Origin,
 		timeout:  ms2d(suiteTimeoutMs),
 		validate: st.Kind == config.KindTool && (st.ValidateArguments == nil || *st.ValidateArguments),
+		progress: wantsProgress(&st.Expect),
 	}
 	if p.origin == "" {
 		p.origin = config.OriginFixture
@@ -213,6 +228,20 @@ func newStep(st *config.Step, suiteTimeoutMs int) step {
 		p.scratch, p.call.hasRef, p.call.raw = true, true, nil
 	}
 	return p
+}
+
+// wantsProgress reports whether a step's checks read progress
+// notifications, which a server sends only to a request that carries a
+// progress token. Every other call goes without one (no _meta at all), as
+// most clients make them: a tool that needs _meta to be there fails on a
+// plain client, and a token on every call would hide that.
+func wantsProgress(e *config.Expect) bool {
+	for _, n := range e.Notifications {
+		if n.Method == "notifications/progress" {
+			return true
+		}
+	}
+	return false
 }
 
 // callOf is the call a step makes, by its kind.
@@ -237,6 +266,8 @@ func callOf(st *config.Step) call {
 		c.name, c.params = st.LogLevel, st.LogLevel
 	case config.KindAwait:
 		c.name = st.Await.Method
+	case config.KindObserve:
+		c.name = st.Observe
 	}
 	c.hasRef = hasRef(c.params)
 	if !c.hasRef && c.params != nil {

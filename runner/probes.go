@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,7 +27,7 @@ type protocolTarget struct {
 
 // protocol plans the probes as one scenario of their own (a connection,
 // over stdio a server process, of its own): probe, observer, probe, ...
-func (c *generator) protocol(t protocolTarget, readOnly []tool) {
+func (c *generator) protocol(t protocolTarget, readOnly, allowed []tool) {
 	switch {
 	case t.transport != TargetStdio && t.transport != TargetHTTP:
 		c.note("protocol probes: not run over %s (they speak raw JSON-RPC over stdio or Streamable HTTP)", t.transport)
@@ -35,7 +36,7 @@ func (c *generator) protocol(t protocolTarget, readOnly []tool) {
 		c.note("protocol probes: not run under %s (they speak the initialize handshake of 2025-11-25 and earlier)", t.version)
 		return
 	}
-	probes := probe.Catalogue(probe.Target{HTTP: t.transport == TargetHTTP, Version: t.version, Caps: t.caps}, c.probeTool(readOnly))
+	probes := probe.Catalogue(probe.Target{HTTP: t.transport == TargetHTTP, Version: t.version, Caps: t.caps, Loopback: probe.Loopback(c.suite.Endpoint)}, c.probeTool(readOnly, allowed))
 	if p, ok := c.cancellation(readOnly); ok {
 		probes = append(probes, p)
 	}
@@ -61,31 +62,51 @@ func onlyProtocol(g *config.Generate) bool {
 	return g.Protocol && !g.Fuzz && !g.Fidelity && !g.Probes && !g.Lifecycle && len(g.LifecycleGroups) == 0 && g.Concurrency < 2
 }
 
-// probeTool is the read-only tool the tools/call probes use: the first
-// (by name) with no required property, else the first. "" when none.
-func (c *generator) probeTool(readOnly []tool) string {
+// probeTool is the tool the tools/call probes (null and omitted
+// arguments) use: the first read-only tool (by name) with no required
+// property, else the first read-only one. A server with no read-only tool
+// (a calculator, a repository host) gets them on the first tool allowTools
+// allows whose inputSchema has required properties, read-only or not:
+// without arguments that call is invalid whatever the tool does, so it is
+// safe to make (a tool that ran anyway would be a finding of its own). ""
+// when there is none.
+func (c *generator) probeTool(readOnly, allowed []tool) string {
 	for _, t := range readOnly {
-		var s struct {
-			Required []string `json:"required"`
-		}
-		if json.Unmarshal(t.InputSchema, &s) == nil && len(s.Required) == 0 {
+		if len(required(t)) == 0 {
 			return t.Name
 		}
 	}
 	if len(readOnly) > 0 {
 		return readOnly[0].Name
 	}
+	for _, t := range allowed {
+		if len(required(t)) > 0 {
+			return t.Name
+		}
+	}
 	return ""
 }
 
+// required lists the required properties of a tool's inputSchema.
+func required(t tool) []string {
+	var s struct {
+		Required []string `json:"required"`
+	}
+	json.Unmarshal(t.InputSchema, &s)
+	return s.Required
+}
+
 // cancellation plans the cancellation probe (see [probe.Cancellation]) on
-// the first read-only tool whose name promises a slow call, with valid
+// the first read-only tool whose name promises a slow call, else the first
+// whose contract does ([probe.SlowContract]: a long-running or
+// progress-reporting description, a duration argument), with valid
 // arguments.
 func (c *generator) cancellation(readOnly []tool) (probe.Probe, bool) {
-	for _, t := range readOnly {
-		if !probe.Slow(t.Name) {
-			continue
-		}
+	byName := slices.DeleteFunc(slices.Clone(readOnly), func(t tool) bool { return !probe.Slow(t.Name) })
+	byContract := slices.DeleteFunc(slices.Clone(readOnly), func(t tool) bool {
+		return probe.Slow(t.Name) || !probe.SlowContract(t.Description, t.InputSchema)
+	})
+	for _, t := range append(byName, byContract...) {
 		args, notes := c.values.Valid(t.Name, c.input(t.Name))
 		if len(notes) > 0 || args == nil {
 			continue
@@ -388,7 +409,7 @@ func (d *dialer) openRawStdio(ctx context.Context, tmp string, bare bool) (*rawS
 	if err != nil {
 		return nil, err
 	}
-	c := &rawStdio{Stdio: probe.NewStdio(p.Process, p.maxLine), proc: p}
+	c := &rawStdio{Stdio: probe.NewStdio(p.Process, p.maxLine, p.noise.add), proc: p}
 	if bare {
 		return c, nil
 	}

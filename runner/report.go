@@ -89,8 +89,14 @@ type Report struct {
 	// Drift lists the changes between the suite's contract file and the
 	// live server's contract, most severe first; Summary.Drift counts them.
 	Drift []Drift `json:"drift,omitempty"`
+	// StdoutNoise is what a stdio server wrote on stdout that was not
+	// JSON-RPC (skipped by the client); analysis makes it a finding.
+	StdoutNoise *StdoutNoise `json:"stdoutNoise,omitempty"`
 	// Warnings are observations that do not fail the suite.
-	Warnings []string `json:"warnings,omitempty"`
+	// Load is what a load run measured (mcpcheck load; [Load]): its
+	// scenarios are not listed, its calls are counted.
+	Load     *LoadResult `json:"load,omitempty"`
+	Warnings []string    `json:"warnings,omitempty"`
 	// FailOnFlaky makes a flaky scenario fail the run (--fail-on-flaky).
 	FailOnFlaky bool             `json:"failOnFlaky,omitempty"`
 	Scenarios   []ScenarioResult `json:"scenarios"`
@@ -206,6 +212,9 @@ type ScenarioResult struct {
 	// with another answer. Which call it was is chance, so the scenario
 	// says it, not a step; analysis reads it.
 	AnswersDiffer bool `json:"answersDiffer,omitempty"`
+	// Behaviour holds a behaviour check's verdicts on its tool's
+	// annotations, judged when the scenario ended (behaviour.go).
+	Behaviour []BehaviourVerdict `json:"behaviour,omitempty"`
 	// NotRun says why a selected scenario was not run (--fail-fast).
 	NotRun NotRun `json:"notRun,omitempty"`
 	// Flaky marks a scenario that failed, was run again (retries) and then
@@ -488,6 +497,9 @@ type Finding struct {
 	Expected  string `json:"expected,omitempty"`
 	Got       string `json:"got,omitempty"`
 	Reference string `json:"reference,omitempty"`
+	// Changes are what a behaviour finding's call changed in the
+	// observed state.
+	Changes []ObservedChange `json:"changes,omitempty"`
 }
 
 // FindingKind is what a finding is about. A probe's or a concurrency
@@ -501,6 +513,7 @@ const (
 	FindingResponseSize           FindingKind = "responseSize"
 	FindingIndependentConnections FindingKind = caseIndependent
 	FindingCrossedResponses       FindingKind = "crossed-responses"
+	FindingStdoutNoise            FindingKind = "stdout-noise"
 )
 
 // Tokens is the context-window cost estimate of calling every generated
@@ -627,6 +640,58 @@ type SkippedTool struct {
 	ProtocolVersion string `json:"protocolVersion,omitempty"`
 	Reason          string `json:"reason"`
 	Fix             string `json:"fix,omitempty"`
+}
+
+// BehaviourVerdict is a behaviour check's verdict on one annotation
+// (Rule) of a tool: verified, violated (with the changes observed) or not
+// verifiable (with the reason), never a pass by default.
+type BehaviourVerdict struct {
+	Tool    string           `json:"tool"`
+	Rule    BehaviourRule    `json:"rule"`
+	Status  BehaviourStatus  `json:"status"`
+	Reason  string           `json:"reason"`
+	Changes []ObservedChange `json:"changes,omitempty"`
+}
+
+// BehaviourRule is the claim a behaviour verdict judges.
+type BehaviourRule string
+
+// The behaviour rules, in the order of the report schema.
+const (
+	RuleReadOnly       BehaviourRule = "readOnly"
+	RuleIdempotent     BehaviourRule = "idempotent"
+	RuleNonDestructive BehaviourRule = "nonDestructive"
+	RuleIdempotencyKey BehaviourRule = "idempotencyKey"
+	// RuleRetry is no claim: whether a retry after a lost response applies
+	// the change twice, for a tool that claims no idempotence.
+	RuleRetry BehaviourRule = "retry"
+)
+
+// behaviourRules lists every rule, in the order of the report schema.
+var behaviourRules = []BehaviourRule{RuleReadOnly, RuleIdempotent, RuleNonDestructive, RuleIdempotencyKey, RuleRetry}
+
+// BehaviourStatus is what a behaviour check concluded.
+type BehaviourStatus string
+
+// The behaviour statuses, in the order of the report schema.
+const (
+	BehaviourVerified      BehaviourStatus = "verified"
+	BehaviourViolated      BehaviourStatus = "violated"
+	BehaviourNotVerifiable BehaviourStatus = "notVerifiable"
+)
+
+// behaviourStatuses lists every status, in the order of the report schema.
+var behaviourStatuses = []BehaviourStatus{BehaviourVerified, BehaviourViolated, BehaviourNotVerifiable}
+
+// ObservedChange is one difference between two observations of the
+// server's state: where (the source, a JSON Pointer into its answer) and
+// how. Old and New are the values, shortened, for the human report only.
+type ObservedChange struct {
+	Source string `json:"source"`
+	Path   string `json:"path"`
+	Kind   string `json:"kind"`
+	Old    string `json:"-"`
+	New    string `json:"-"`
 }
 
 // Suites is the JSON report of a run of several suites (several --config

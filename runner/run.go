@@ -44,6 +44,7 @@ const (
 	modeList                    // every step listed, none called ([List])
 	modeDiscover                // connect, discover and list ([Discover])
 	modeSnapshot                // connect and build the contract ([Snapshot])
+	modeLoad                    // repeat and measure ([Load])
 )
 
 // calls reports whether the purpose calls anything (and so compares with
@@ -166,6 +167,7 @@ func runOne(ctx context.Context, suite *config.Suite, opts Options, m purpose) (
 	// call, on the standalone stream, too.
 	d.stream = listens(r.plan) || suite.Client != nil
 	rep := r.run(ctx)
+	rep.StdoutNoise = d.noise.report(r.clean)
 	// The edge: every string of the report, from here to every writer, is
 	// sanitized and redacted (redact.go, "What reaches an output").
 	r.red.report(rep)
@@ -253,6 +255,9 @@ type runState struct {
 	// probeClosers are the fresh connections of protocol probes still
 	// shutting down.
 	probeClosers sync.WaitGroup
+	// checkClosers are the servers of finished behaviour checks still
+	// shutting down (behaviour.go).
+	checkClosers sync.WaitGroup
 
 	// tokens numbers the calls' progress tokens.
 	tokens atomic.Int64
@@ -418,9 +423,10 @@ func (r *runState) compile(ctx context.Context, sess *session) bool {
 		// Inputs the server offers are gathered by calling its
 		// argument-free read-only tools: not when asked to call nothing.
 		var offered *gen.Offered
-		var called []string
+		var called, listers []string
 		if g := r.suite.Generate; r.purpose.calls() && !g.NoOfferedInputs && !onlyProtocol(g) {
 			offered, called = r.offered(ctx, sess, r.found, r.suite.AllowsTool)
+			listers = r.listings(ctx, sess, r.found, r.suite.AllowsTool, offered)
 		}
 		pt := protocolTarget{transport: rep.Target.Transport, version: rep.ProtocolVersion}
 		if sess.init != nil {
@@ -433,7 +439,7 @@ func (r *runState) compile(ctx context.Context, sess *session) bool {
 		r.selectScenarios(from)
 		rep.SkippedTools = g.skipped
 		rep.Notes = append(rep.Notes, g.notes...)
-		if n := offeredNote(offered, called); n != "" {
+		if n := offeredNote(offered, called) + listingNote(listers); n != "" {
 			rep.Notes = append(rep.Notes, r.clean(n, 2000))
 		}
 		for _, sk := range g.skipped {

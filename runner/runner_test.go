@@ -433,13 +433,18 @@ scenarios:
   - name: later
     steps: [{id: one, tool: get_household}]
 `)
-	s.Env = map[string]string{childEnvVar: "serve", "MCPCHECK_TEST_PIDFILE": pidfile, "MCPCHECK_TEST_GRANDCHILD": "1"}
+	sleeping := filepath.Join(dir, "sleeping")
+	s.Env = map[string]string{childEnvVar: "serve", "MCPCHECK_TEST_PIDFILE": pidfile, "MCPCHECK_TEST_GRANDCHILD": "1", "MCPCHECK_TEST_SLEEPING": sleeping}
 	ctx, cancel := context.WithCancel(context.Background())
 	opts := stdioOptions()
 	go func() {
+		// Cancel once the slow call has reached the server (and its
+		// grandchild is up): an event, where 300 ms after the grandchild
+		// appeared was a guess a loaded machine could miss.
 		for {
-			if _, err := os.Stat(pidfile + ".grandchild"); err == nil {
-				time.Sleep(300 * time.Millisecond) // let the slow call start
+			_, errSleep := os.Stat(sleeping)
+			_, errGrand := os.Stat(pidfile + ".grandchild")
+			if errSleep == nil && errGrand == nil {
 				cancel()
 				return
 			}

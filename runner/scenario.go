@@ -45,7 +45,7 @@ func (r *runState) runScenario(ctx context.Context, sc *scenario, shared *link) 
 	switch sc.isolation {
 	case config.IsolationScenario:
 		l = &link{tmp: r.scenarioScratch()}
-		defer l.close(r)
+		defer r.release(sc, l)
 	case config.IsolationStep:
 		l = nil // a fresh link per step, below
 	}
@@ -62,6 +62,9 @@ func (r *runState) runScenario(ctx context.Context, sc *scenario, shared *link) 
 		}
 	}
 	r.runInOrder(ctx, sc, l, sess)
+	if sc.behaviour != nil {
+		r.judgeBehaviour(sc)
+	}
 }
 
 // runInOrder runs the steps one after another on link l (nil: each step on
@@ -77,6 +80,11 @@ func (r *runState) runInOrder(ctx context.Context, sc *scenario, l *link, sess *
 		}
 		if !r.protocolApplies(p.spec.Protocols) {
 			skipFor(steps[j:j+1], 0, skipNotForProtocol, r.protocolReason("step", p.spec.Protocols))
+			continue
+		}
+		if why := sc.behaviour.dropped(p); why != "" {
+			skipFrom(steps[j:j+1], 0, why)
+			r.stepDone(sc, j)
 			continue
 		}
 		stepLink := l
@@ -99,6 +107,7 @@ func (r *runState) runInOrder(ctx context.Context, sc *scenario, l *link, sess *
 			stepLink.close(r)
 		}
 		res.AnswerDiffers = r.answerDiffers(p, &res)
+		sc.behaviour.observed(p, &res)
 		steps[j] = res
 		r.stepDone(sc, j)
 		if sc.reference {

@@ -20,16 +20,18 @@ import (
 // their own run up to the concurrency at once too, the one whose tools made
 // the longest call so far first, so that a slow tool's load does not start
 // last and hold the run up alone; one on the shared session runs alone,
-// after them.
+// after them. Behaviour checks run last, one at a time.
 func (r *runState) schedule(ctx context.Context, shared *link) {
 	r.extra = make(chan struct{}, max(r.suite.Concurrency, 1))
-	var first, isolated, alone []*scenario
+	var first, isolated, alone, serial []*scenario
 	for _, sc := range r.plan {
 		switch {
 		case sc.excluded != "":
 			if r.opts.OnScenario != nil {
 				r.opts.OnScenario(sc.index, r.rep.Scenarios[sc.index])
 			}
+		case sc.behaviour != nil:
+			serial = append(serial, sc)
 		case sc.mode != allAtOnce:
 			first = append(first, sc)
 		case sc.isolation != config.IsolationShared:
@@ -43,6 +45,15 @@ func (r *runState) schedule(ctx context.Context, shared *link) {
 	for _, sc := range alone {
 		r.startScenario(ctx, sc, shared)
 	}
+	// Behaviour checks observe state that other sessions (over stdio,
+	// other processes sharing a file) could change: one at a time, last.
+	if len(serial) > 0 {
+		r.knownObservers(serial[0].behaviour.health)
+	}
+	for _, sc := range serial {
+		r.startScenario(ctx, sc, shared)
+	}
+	r.checkClosers.Wait()
 }
 
 // longestFirst orders scenarios by the longest call seen so far to any

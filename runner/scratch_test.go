@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // scratchFixture writes a file in ${tmp} through a tool argument and the
@@ -47,17 +46,16 @@ func TestScratchRemoved(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			if c.interupt {
-				go func() {
-					// Interrupt once the scratch directory is in use.
-					for range 200 {
-						if d, _ := filepath.Glob(filepath.Join(tmp, "mcpcheck-*")); len(d) > 0 {
-							time.Sleep(300 * time.Millisecond)
-							cancel()
-							return
-						}
-						time.Sleep(10 * time.Millisecond)
+				// Interrupt once the first step (the one that used the
+				// scratch directory) is final, while the 20 s sleep runs:
+				// an event, not a guess at how long starting the server
+				// takes (300 ms after the directory appeared was too
+				// little on a loaded machine, and cut the first step).
+				opts.OnStep = func(_, step int, _ StepResult) {
+					if step == 0 {
+						cancel()
 					}
-				}()
+				}
 			}
 			rep, err := Run(ctx, s, opts)
 			if err != nil {

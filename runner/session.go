@@ -86,6 +86,9 @@ type dialer struct {
 	live procSet
 	// warn adds a warning to the run's report (nil: none is kept).
 	warn func(string)
+	// noise collects what its servers wrote on stdout that was not
+	// JSON-RPC.
+	noise noiseLog
 }
 
 // target describes the dialer's target for the report.
@@ -241,6 +244,7 @@ func (d *dialer) start(tmp string) (*process, error) {
 		}
 		return nil, fmt.Errorf("%sstarting server %s%s: %w", at(d.suite, "command"), filepath.Base(d.argv[0]), in, err)
 	}
+	p.noise = &d.noise
 	d.track(p, p.Pid())
 	return p, nil
 }

@@ -40,6 +40,9 @@ type process struct {
 	// broken is set when the connection broke it off (a line over the
 	// limit, a stuck write): the server did not end the session itself.
 	broken atomic.Bool
+	// noise keeps the lines on stdout that were not JSON-RPC (noise.go);
+	// nil keeps none.
+	noise *noiseLog
 }
 
 // startProcess starts argv in dir with env.
@@ -258,6 +261,11 @@ func (c *stdioConn) decode(line []byte) ([]jsonrpc.Message, error) {
 		}
 		if what := oddID(line); what != "" {
 			c.dropped(what)
+			return nil, nil
+		}
+		if stdio.Noise(line) {
+			// Skipped, as clients do; the report says so (noise.go).
+			c.p.noise.add(line)
 			return nil, nil
 		}
 		return nil, err

@@ -49,6 +49,9 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 	if p.call.kind == config.KindAwait {
 		return r.runAwait(ctx, sess, sc, j, out, results)
 	}
+	if p.call.kind == config.KindObserve {
+		return r.runObserve(ctx, sess, sc, j, out, results)
+	}
 
 	params, value, why := stepParams(p, sess, results)
 	if why != "" {
@@ -78,7 +81,10 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 
 	callCtx, cancel := context.WithTimeout(ctx, p.timeout)
 	tp := &tap{label: sc.label(j)}
-	token := r.progressToken()
+	token := ""
+	if p.progress {
+		token = r.progressToken()
+	}
 	from := sess.inbox.next()
 	began := time.Now()
 	rep, err := p.call.do(withTap(callCtx, tp), sess, params, token)
@@ -138,6 +144,7 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 		ar.Absent = v
 	}
 	r.check(p, &out, ar, decoded, results)
+	r.expectUnchanged(ctx, sess, sc, j, &out, results)
 	if p.record {
 		out.result = decoded
 	}

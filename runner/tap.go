@@ -425,12 +425,16 @@ func (c *tapConn) finish(t *tap) {
 // would otherwise lose it). The SDK writes the cancellation in the
 // background after the call returned, so on a busy machine it may go out
 // late: the grace starts when it was written (cancelSendWait at most after
-// the call returned), so the step's warnings do not depend on the load. A
-// server that never answers costs the grace once per timed-out call,
-// outside the step's duration.
+// the call returned), so the step's warnings do not depend on the load.
+// Both bounds are generous, as every wait on another process must be: on
+// a two-core machine running two test suites, 250 ms and 1 s were too
+// little (the demo's late result came after them, and a shard's report
+// lacked the warning its whole run had). A server that never answers
+// costs lateGrace once per timed-out call, outside the step's duration;
+// cancelSendWait is spent only when a cancellation is never written.
 const (
-	lateGrace      = 250 * time.Millisecond
-	cancelSendWait = time.Second
+	lateGrace      = time.Second
+	cancelSendWait = 5 * time.Second
 )
 
 // awaitLate waits until the call id has had its late response, the

@@ -56,6 +56,8 @@ func TestReportVocabularies(t *testing.T) {
 		{"/$defs/assertion/properties/kind/enum", kinds},
 		{"/$defs/step/properties/kind/enum", append(stringsOf(config.StepKinds), string(kindRaw))},
 		{"/properties/drift/items/properties/severity/enum", stringsOf(Severities)},
+		{"/$defs/scenario/properties/behaviour/items/properties/rule/enum", stringsOf(behaviourRules)},
+		{"/$defs/scenario/properties/behaviour/items/properties/status/enum", stringsOf(behaviourStatuses)},
 		{"/properties/drift/items/properties/kind/enum", stringsOf(driftKinds)},
 		{"/properties/drift/items/properties/subject/enum", stringsOf(driftSubjects)},
 		{"/properties/summary/properties/drift/properties/failOn/enum", stringsOf(config.FailOns)},

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/demo"
+	"github.com/mcpcheck/mcpcheck/runner"
 )
 
 // receipts renders every step of a JSON report as one line:
@@ -124,14 +125,17 @@ func waitNoDemoChildren(t *testing.T) {
 func TestInterrupt(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "report.json")
 	ctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		// Cancel once the server is up and the hanging call is in flight.
-		for len(demoChildren()) == 0 {
-			time.Sleep(20 * time.Millisecond)
-		}
-		time.Sleep(500 * time.Millisecond)
-		cancel()
-	}()
+	defer cancel()
+	// Cancel half a second after the scenarios start (OnStart: the server
+	// is up, initialized and discovered), when the hanging call, the first
+	// step, is in flight. Counting from the server process's start instead
+	// left the handshake in that half second, which a loaded machine can
+	// take longer over.
+	saved := runOptions
+	defer func() { runOptions = saved }()
+	opts := *runOptions
+	opts.OnStart = func(*runner.Report) { time.AfterFunc(500*time.Millisecond, cancel) }
+	runOptions = &opts
 	var out, errb strings.Builder
 	began := time.Now()
 	code := run(ctx, []string{"--config", "testdata/interrupt.yaml", "--json", path}, &out, &errb)

@@ -64,6 +64,7 @@ var settingFlags = map[string]string{
 	"generate.includeDestructive":  "--include-destructive",
 	"generate.offeredInputs":       "--no-offered-inputs",
 	"generate.protocol":            "--no-protocol-probes",
+	"generate.behaviour":           "--no-behaviour",
 	"generate.fuzzCases":           "--fuzz-cases",
 	"generate.seed":                "--seed",
 	"generate.concurrency":         "--concurrency",
@@ -87,6 +88,7 @@ var thresholdFlags = map[string]config.ScoreName{
 	"fail-under-concurrency":        config.ScoreConcurrency,
 	"fail-under-lifecycle":          config.ScoreLifecycle,
 	"fail-under-protocol":           config.ScoreProtocol,
+	"fail-under-behaviour":          config.ScoreAnnotationHonesty,
 }
 
 func init() {
@@ -210,6 +212,11 @@ func parseFlags(args []string) (*flags, error) {
 	fs.BoolFunc("no-protocol-probes", "", func(v string) error {
 		b, err := strconv.ParseBool(v)
 		f.settings["generate.protocol"] = !b
+		return err
+	})
+	fs.BoolFunc("no-behaviour", "", func(v string) error {
+		b, err := strconv.ParseBool(v)
+		f.settings["generate.behaviour"] = !b
 		return err
 	})
 	fs.BoolFunc("no-offered-inputs", "", func(v string) error {

@@ -33,10 +33,15 @@ func TestMain(m *testing.M) {
 		os.Exit(runWithSignals(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	runOptions = &runner.Options{SelfCommand: []string{os.Args[0]}, TerminateGrace: time.Second}
+	moreParallel()
 	// Under GitHub Actions the command would annotate and summarise every
 	// test's run; the tests that want it set these themselves.
 	os.Unsetenv("GITHUB_ACTIONS")
 	os.Unsetenv("GITHUB_STEP_SUMMARY")
+	// Under CI a missing golden answer fails instead of being written; the
+	// tests that want that set CI themselves, and the others need no
+	// t.Setenv (which would keep them from running in parallel).
+	os.Unsetenv("CI")
 	os.Exit(m.Run())
 }
 

@@ -60,6 +60,7 @@ func peerDir(t testing.TB) string {
 	if err != nil {
 		t.Fatalf("interop: %v", err)
 	}
+	nodeSlot(t)
 	return dir
 }
 

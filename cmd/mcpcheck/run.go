@@ -37,8 +37,10 @@ const usage = `Usage:
                                             write a starter fixture that passes
   mcpcheck tools [--json] TARGET            list a server's tools, resources and prompts
                                             (TARGET: --config FILE, -- COMMAND..., --url URL)
+  mcpcheck load --config FILE [--vus N | --rate R] [--duration D] [--threshold RULE]...
+                                            repeat the scenarios and measure (mcpcheck load --help)
   mcpcheck demo [flags]                     serve the built-in demo MCP server
-  mcpcheck merge REPORT.json... [--json OUT] merge the reports of --shard runs
+  mcpcheck merge REPORT.json... [--json OUT] merge the reports of --shard or --segment runs
   mcpcheck snapshot [--out FILE] --config FILE | -- COMMAND... | --url URL
                                             write the server's contract (calls nothing)
   mcpcheck diff OLD.json NEW.json [--json [FILE]] [--fail-on S]
@@ -140,6 +142,9 @@ Generated checks (quick mode, or a fixture's generate block):
   --no-protocol-probes       do not send the protocol probes (raw JSON-RPC
                              the server's MCP layer must survive); on by
                              default in quick mode
+  --no-behaviour             do not verify the tools' annotations by observing
+                             state (read-only tools by default; the others
+                             with --include-destructive)
   --fuzz-cases N             at most N bad-input cases per tool (default 30)
   --seed N                   seed of the generated inputs (default 0)
   --slow-threshold-ms N      latency flag above N ms (default 5000), or above
@@ -151,7 +156,8 @@ Generated checks (quick mode, or a fixture's generate block):
   --fail-under-schema-enforcement N, --fail-under-fidelity N,
   --fail-under-latency N, --fail-under-response-size N,
   --fail-under-concurrency N, --fail-under-lifecycle N,
-  --fail-under-protocol N    the same for the other scores
+  --fail-under-protocol N, --fail-under-behaviour N
+                             the same for the other scores
 
 Settings may also come from the environment: MCPCHECK_URL,
 MCPCHECK_PROTOCOL_VERSION, MCPCHECK_TIMEOUT_MS, MCPCHECK_CONCURRENCY, ...
@@ -176,6 +182,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return runTools(ctx, args[1:], stdout, stderr)
 		case "init":
 			return runInit(ctx, args[1:], stdout, stderr)
+		case "load":
+			return runLoad(ctx, args[1:], stdout, stderr)
 		case "help":
 			fmt.Fprint(stdout, usage)
 			return exitPass
@@ -198,7 +206,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 // subcommands are the words mcpcheck takes before its flags.
-var subcommands = []string{"demo", "init", "tools", "merge", "snapshot", "diff", "record", "help", "schema", "version"}
+var subcommands = []string{"demo", "init", "tools", "load", "merge", "snapshot", "diff", "record", "help", "schema", "version"}
 
 // badWord refuses a word that is not a subcommand (args[0]): a server to
 // check is given after --, so that a typo or an unknown subcommand is never

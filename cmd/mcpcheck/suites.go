@@ -79,61 +79,70 @@ type suiteRun struct {
 	streamed bool
 }
 
-// runSuites runs the suites, one after another or --jobs-suites at once
-// (each with its own concurrency inside), writes each one's human report in
-// the order given, a total when there are several, and the machine reports;
-// the exit code is the worst of the suites'.
-func runSuites(ctx context.Context, f *flags, suites []*config.Suite, baselines []baseline, extras []suiteExtra, opts runner.Options, stdout, stderr io.Writer) int {
-	human, machine := stdout, io.Writer(nil)
-	var jsonFile, traceFile *fileio.Pending
+// runFiles are the files and streams a run writes: the human report's
+// stream, the JSON report (a file, stdout, or none), the trace and the
+// other report files.
+type runFiles struct {
+	human, machine      io.Writer
+	jsonFile, traceFile *fileio.Pending
+	outs                []*output
+}
+
+// abort drops whatever was not committed: each file stays as it was.
+func (rf *runFiles) abort() {
+	if rf.jsonFile != nil {
+		rf.jsonFile.Abort()
+	}
+	if rf.traceFile != nil {
+		rf.traceFile.Abort()
+	}
+	closeOutputs(rf.outs)
+}
+
+// openRunFiles starts every file the run writes before it runs, so a bad
+// path fails fast (exit 2) instead of after a long run, each written to a
+// temporary file that replaces it only once the run has a report: a run
+// that ends before (a missing credential, no suite that could start)
+// leaves the previous files as they were. The trace is set in opts.
+func openRunFiles(f *flags, opts *runner.Options, stdout, stderr io.Writer) (*runFiles, int) {
+	rf := &runFiles{human: stdout}
 	var err error
-	// Every file is started before running, so a bad path fails fast
-	// (exit 2) instead of after a long run, and written to a temporary
-	// file that replaces it only once the run has a report: a run that
-	// ends before (a missing credential, no suite that could start)
-	// leaves the previous files as they were. The deferred Aborts drop
-	// whatever was not committed.
 	switch f.jsonOut {
 	case "":
 	case "-":
-		human, machine = stderr, stdout
+		rf.human, rf.machine = stderr, stdout
 	default:
-		if jsonFile, err = createFile("--json", f.jsonOut); err != nil {
+		if rf.jsonFile, err = createFile("--json", f.jsonOut); err != nil {
 			fmt.Fprintf(stderr, "mcpcheck: %v\n", err)
-			return exitBadArgs
+			return nil, exitBadArgs
 		}
-		defer jsonFile.Abort()
-		machine = jsonFile
+		rf.machine = rf.jsonFile
 	}
 	if f.trace != "" {
 		// The trace is written as the run goes, to its temporary file.
-		if traceFile, err = createFile("--trace", f.trace); err != nil {
+		if rf.traceFile, err = createFile("--trace", f.trace); err != nil {
+			rf.abort()
 			fmt.Fprintf(stderr, "mcpcheck: %v\n", err)
-			return exitBadArgs
+			return nil, exitBadArgs
 		}
-		defer traceFile.Abort()
-		opts.Trace = &lockedWriter{w: traceFile}
+		opts.Trace = &lockedWriter{w: rf.traceFile}
 	}
-	var outs []*output
 	if !f.list {
-		outs = outputsOf(f)
-		if err := openOutputs(outs); err != nil {
+		rf.outs = outputsOf(f)
+		if err := openOutputs(rf.outs); err != nil {
+			rf.abort()
 			fmt.Fprintf(stderr, "mcpcheck: %v\n", err)
-			return exitBadArgs
+			return nil, exitBadArgs
 		}
-		defer closeOutputs(outs)
 	}
+	return rf, exitPass
+}
 
-	// On a terminal the human report streams while the run goes, under a
-	// live status line (report.Stream), when suites run one at a time;
-	// anywhere else it is written whole when each suite ends, byte for byte
-	// as always.
-	color, terminal := false, false
-	if fh, ok := human.(*os.File); ok {
-		color = !f.noColor && report.UseColor(fh)
-		terminal = !f.list && report.IsTerminal(fh)
-	}
-	textOpts := report.TextOptions{Color: color, Quiet: f.quiet, Exchanges: f.verbose > 0}
+// startSuites starts the suites, one after another or jobs at once (each
+// with its own concurrency inside), and returns a channel per suite that
+// its result arrives on. On a terminal with one suite at a time each
+// suite's human report streams to human while it runs.
+func startSuites(ctx context.Context, f *flags, suites []*config.Suite, baselines []baseline, extras []suiteExtra, opts runner.Options, human io.Writer, terminal bool, textOpts report.TextOptions) []chan suiteRun {
 	jobs := max(1, min(f.jobsSuites, len(suites)))
 	runs := make([]chan suiteRun, len(suites))
 	for i := range runs {
@@ -180,8 +189,33 @@ func runSuites(ctx context.Context, f *flags, suites []*config.Suite, baselines 
 			}()
 		}
 	}()
+	return runs
+}
 
-	code := exitPass
+// runSuites runs the suites (startSuites), writes each one's human report
+// in the order given, a total when there are several, and the machine
+// reports; the exit code is the worst of the suites'.
+func runSuites(ctx context.Context, f *flags, suites []*config.Suite, baselines []baseline, extras []suiteExtra, opts runner.Options, stdout, stderr io.Writer) int {
+	rf, code := openRunFiles(f, &opts, stdout, stderr)
+	if rf == nil {
+		return code
+	}
+	defer rf.abort()
+	human := rf.human
+
+	// On a terminal the human report streams while the run goes, under a
+	// live status line (report.Stream), when suites run one at a time;
+	// anywhere else it is written whole when each suite ends, byte for byte
+	// as always.
+	color, terminal := false, false
+	if fh, ok := human.(*os.File); ok {
+		color = !f.noColor && report.UseColor(fh)
+		terminal = !f.list && report.IsTerminal(fh)
+	}
+	textOpts := report.TextOptions{Color: color, Quiet: f.quiet, Exchanges: f.verbose > 0}
+	runs := startSuites(ctx, f, suites, baselines, extras, opts, human, terminal, textOpts)
+
+	var err error
 	var reps []*runner.Report
 	ran := make([]*runner.Report, len(suites))
 	for i := range suites {
@@ -228,11 +262,11 @@ func runSuites(ctx context.Context, f *flags, suites []*config.Suite, baselines 
 	if len(reps) == 0 {
 		return code // nothing ran: every file stays as it was
 	}
-	if traceFile != nil {
+	if rf.traceFile != nil {
 		// Every suite has ended: nothing writes to the trace any more. A
 		// trace that cannot be written does not keep the reports from
 		// being written.
-		if err := traceFile.Commit(); err != nil {
+		if err := rf.traceFile.Commit(); err != nil {
 			fmt.Fprintf(stderr, "mcpcheck: %v\n", err)
 			code = exitBadArgs
 		}
@@ -245,7 +279,7 @@ func runSuites(ctx context.Context, f *flags, suites []*config.Suite, baselines 
 		fmt.Fprintf(stderr, "mcpcheck: warning: %v\n", err)
 	}
 	restore()
-	if c := writeReports(f, reps, len(suites) > 1, machine, jsonFile, outs, stderr); c != exitPass {
+	if c := writeReports(f, reps, len(suites) > 1, rf.machine, rf.jsonFile, rf.outs, stderr); c != exitPass {
 		return c
 	}
 	return code

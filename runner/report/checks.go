@@ -35,6 +35,7 @@ func checkGroups(r *runner.Report) []checkGroup {
 		{"run", runChecks(r)},
 		{"scores", scoreChecks(r)},
 		{"findings", findingChecks(r)},
+		{"annotation honesty", behaviourChecks(r)},
 		{"baseline", baselineChecks(r)},
 		{"contract drift", driftChecks(r)},
 	} {

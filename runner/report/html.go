@@ -89,6 +89,9 @@ type (
 // and which skipped and why, and the notes. No script, font, image or style
 // sheet is loaded from anywhere.
 func HTML(w io.Writer, reps ...*runner.Report) error {
+	if len(reps) == 1 && reps[0].Load != nil {
+		return loadHTML(w, reps[0])
+	}
 	page := htmlPage{Title: "mcpcheck report"}
 	var passed, failed, skipped int
 	var ms float64

@@ -72,6 +72,9 @@ type (
 // one line and its body the lines the human report prints: expected and
 // actual values, redacted, and the server's words.
 func JUnit(w io.Writer, reps ...*runner.Report) error {
+	if len(reps) == 1 && reps[0].Load != nil {
+		return loadJUnit(w, reps[0])
+	}
 	doc := junitSuites{junitCounts: junitCounts{Name: "mcpcheck"}}
 	if len(reps) == 1 {
 		doc.Name = reps[0].Suite

@@ -15,6 +15,9 @@ import (
 // findings). Every string is escaped so that nothing a server sent becomes
 // markup, a link or an image.
 func Markdown(w io.Writer, reps ...*runner.Report) error {
+	if len(reps) == 1 && reps[0].Load != nil {
+		return loadMarkdown(w, reps[0])
+	}
 	var b strings.Builder
 	var passed, failed, skipped int
 	var ms float64
@@ -95,7 +98,9 @@ var checkGroupTitles = map[string]string{
 	"run":      "Run",
 	"scores":   "Scores",
 	"findings": "Findings",
-	"baseline": "Known failures",
+	// One check per annotation verified by behaviour (behaviour.go).
+	"annotation honesty": "Annotation honesty",
+	"baseline":           "Known failures",
 	// Contract drift: one check per change (drift.go).
 	"contract drift": "Contract drift",
 }

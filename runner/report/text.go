@@ -79,6 +79,7 @@ var scoreTitles = map[config.ScoreName]string{
 	config.ScoreConcurrency:       "concurrency",
 	config.ScoreLifecycle:         "lifecycle",
 	config.ScoreProtocol:          "protocol robustness",
+	config.ScoreAnnotationHonesty: "annotation honesty",
 }
 
 // generated writes what generated checks add: scores, findings, skipped
@@ -124,6 +125,7 @@ func (t *textWriter) generated(r *runner.Report) {
 				mark = t.paint(red, "FAIL")
 			}
 			t.printf("  %s %s%s [%s %s] %s\n", mark, versionTag(f.ProtocolVersion), f.Tool, f.Origin, f.Kind, f.Message)
+			t.changes(f.Changes)
 		}
 	}
 	if tok := r.Tokens; tok != nil {
@@ -163,6 +165,9 @@ func versionTag(version string) string {
 // Text writes the human report. On a terminal, [Stream] writes the very
 // same lines while the run goes; both call the functions below.
 func Text(w io.Writer, r *runner.Report, opts TextOptions) error {
+	if r.Load != nil {
+		return LoadText(w, r, opts)
+	}
 	t := &textWriter{opts: opts}
 	t.verdict(r)
 	t.printf("%s\n", targetLine(r))

@@ -69,7 +69,9 @@ func init() {
 }
 
 // spawnSleeper starts this program again as the sleeper, with the server's
-// stdout and stderr.
+// stdout and stderr, and writes its pid at once: a client that ends the
+// server before the sleeper has even started (a loaded machine) must still
+// leave no process, and a test always finds the pid to check that.
 func spawnSleeper() error {
 	exe, err := os.Executable()
 	if err != nil {
@@ -81,8 +83,16 @@ func spawnSleeper() error {
 	if err := cmd.Start(); err != nil {
 		return err
 	}
+	writePid(cmd.Process.Pid)
 	go cmd.Wait()
 	return nil
+}
+
+// writePid writes pid to the file PidFileEnv names, if any.
+func writePid(pid int) {
+	if f := os.Getenv(PidFileEnv); f != "" {
+		os.WriteFile(f, []byte(strconv.Itoa(pid)), 0o600)
+	}
 }
 
 // sleeper leaves the server's session and process group, writes its pid
@@ -90,9 +100,7 @@ func spawnSleeper() error {
 func sleeper(ctx context.Context) error {
 	syscall.Setsid()
 	signal.Ignore(syscall.SIGTERM)
-	if f := os.Getenv(PidFileEnv); f != "" {
-		os.WriteFile(f, []byte(strconv.Itoa(os.Getpid())), 0o600)
-	}
+	writePid(os.Getpid())
 	select {
 	case <-ctx.Done():
 	case <-time.After(10 * time.Minute):

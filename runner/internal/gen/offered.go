@@ -21,7 +21,9 @@ import (
 //   - directories, for properties whose last word is dir, directory,
 //     folder, root, cwd or workdir, and also for path properties;
 //   - files, for path, file, filepath and filename properties (tried
-//     before directories);
+//     before directories, except for a path of a tool whose name says it
+//     lists or searches directories: see listsDirectories); a listing
+//     tool's entries are files and directories too (listing.go);
 //   - URIs (scheme://...), for uri properties;
 //   - ids: string or integer values of keys named id or ending in id
 //     (projectId, project_id), for id properties. An id carries the nouns
@@ -236,7 +238,14 @@ func (o *Offered) candidates(tool, name string) []offer {
 	switch last {
 	case "dir", "directory", "folder", "root", "cwd", "workdir":
 		return o.dirs
-	case "path", "file", "filepath", "filename":
+	case "path":
+		if listsDirectories(tool) {
+			// list_directory's, directory_tree's or search_files' path
+			// is a directory: a file there would only be refused.
+			return append(slices.Clip(o.dirs), o.files...)
+		}
+		return append(slices.Clip(o.files), o.dirs...)
+	case "file", "filepath", "filename":
 		return append(slices.Clip(o.files), o.dirs...)
 	case "uri":
 		return o.uris

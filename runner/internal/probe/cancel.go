@@ -37,7 +37,7 @@ func Cancel(ctx context.Context, conn Conn, pr *Probe, wait time.Duration) (ex E
 			return Exchange{Gone: true, ExitStatus: c.proc.ExitStatus()}, ""
 		}
 		c.Write(cancel)
-		ex := Exchange{Replies: c.Watch(ctx, pr.ID, min(lateWindow, wait))}
+		ex := c.watchCancelled(ctx, pr.ID, min(lateWindow, wait))
 		if c.proc.Exited(0) {
 			ex.Gone, ex.ExitStatus = true, c.proc.ExitStatus()
 		}

@@ -68,6 +68,9 @@ type Target struct {
 	HTTP    bool   // Streamable HTTP; else stdio
 	Version string // negotiated
 	Caps    *mcp.ServerCapabilities
+	// Loopback: the HTTP endpoint is on a loopback address (see
+	// rebinding.go).
+	Loopback bool
 }
 
 // Target is what the report shows the probe addressing.
@@ -168,6 +171,9 @@ func Catalogue(t Target, tool string) []Probe {
 		m, id = ping("foreign-origin")
 		add(Probe{Name: "foreign-origin", Message: m, ID: id, Reference: "basic/transports (security: Origin)", Edit: func(h http.Header) { h.Set("Origin", "http://mcpcheck-foreign.example") },
 			Judge: foreignOrigin})
+		for _, p := range rebindingProbes(t) {
+			add(p)
+		}
 		m, id = ping("deleted-session")
 		add(Probe{Name: "deleted-session", Message: m, ID: id, Reference: "basic/transports (session management)", Before: deleteSession,
 			Judge: status("HTTP 404", Fail, func(s int) bool { return s == http.StatusNotFound })})
@@ -390,19 +396,32 @@ func Slow(tool string) bool { return slowWords.MatchString(tool) }
 // skipped.
 func Cancellation(tool string, args []byte) Probe {
 	tj, _ := json.Marshal(tool)
-	msg, id := request("cancellation", "tools/call", `{"name":`+string(tj)+`,"arguments":`+string(args)+`}`)
+	msg, id := request("cancellation", "tools/call", `{"name":`+string(tj)+`,"arguments":`+string(args)+`,"_meta":{"progressToken":`+cancelToken+`}}`)
 	return Probe{Name: "cancellation", Message: msg, ID: id, Cancel: true, Reference: "basic/utilities/cancellation", Judge: cancelled}
 }
 
 // cancelled: after notifications/cancelled no response to the request
-// arrives (a SHOULD).
+// arrives (a SHOULD); progress after the call's own result breaks a MUST
+// of basic/utilities/progress (a token is only referenced while its
+// operation is in progress). Progress after the cancellation alone is not
+// judged: whether it falls in the window depends on the tool's pace
+// (server-everything's long-running operation reports every 2 s), so the
+// verdict would change from run to run.
 func cancelled(e *Exchange) Verdict {
 	const want = "no response after notifications/cancelled"
 	if v, ok := died(e, want); ok {
 		return v
 	}
+	got := "no response"
 	if e.Reply() != nil {
-		return Verdict{Level: Note, Expected: want, Got: Describe(e) + " after the cancellation"}
+		got = Describe(e) + " after the cancellation"
 	}
-	return Verdict{Level: Pass, Expected: want, Got: "no response"}
+	if n := e.ProgressAfterResult; n > 0 {
+		got += fmt.Sprintf(", then %d progress notification(s) after its result (basic/utilities/progress: progress MUST only reference a request in progress)", n)
+		return Verdict{Level: Fail, Expected: want + ", and no progress after the result", Got: got}
+	}
+	if e.Reply() != nil {
+		return Verdict{Level: Note, Expected: want, Got: got}
+	}
+	return Verdict{Level: Pass, Expected: want, Got: got}
 }

@@ -96,6 +96,12 @@ type Exchange struct {
 	// answered within the wait.
 	Stuck bool
 	Err   error
+	// SSEHead is the start of the answer's body when it was an SSE stream
+	// (at most sseHeadMax bytes; nil for any other answer).
+	SSEHead []byte
+	// ProgressAfterResult counts the cancellation probe's progress
+	// notifications (stdio) that came after the call's own (late) result.
+	ProgressAfterResult int
 }
 
 // reply is the first response that answers the probe, or nil.
@@ -149,8 +155,9 @@ type Stdio struct {
 
 // NewStdio reads p's stdout as lines of at most maxLine bytes (a longer
 // one is dropped: the probe sees no answer, and the reader never holds
-// more than the limit of it). The connection has not initialized.
-func NewStdio(p *stdio.Process, maxLine int) *Stdio {
+// more than the limit of it). Lines that are not JSON-RPC ([stdio.Noise])
+// go to noise, when set, instead. The connection has not initialized.
+func NewStdio(p *stdio.Process, maxLine int, noise func(line []byte)) *Stdio {
 	c := &Stdio{proc: p, lines: make(chan []byte, 64), observer: "ping"}
 	go func() {
 		defer close(c.lines)
@@ -163,7 +170,15 @@ func NewStdio(p *stdio.Process, maxLine int) *Stdio {
 			if err != nil {
 				return
 			}
-			if len(bytes.TrimSpace(line)) > 0 {
+			switch {
+			case len(bytes.TrimSpace(line)) == 0:
+			case stdio.Noise(line):
+				// Not JSON-RPC at all (a banner, a log line): skipped,
+				// as a client skips it, and handed to noise.
+				if noise != nil {
+					noise(line)
+				}
+			default:
 				c.lines <- bytes.Clone(line)
 			}
 		}
@@ -417,6 +432,11 @@ func (c *HTTP) Do(ctx context.Context, method string, body []byte, id string, ed
 	req.Header = c.headers()
 	if edit != nil {
 		edit(req.Header)
+		if h := req.Header.Get("Host"); h != "" {
+			// net/http sends req.Host, never a Host header.
+			req.Host = h
+			req.Header.Del("Host")
+		}
 	}
 	resp, err := c.client.Do(req)
 	if err != nil {
@@ -451,6 +471,9 @@ func (c *HTTP) Do(ctx context.Context, method string, body []byte, id string, ed
 	for {
 		n, err := resp.Body.Read(buf)
 		if stream && n > 0 {
+			if len(ex.SSEHead) < sseHeadMax {
+				ex.SSEHead = append(ex.SSEHead, buf[:min(n, sseHeadMax-len(ex.SSEHead))]...)
+			}
 			msgs, _ := p.Feed(buf[:n]) // the body ends at the bound with sse.ErrOversized
 			if found(msgs) {
 				return resp.Header, ex

@@ -1,0 +1,455 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/runner/internal/hist"
+)
+
+// LoadResult is what a load run measured (Report.Load).
+type LoadResult struct {
+	// Model is "closed" (VUs users) or "open" (Rate iterations a second on
+	// at most MaxVUs users).
+	Model  string  `json:"model"`
+	VUs    int     `json:"vus,omitempty"`
+	Rate   float64 `json:"rate,omitempty"`
+	MaxVUs int     `json:"maxVUs,omitempty"`
+	Stages string  `json:"stages,omitempty"`
+	// Segment is the part of the load this process ran (--segment K/N).
+	Segment *Shard `json:"segment,omitempty"`
+	// PlannedMs is the duration asked for (0: the run ended on iterations);
+	// ElapsedMs how long the users ran.
+	PlannedMs  int64  `json:"plannedMs"`
+	ElapsedMs  int64  `json:"elapsedMs"`
+	Iterations uint64 `json:"iterations"`
+	// Dropped are the open model's iterations that found every user busy.
+	Dropped uint64 `json:"dropped,omitempty"`
+	// SessionsOpened and SessionsFailed count the users' sessions
+	// (connection failures are the latter).
+	SessionsOpened int64 `json:"sessionsOpened"`
+	SessionsFailed int64 `json:"sessionsFailed"`
+	// Aborted says why the run stopped before its end, if it did.
+	Aborted string `json:"aborted,omitempty"`
+	// Overall is every call of the run; Steps each step's calls, in plan
+	// order.
+	Overall    LoadStats         `json:"overall"`
+	Steps      []LoadStats       `json:"steps"`
+	Series     LoadSeries        `json:"series"`
+	Thresholds []ThresholdResult `json:"thresholds"`
+	Passed     bool              `json:"passed"`
+}
+
+// LoadStats are the measurements of a set of calls.
+type LoadStats struct {
+	Scenario string `json:"scenario,omitempty"`
+	Step     string `json:"step,omitempty"`
+	Target   string `json:"target,omitempty"`
+	Calls    uint64 `json:"calls"`
+	// Errors are the calls that failed (their outcome or expectations);
+	// Failed those of them whose expectations failed.
+	Errors   uint64            `json:"errors"`
+	Failed   uint64            `json:"failedExpectations"`
+	Outcomes map[string]uint64 `json:"outcomes"`
+	// RPS is calls per second over the run's elapsed time.
+	RPS float64 `json:"rps"`
+	// Latency in milliseconds, read from Histogram (microseconds).
+	Latency   Latency      `json:"latency"`
+	Histogram hist.Encoded `json:"histogram"`
+}
+
+// Latency are a histogram's percentiles in milliseconds.
+type Latency struct {
+	P50  float64 `json:"p50"`
+	P90  float64 `json:"p90"`
+	P95  float64 `json:"p95"`
+	P99  float64 `json:"p99"`
+	Max  float64 `json:"max"`
+	Mean float64 `json:"mean"`
+}
+
+// LoadSeries is the run over time: windows of WindowMs each.
+type LoadSeries struct {
+	WindowMs int64        `json:"windowMs"`
+	Windows  []LoadWindow `json:"windows"`
+}
+
+// LoadWindow is one window of the series: the calls that ended in it.
+type LoadWindow struct {
+	AtMs      int64        `json:"atMs"` // the window's end, from the start
+	Calls     uint64       `json:"calls"`
+	Errors    uint64       `json:"errors"`
+	P50       float64      `json:"p50"`
+	P95       float64      `json:"p95"`
+	P99       float64      `json:"p99"`
+	Max       float64      `json:"max"`
+	Histogram hist.Encoded `json:"histogram"`
+}
+
+// ThresholdResult is one threshold's verdict.
+type ThresholdResult struct {
+	Rule   string  `json:"rule"`
+	Actual float64 `json:"actual"`
+	Unit   string  `json:"unit"` // "ms", "%", "calls", "calls/s"
+	Met    bool    `json:"met"`
+	// Default marks the rule used when none was given: every call passes.
+	Default bool   `json:"default,omitempty"`
+	Reason  string `json:"reason,omitempty"`
+}
+
+func usToMs(v float64) float64 { return math.Round(v) / 1000 }
+
+func latencyOf(h *hist.H) Latency {
+	q := func(p float64) float64 { return usToMs(float64(h.Quantile(p))) }
+	return Latency{P50: q(0.5), P90: q(0.9), P95: q(0.95), P99: q(0.99), Max: usToMs(float64(h.Max())), Mean: math.Round(h.Mean()) / 1000}
+}
+
+func (w *LoadWindow) fill(h *hist.H) {
+	l := latencyOf(h)
+	w.P50, w.P95, w.P99, w.Max = l.P50, l.P95, l.P99, l.Max
+}
+
+// joinWindows halves the series by joining adjacent windows (exactly: the
+// histograms merge).
+func joinWindows(ws []LoadWindow) []LoadWindow {
+	var out []LoadWindow
+	for i := 0; i < len(ws); i += 2 {
+		w := ws[i]
+		if i+1 < len(ws) {
+			w = mergeWindow(w, ws[i+1])
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+func mergeWindow(a, b LoadWindow) LoadWindow {
+	ha, err1 := hist.Decode(a.Histogram)
+	hb, err2 := hist.Decode(b.Histogram)
+	if err1 != nil || err2 != nil || ha.Merge(hb) != nil {
+		return a
+	}
+	w := LoadWindow{AtMs: max(a.AtMs, b.AtMs), Calls: a.Calls + b.Calls, Errors: a.Errors + b.Errors, Histogram: ha.Encode()}
+	w.fill(ha)
+	return w
+}
+
+// result is the run's LoadResult, thresholds judged.
+func (lr *loadRun) result(o *LoadOptions) *LoadResult {
+	elapsed := time.Since(lr.start)
+	if lr.sh.duration > 0 {
+		elapsed = min(elapsed, lr.sh.duration+time.Second) // the last calls drain after the end
+	}
+	res := &LoadResult{Model: "closed", VUs: lr.sh.vus, Stages: o.StagesText, Segment: o.Segment,
+		PlannedMs: lr.sh.duration.Milliseconds(), ElapsedMs: elapsed.Milliseconds(), Iterations: lr.iterations.Load(), Dropped: lr.dropped.Load(),
+		SessionsOpened: lr.opened.Load(), SessionsFailed: lr.failedOpens.Load(),
+		Series: LoadSeries{WindowMs: lr.width.Milliseconds(), Windows: lr.series}}
+	if lr.sh.rate > 0 {
+		res.Model, res.VUs, res.Rate, res.MaxVUs = "open", 0, lr.sh.rate, lr.sh.maxVUs
+	}
+	res.Aborted = lr.stopped
+	var hs []*hist.H
+	for k, sc := range lr.plan {
+		for j := range sc.steps {
+			ls := lr.steps[k][j]
+			st := statsOf(ls.h, ls.calls, ls.errors, ls.failed, ls.outcomes, elapsed)
+			st.Scenario, st.Step, st.Target = sc.name, sc.steps[j].spec.ID, sc.steps[j].call.name
+			res.Steps = append(res.Steps, st)
+			hs = append(hs, ls.h)
+		}
+	}
+	res.Overall = joinStats(res.Steps, elapsed)
+	res.Thresholds, res.Passed = judgeThresholds(lr.sh.thresholds, res)
+	if res.Aborted != "" && res.Aborted != "interrupted" {
+		res.Passed = false
+	}
+	return res
+}
+
+func pct(f float64) string { return strconv.FormatFloat(f*100, 'g', 4, 64) + " %" }
+
+func statsOf(h *hist.H, calls, errs, failed uint64, outcomes map[config.Outcome]uint64, elapsed time.Duration) LoadStats {
+	st := LoadStats{Calls: calls, Errors: errs, Failed: failed, Outcomes: map[string]uint64{}, Latency: latencyOf(h), Histogram: h.Encode()}
+	for o, n := range outcomes {
+		key := string(o)
+		if key == "" {
+			key = "not_sent"
+		}
+		st.Outcomes[key] += n
+	}
+	if s := elapsed.Seconds(); s > 0 {
+		st.RPS = math.Round(float64(calls)/s*100) / 100
+	}
+	return st
+}
+
+// joinStats is the measurements of several sets of calls together.
+func joinStats(parts []LoadStats, elapsed time.Duration) LoadStats {
+	h := hist.New(loadBits)
+	var calls, errs, failed uint64
+	outcomes := map[config.Outcome]uint64{}
+	for _, p := range parts {
+		if ph, err := hist.Decode(p.Histogram); err == nil {
+			h.Merge(ph)
+		}
+		calls, errs, failed = calls+p.Calls, errs+p.Errors, failed+p.Failed
+		for o, n := range p.Outcomes {
+			outcomes[config.Outcome(o)] += n
+		}
+	}
+	return statsOf(h, calls, errs, failed, outcomes, elapsed)
+}
+
+// judgeThresholds judges each rule on the calls it names; with no rule,
+// the run passes when every call passed (a load run checks expectations
+// like any run; `errors<1%` tolerates some).
+func judgeThresholds(rules []config.Threshold, res *LoadResult) ([]ThresholdResult, bool) {
+	if len(rules) == 0 {
+		t, _ := config.ParseThreshold("errors<=0")
+		out := judgeOne(t, res)
+		out.Default = true
+		out.Rule = "every call passes (no threshold given)"
+		return []ThresholdResult{out}, out.Met
+	}
+	all := true
+	out := make([]ThresholdResult, 0, len(rules))
+	for _, t := range rules {
+		tr := judgeOne(t, res)
+		all = all && tr.Met
+		out = append(out, tr)
+	}
+	return out, all
+}
+
+func judgeOne(t config.Threshold, res *LoadResult) ThresholdResult {
+	tr := ThresholdResult{Rule: t.Text}
+	var parts []LoadStats
+	for _, st := range res.Steps {
+		if (t.Scenario == "" || st.Scenario == t.Scenario) && (t.Step == "" || st.Step == t.Step) {
+			parts = append(parts, st)
+		}
+	}
+	if len(parts) == 0 {
+		tr.Reason = "no call matches " + strconv.Quote(strings2(t.Scenario, t.Step))
+		return tr
+	}
+	stats := joinStats(parts, time.Duration(res.ElapsedMs)*time.Millisecond)
+	if stats.Calls == 0 {
+		tr.Reason = "no call was made"
+		return tr
+	}
+	var actual, want float64
+	switch q, latency := t.Quantile(); {
+	case latency:
+		h, _ := hist.Decode(stats.Histogram)
+		v := float64(h.Quantile(q))
+		switch t.Metric {
+		case "avg":
+			v = h.Mean()
+		case "max":
+			v = float64(h.Max())
+		}
+		actual, want, tr.Unit = usToMs(v), usToMs(t.Value), "ms"
+	case t.Metric == "errors" && t.Count:
+		actual, want, tr.Unit = float64(stats.Errors), t.Value, "calls"
+	case t.Metric == "errors":
+		actual, want, tr.Unit = math.Round(float64(stats.Errors)/float64(stats.Calls)*1e6)/1e4, t.Value*100, "%"
+	default:
+		actual, want, tr.Unit = stats.RPS, t.Value, "calls/s"
+	}
+	tr.Actual = actual
+	tr.Met = (config.Threshold{Op: t.Op, Value: want}).Met(actual)
+	return tr
+}
+
+func strings2(scenario, step string) string {
+	if step == "" {
+		return scenario
+	}
+	return scenario + "/" + step
+}
+
+// sleepCtx waits d or until ctx ends; false when ctx ended.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// mergeLoad joins the load results of a run's segments: counts and
+// histograms add exactly; the elapsed time is the longest segment's, so
+// rates add; thresholds are judged again on the whole.
+func mergeLoad(parts []*LoadResult, rules []config.Threshold) (*LoadResult, error) {
+	if len(parts) == 0 {
+		return nil, nil
+	}
+	out := *parts[0]
+	out.Segment, out.Steps, out.Aborted = nil, nil, ""
+	out.Iterations, out.Dropped, out.SessionsOpened, out.SessionsFailed, out.VUs, out.Rate, out.MaxVUs = 0, 0, 0, 0, 0, 0, 0
+	byKey := map[string]int{}
+	var windows [][]LoadWindow
+	for _, p := range parts {
+		out.ElapsedMs = max(out.ElapsedMs, p.ElapsedMs)
+		out.Iterations += p.Iterations
+		out.Dropped += p.Dropped
+		out.SessionsOpened += p.SessionsOpened
+		out.SessionsFailed += p.SessionsFailed
+		out.VUs += p.VUs
+		out.Rate += p.Rate
+		out.MaxVUs += p.MaxVUs
+		if p.Aborted != "" && out.Aborted == "" {
+			out.Aborted = p.Aborted
+		}
+		if p.Model != out.Model {
+			return nil, fmt.Errorf("%w: one part is a %s-model load, another %s", ErrMerge, out.Model, p.Model)
+		}
+		for _, st := range p.Steps {
+			key := st.Scenario + "\x00" + st.Step
+			i, ok := byKey[key]
+			if !ok {
+				byKey[key] = len(out.Steps)
+				out.Steps = append(out.Steps, st)
+				continue
+			}
+			joined := joinStats([]LoadStats{out.Steps[i], st}, 0)
+			joined.Scenario, joined.Step, joined.Target = st.Scenario, st.Step, st.Target
+			out.Steps[i] = joined
+		}
+		windows = append(windows, p.Series.Windows)
+	}
+	elapsed := time.Duration(out.ElapsedMs) * time.Millisecond
+	for i := range out.Steps {
+		if s := elapsed.Seconds(); s > 0 {
+			out.Steps[i].RPS = math.Round(float64(out.Steps[i].Calls)/s*100) / 100
+		}
+	}
+	out.Overall = joinStats(out.Steps, elapsed)
+	out.Series.Windows = mergeSeries(windows)
+	out.Thresholds, out.Passed = judgeThresholds(rules, &out)
+	if out.Aborted != "" && out.Aborted != "interrupted" {
+		out.Passed = false
+	}
+	return &out, nil
+}
+
+// mergeSeries adds the segments' windows position by position (each
+// segment's series counts from its own start).
+func mergeSeries(all [][]LoadWindow) []LoadWindow {
+	n := 0
+	for _, s := range all {
+		n = max(n, len(s))
+	}
+	out := make([]LoadWindow, 0, n)
+	for i := range n {
+		var w *LoadWindow
+		for _, s := range all {
+			if i >= len(s) {
+				continue
+			}
+			if w == nil {
+				c := s[i]
+				w = &c
+				continue
+			}
+			m := mergeWindow(*w, s[i])
+			w = &m
+		}
+		out = append(out, *w)
+	}
+	return out
+}
+
+// rulesOf reads back the thresholds of a load report (the default rule is
+// not one).
+func rulesOf(res *LoadResult) ([]config.Threshold, error) {
+	var out []config.Threshold
+	for _, t := range res.Thresholds {
+		if t.Default {
+			continue
+		}
+		r, err := config.ParseThreshold(t.Rule)
+		if err != nil {
+			return nil, fmt.Errorf("%w: threshold %q: %v", ErrMerge, t.Rule, err)
+		}
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Text < out[j].Text })
+	return slices.CompactFunc(out, func(a, b config.Threshold) bool { return a.Text == b.Text }), nil
+}
+
+// mergeLoadReports joins the reports of a load run's segments (--segment
+// K/N): one segment each, of the same split and suite, with the same
+// thresholds.
+func mergeLoadReports(parts []Part, allowPartial bool) (*Report, error) {
+	first := parts[0]
+	var rules []config.Threshold
+	seen := map[int]string{}
+	total := 0
+	loads := make([]*LoadResult, 0, len(parts))
+	for i, p := range parts {
+		l := p.Report.Load
+		if l == nil {
+			return nil, fmt.Errorf("%w: %s is a load report and %s is not", ErrMerge, first.Source, p.Source)
+		}
+		if l.Segment == nil {
+			return nil, fmt.Errorf("%w: %s is not a segment's report (run mcpcheck load with --segment K/N)", ErrMerge, p.Source)
+		}
+		if err := sameSuite(first, p); err != nil {
+			return nil, err
+		}
+		if i == 0 {
+			total = l.Segment.Total
+		} else if l.Segment.Total != total {
+			return nil, fmt.Errorf("%w: %s is segment %s and %s segment %s: segments of different splits", ErrMerge, first.Source, first.Report.Load.Segment, p.Source, l.Segment)
+		}
+		if prev, ok := seen[l.Segment.Index]; ok {
+			return nil, fmt.Errorf("%w: %s and %s are both segment %s", ErrMerge, prev, p.Source, l.Segment)
+		}
+		seen[l.Segment.Index] = p.Source
+		r, err := rulesOf(l)
+		if err != nil {
+			return nil, err
+		}
+		if i == 0 {
+			rules = r
+		} else if !slices.EqualFunc(rules, r, func(a, b config.Threshold) bool { return a.Text == b.Text }) {
+			return nil, fmt.Errorf("%w: %s and %s judge different thresholds", ErrMerge, first.Source, p.Source)
+		}
+		loads = append(loads, l)
+	}
+	if len(seen) < total && !allowPartial {
+		return nil, fmt.Errorf("%w: %d of %d segments given (%s); --allow-partial merges what there is", ErrMerge, len(seen), total, sources(parts))
+	}
+	m, err := clone(first.Report)
+	if err != nil {
+		return nil, err
+	}
+	if m.Load, err = mergeLoad(loads, rules); err != nil {
+		return nil, err
+	}
+	m.Connections, m.Summary.DurationMs = 0, 0
+	for _, p := range parts {
+		m.Connections += p.Report.Connections
+		m.Summary.DurationMs = max(m.Summary.DurationMs, p.Report.Summary.DurationMs)
+		if m.Failure == nil {
+			m.Failure = p.Report.Failure
+		}
+	}
+	m.Tally()
+	m.Passed = m.Failure == nil && m.Load.Passed
+	return m, nil
+}
