@@ -16,6 +16,10 @@ type Result struct {
 	// and ErrorText its message.
 	ErrorCode *int64
 	ErrorText string
+	// PlainOfTaskOnly: a tool whose execution.taskSupport is "required"
+	// was called without task augmentation (its refusal is the spec's
+	// answer, not a defect of the input).
+	PlainOfTaskOnly bool
 	// HasResult reports whether a result arrived (for a tool step the
 	// outcomes ok, tool_error and output_invalid; for the other kinds ok).
 	HasResult bool

@@ -37,6 +37,9 @@ func (c *Fidelity) Check(r *Result) []Failure {
 		return []Failure{{Kind: c.Kind(), Message: "structuredContent breaks the tool's own outputSchema"}}
 	case config.OutcomeToolError, config.OutcomeProtocolError:
 		msg := fmt.Sprintf("the call with realistic arguments got %s; possibly a synthetic-input false positive, not a confirmed bug", r.Outcome)
+		if r.PlainOfTaskOnly {
+			msg = fmt.Sprintf("the call got %s because it was called without task augmentation: the tool's execution.taskSupport is \"required\" (basic/utilities/tasks: the server MUST refuse a plain call), and it was not called as a task here (the server does not declare tasks.requests.tools.call, or the protocol era has no tasks in mcpcheck yet)", r.Outcome)
+		}
 		said := r.Text
 		if r.Outcome == config.OutcomeProtocolError {
 			said = r.ErrorText

@@ -280,7 +280,7 @@ var kindKeys = func() []string {
 // toolOnly are the keys of a step and of its expect block that only a tool
 // step may have.
 var (
-	toolOnlyKeys   = []string{"validateArguments"}
+	toolOnlyKeys   = []string{"validateArguments", "task"}
 	toolOnlyExpect = []string{"isError", "structuredEquals", "structuredIncludes", "structuredPaths", "structuredSchema"}
 	// textKinds answer with text that expect.text and textJSON can read.
 	textKinds = []StepKind{KindTool, KindPrompt, KindResource}

@@ -262,6 +262,7 @@ func (d *decoder) step(n *node, index int) Step {
 		st.Advisory = v.b
 	}
 	st.Snapshots = snapshotRules(n)
+	st.Task = taskCall(n.value("task"))
 	st.Expect = d.expect(n.value("expect"), st.Pos)
 	return st
 }

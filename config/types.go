@@ -371,7 +371,20 @@ type Step struct {
 	Advisory bool
 	// Snapshots add to the scenario's golden-answer rules for this step.
 	Snapshots SnapshotRules
-	Pos       Pos
+	// Task, when set, calls the tool as a task (task: true or an object).
+	Task *TaskCall
+	Pos  Pos
+}
+
+// TaskCall is how a tool step is called as a task: the ttl it asks for and,
+// when CancelAfterMs is set, the tasks/cancel sent that long after the task
+// was created (the task must then end cancelled).
+type TaskCall struct {
+	CancelAfterMs int
+	TTLMs         int
+	// Off is task: false, a plain call even of a tool that requires a
+	// task (to check how it refuses one).
+	Off bool
 }
 
 // ScoreName names a score of the generated checks, as failUnder keys and

@@ -50,6 +50,14 @@
 // two profiles combine. With --banner, the stdio server also writes lines
 // on stdout that are not JSON-RPC (banner.go).
 //
+// # Tasks and apps profiles
+//
+// With --tasks ([Options].Tasks) it has two tools that run as tasks and the
+// task methods, answered by a layer in front of the SDK (tasks.go: go-sdk
+// v1.8.0 has no tasks); with --apps ([Options].Apps) an MCP App, a tool
+// whose UI is a ui:// resource (apps.go). --protocol-defects plants task
+// defects, --defects a malformed app.
+//
 // # Protocol versions and go-sdk v1.8.0
 //
 // Both 2025-11-25 and 2026-07-28 clients work. Over stdio a 2026-07-28

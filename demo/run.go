@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-const usage = `Usage: mcpcheck demo [--faults] [--defects] [--protocol-defects] [--next-release] [--banner] [--http ADDR [--allow-remote]]
+const usage = `Usage: mcpcheck demo [--faults] [--defects] [--protocol-defects] [--next-release] [--banner] [--tasks] [--apps] [--http ADDR [--allow-remote]]
        mcpcheck demo --hostile MODE [--http ADDR]
 
 Serves the built-in demo MCP server: a household task list with the tools
@@ -45,6 +45,12 @@ Flags:
   --next-release   serve the household's next release, whose contract differs
                    in one change of each drift severity (for mcpcheck
                    snapshot and mcpcheck diff)
+  --tasks          add plan_week (may run as a task) and export_household
+                   (only as a task), the tasks capability and the task
+                   methods; with --protocol-defects, task defects too
+  --apps           add show_household and its MCP App resource
+                   (ui://household/board.html); with --defects or
+                   --protocol-defects, a malformed app too
   --banner         over stdio, also write two lines on stdout that are not
                    JSON-RPC (a start-up banner, then a log line), which the
                    stdio transport forbids
@@ -84,6 +90,8 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	defects := fs.Bool("defects", false, "")
 	protocolDefects := fs.Bool("protocol-defects", false, "")
 	next := fs.Bool("next-release", false, "")
+	tasks := fs.Bool("tasks", false, "")
+	apps := fs.Bool("apps", false, "")
 	hostileMode := fs.String("hostile", "", "")
 	banner := fs.Bool("banner", false, "")
 	flakyFile := fs.String("flaky", "", "")
@@ -117,6 +125,8 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 		ProtocolDefects: *protocolDefects,
 		NextRelease:     *next,
+		Tasks:           *tasks,
+		Apps:            *apps,
 		FlakyFile:       *flakyFile,
 	}
 	if !httpSet {

@@ -57,6 +57,9 @@ func serveStdio(ctx context.Context, opts Options, in io.Reader, out io.Writer, 
 		lw := &lockedWriter{w: out}
 		in, out = guardStdio(in, lw), lw
 	}
+	if opts.Tasks {
+		in, out = taskStdio(ctx, newTaskStore(opts.ProtocolDefects), in, &lockedWriter{w: out})
+	}
 	return runStdio(ctx, s, f, in, out)
 }
 
@@ -273,6 +276,9 @@ func handlerFor(s *mcp.Server, f *faults, opts Options) *httpHandler {
 	if f != nil {
 		fh = newFaultHandler(h, f.acts)
 		h = fh
+	}
+	if opts.Tasks {
+		h = taskHTTP{next: h, store: newTaskStore(opts.ProtocolDefects)}
 	}
 	if opts.ProtocolDefects {
 		h = blameServer{ignoreVersionHeader{&forgetDeletedSessions{next: h}}}

@@ -52,6 +52,16 @@ type Options struct {
 	// session answered 400.
 	ProtocolDefects bool
 
+	// Tasks adds the tasks profile (tasks.go): plan_week (taskSupport
+	// optional) and export_household (required), the tasks capability, and
+	// the task methods, answered in front of the SDK. With ProtocolDefects
+	// its task defects are planted too.
+	Tasks bool
+
+	// Apps adds the apps profile (apps.go): show_household and its MCP App
+	// resource; with Defects or ProtocolDefects also a malformed one.
+	Apps bool
+
 	// NextRelease serves the household's next release: the same tools,
 	// whose contract differs from this one's in one change of each drift
 	// severity (see release), for mcpcheck snapshot and diff.
@@ -128,6 +138,12 @@ func buildServer(opts Options, kind transportKind) (*mcp.Server, *registry, *fau
 	}
 	addTools(s, reg, opts.NextRelease)
 	addTidy(s, reg)
+	if opts.Tasks {
+		addTaskTools(s, opts.ProtocolDefects)
+	}
+	if opts.Apps {
+		addApps(s, opts.Defects || opts.ProtocolDefects)
+	}
 	addResources(s, reg)
 	addPrompts(s, reg)
 	var f *faults

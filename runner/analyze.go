@@ -426,7 +426,11 @@ func (a *analysis) probes(p *ProbeSettings) {
 	chars := 0
 	for _, st := range a.validRuns() {
 		if measurable(st) {
-			latency[st.Tool] = st.DurationMs
+			if !st.AsTask {
+				// A task's time is its work and the server's poll
+				// interval, not a latency.
+				latency[st.Tool] = st.DurationMs
+			}
 			size[st.Tool] = float64(st.ResponseChars)
 			chars += st.ResponseChars
 		}

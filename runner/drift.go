@@ -114,6 +114,10 @@ func (r *runState) liveContract(sess *session, found *discovered) (*cfile.Contra
 		in.ServerInfo, _ = json.Marshal(ir.ServerInfo)
 		in.Capabilities, _ = json.Marshal(ir.Capabilities)
 	}
+	if raw := sess.rawCapabilities(); raw != nil {
+		// As sent: the SDK's type drops what it does not know (tasks).
+		in.Capabilities = raw
+	}
 	return cfile.Build(in, r.red.String)
 }
 

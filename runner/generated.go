@@ -156,6 +156,12 @@ func compileGenerated(suite *config.Suite, found *discovered, input func(string)
 	if g.Concurrency > 1 {
 		c.concurrency(targets, readOnly, valid)
 	}
+	if g.Protocol {
+		c.tasks(targets, valid)
+	}
+	if g.Protocol || g.Fidelity {
+		c.apps(tools, found.raw["resources"])
+	}
 	if g.Behaviour {
 		c.behaviour(tools, found.resources)
 	}

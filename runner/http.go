@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -157,6 +158,9 @@ type headerRoundTripper struct {
 	// finishes a body, cannot hold the session's close (see abort).
 	open    map[*boundedBody]struct{}
 	aborted bool
+	// deferred counts the calls whose cancel waits for their body (see
+	// httpkeep.go).
+	deferred atomic.Int32
 }
 
 // errAborted is a request made, or a body read, after the session was
@@ -223,6 +227,7 @@ func (rt *headerRoundTripper) RoundTrip(req *http.Request) (*http.Response, erro
 	switch {
 	case req.Method == http.MethodPost && t != nil:
 		b.tap = t
+		t.bodyOpened(&rt.deferred)
 	case req.Method == http.MethodGet:
 		b.shared, b.feed = true, b.sse
 		rt.inbox.answered()
@@ -275,6 +280,7 @@ type boundedBody struct {
 	// to the inbox.
 	shared, feed bool
 	sse          bool
+	closed       bool // Close was called (the tap counts it once)
 	parser       sse.Parser
 	n            int   // bytes read so far of a body that is not an event stream
 	err          error // errOversized once the bound was passed
@@ -357,7 +363,12 @@ func (b *boundedBody) Close() error {
 	b.rt.mu.Lock()
 	delete(b.rt.open, b)
 	b.rt.mu.Unlock()
-	return b.body.Close()
+	err := b.body.Close()
+	if b.tap != nil && !b.closed {
+		b.closed = true
+		b.tap.bodyClosed()
+	}
+	return err
 }
 
 // endpointOrigin is scheme://host[:port] of an endpoint, for reports: the

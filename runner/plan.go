@@ -117,6 +117,13 @@ type step struct {
 	// mimeType is the type a resource's listing declares, which a
 	// fidelity check holds its contents to.
 	mimeType string
+	// taskCheck, when set, is a generated task check (task_checks.go) of
+	// a tool whose execution.taskSupport is taskSupport.
+	taskCheck   taskCheck
+	taskSupport string
+	// app, when set, judges the answer as an MCP App's UI resource
+	// (apps.go).
+	app *appCheck
 	// observation, when > 0, is which observation of a behaviour check
 	// the step belongs to (1 and 2 before the call, then one after each
 	// call), and source what it observes.

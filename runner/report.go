@@ -257,6 +257,8 @@ type StepResult struct {
 	// rejected, an advisory step's mismatches.
 	Flagged bool     `json:"flagged,omitempty"`
 	Notes   []string `json:"notes,omitempty"`
+	// AsTask: the tool was called as a task; its duration is the task's.
+	AsTask bool `json:"asTask,omitempty"`
 	// Score is the score a generated step counts toward; Case and Property
 	// say which generated case it is ("wrong-type", "location").
 	Score    config.ScoreName `json:"score,omitempty"`

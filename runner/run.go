@@ -391,6 +391,9 @@ func (r *runState) discoverAll(ctx context.Context, sess *session) bool {
 		rep.Warnings = append(rep.Warnings, r.clean(w, 300))
 	}
 	rep.Surface = surface(r.red, sess.init, rep.ProtocolVersion, found)
+	if sess.declares("tasks") {
+		rep.Surface.addCapability("tasks")
+	}
 	r.found = found
 	r.tools = make(map[string]tool, len(found.tools))
 	for _, t := range found.tools {

@@ -15,10 +15,12 @@ import (
 type toolSchemas struct {
 	input, output       *schema.Schema
 	inputErr, outputErr error
+	// taskSupport is the tool's execution.taskSupport ("" when absent).
+	taskSupport string
 }
 
 func compileSchemas(t tool) toolSchemas {
-	var c toolSchemas
+	c := toolSchemas{taskSupport: taskSupportOf(t)}
 	c.input, c.inputErr = schema.Compile(t.Name, "input", t.InputSchema)
 	c.output, c.outputErr = schema.Compile(t.Name, "output", t.OutputSchema)
 	return c

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -19,12 +20,18 @@ import (
 
 // session is one MCP session with the server under test.
 type session struct {
-	cs    *mcp.ClientSession
-	proc  *process // nil unless stdio
-	init  *mcp.InitializeResult
-	taps  *tapConn // nil over Streamable HTTP
-	stop  func()   // ends the session's own context (see dial)
-	abort func()   // ends every HTTP request of the session at once (nil over stdio)
+	cs   *mcp.ClientSession
+	proc *process // nil unless stdio
+	init *mcp.InitializeResult
+	taps *tapConn // nil over Streamable HTTP
+	// ownHTTP carries the runner's own requests over Streamable HTTP
+	// (taskconn.go); nil over the other transports.
+	ownHTTP *ownHTTP
+	// initRaw is the handshake's result as the server sent it (nil when
+	// it could not be kept).
+	initRaw json.RawMessage
+	stop    func() // ends the session's own context (see dial)
+	abort   func() // ends every HTTP request of the session at once (nil over stdio)
 	// inbox holds the server's notifications and requests to the client.
 	inbox *inbox
 	// tmp is the scratch directory the session was made with.
@@ -156,8 +163,11 @@ func (d *dialer) dial(ctx context.Context, tmp string) (*session, error) {
 		err error
 	}
 	done := make(chan result, 1)
+	// The handshake's tap keeps the initialize result as sent: the SDK's
+	// ServerCapabilities drops what it does not know (tasks).
+	initTap := &tap{label: "initialize"}
 	go func() {
-		cs, err := client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: d.version})
+		cs, err := client.Connect(withTap(ctx, initTap), t, &mcp.ClientSessionOptions{ProtocolVersion: d.version})
 		done <- result{cs, err}
 	}()
 	var r result
@@ -215,7 +225,11 @@ func (d *dialer) dial(ctx context.Context, tmp string) (*session, error) {
 	}
 	if tt != nil {
 		sess.taps = tt.conn
+	} else if d.suite.Endpoint != "" {
+		d.attachOwnHTTP(sess)
 	}
+	sess.finish(initTap)
+	sess.initRaw = initTap.Result()
 	go func() {
 		r.cs.Wait()
 		close(sess.closed)
@@ -275,10 +289,10 @@ func newClient(cfg *config.Client, where string, warn func(string)) *mcp.Client 
 			caps.Sampling = &mcp.SamplingCapabilities{}
 			model, stop := sm.Model, sm.StopReason
 			if model == "" {
-				model = "mcpcheck-sampling"
+				model = defaultSamplingModel
 			}
 			if stop == "" {
-				stop = "endTurn"
+				stop = defaultStopReason
 			}
 			opts.CreateMessageHandler = func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 				return &mcp.CreateMessageResult{Content: &mcp.TextContent{Text: sm.Text}, Model: model, Role: "assistant", StopReason: stop}, nil

@@ -87,10 +87,40 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 	}
 	from := sess.inbox.next()
 	began := time.Now()
-	rep, err := p.call.do(withTap(callCtx, tp), sess, params, token)
+	var rep *reply
+	var err error
+	var task taskRun
+	tc := taskFor(sess, p, schemas)
+	plainOfTaskOnly := tc == nil && schemas != nil && schemas.taskSupport == "required"
+	if plainOfTaskOnly && p.origin == config.OriginFuzz && p.caseName != caseValid {
+		// The answer would be the spec's refusal of a plain call, whatever
+		// the input: nothing a bad-input case can judge.
+		cancel()
+		out.Status, out.Reason = StatusSkipped, skipTaskOnly
+		r.traceStep(sc, p, &out, argv, began)
+		return out
+	}
+	switch {
+	case p.taskCheck != taskCheckNone:
+		out.AsTask = p.taskCheck == taskCheckEnds || p.taskCheck == taskCheckCancelFinished
+		task, err = runTaskCheck(withTap(callCtx, tp), sess, p, params, token)
+		rep = task.rep
+		if task.skip != "" {
+			cancel()
+			out.Status, out.Reason = StatusSkipped, task.skip+"; nothing was sent"
+			r.traceStep(sc, p, &out, argv, began)
+			return out
+		}
+	case tc != nil:
+		out.AsTask = true
+		task, err = runTask(callCtx, sess, p.call.name, params, tc)
+		rep = task.rep
+	default:
+		rep, err = p.call.do(withTap(callCtx, tp), sess, params, token)
+	}
 	elapsed := time.Since(began)
 	interrupted := err != nil && cutShort(ctx, callCtx)
-	cancel()
+	tp.cancelAfterBody(cancel) // over HTTP, once the answer's stream has ended (httpkeep.go)
 	sess.finish(tp)
 	out.DurationMs = ms(elapsed)
 	var bad errBadParams
@@ -125,7 +155,8 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 	}
 	r.noteTransport(sess, cl.Outcome, &out)
 
-	ar := &assert.Result{Kind: p.call.kind, Outcome: cl.Outcome, ErrorCode: cl.Code, Duration: elapsed, Arguments: argv}
+	ar := &assert.Result{Kind: p.call.kind, Outcome: cl.Outcome, ErrorCode: cl.Code, Duration: elapsed, Arguments: argv,
+		PlainOfTaskOnly: plainOfTaskOnly}
 	if cl.Outcome == config.OutcomeProtocolError {
 		ar.ErrorText = cl.Detail
 	}
@@ -144,6 +175,22 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 		ar.Absent = v
 	}
 	r.check(p, &out, ar, decoded, results)
+	if p.app != nil && rep != nil && err == nil {
+		uri, _ := value.(string)
+		fails, notes := judgeApp(p.app, uri, rep.raw)
+		if len(fails) > 0 {
+			task.why = strings.Join(fails, "; ")
+		}
+		for _, n := range notes {
+			out.Notes = append(out.Notes, r.clean(n, 600))
+		}
+	}
+	if task.why != "" {
+		out.Status, out.Reason = StatusFailed, r.clean(task.why, 2000)
+	}
+	if task.note != "" {
+		out.Notes, out.Flagged = append(out.Notes, r.clean(task.note, 600)), true
+	}
 	r.expectUnchanged(ctx, sess, sc, j, &out, results)
 	if p.record {
 		out.result = decoded

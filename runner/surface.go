@@ -33,6 +33,12 @@ type SurfaceTool struct {
 	InputSchema  json.RawMessage `json:"inputSchema,omitempty"`
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 	Annotations  json.RawMessage `json:"annotations,omitempty"`
+	// Execution ({"taskSupport": ...}), Icons and Meta (_meta) are kept
+	// as sent: the SDK's Tool type drops the first, and a UI (an app's
+	// _meta.ui.resourceUri) lives in the last.
+	Execution json.RawMessage `json:"execution,omitempty"`
+	Icons     json.RawMessage `json:"icons,omitempty"`
+	Meta      json.RawMessage `json:"_meta,omitempty"`
 }
 
 // SurfaceResource is a listed resource (URI) or resource template
@@ -59,7 +65,7 @@ type SurfacePrompt struct {
 type PromptArgument struct {
 	Name        string `json:"name"`
 	Description string `json:"description,omitempty"`
-	Required    bool   `json:"required,omitempty"`
+	Required    bool   `json:"required"` // false written too, as the spec's default
 }
 
 // surface is the report's view of what discovery found, with the run's
@@ -119,4 +125,27 @@ func sortedBy[T any](list []T, key func(T) string) []T {
 	out := slices.Clone(list)
 	sort.SliceStable(out, func(i, j int) bool { return key(out[i]) < key(out[j]) })
 	return out
+}
+
+// addCapability adds a capability the SDK's type does not know, keeping
+// the list sorted.
+func (s *Surface) addCapability(name string) {
+	if !slices.Contains(s.Capabilities, name) {
+		s.Capabilities = append(s.Capabilities, name)
+		slices.Sort(s.Capabilities)
+	}
+}
+
+// UIResource is the ui:// resource a tool's _meta names as its MCP App
+// (_meta.ui.resourceUri), or "".
+func UIResource(t SurfaceTool) string {
+	var m struct {
+		UI struct {
+			ResourceURI string `json:"resourceUri"`
+		} `json:"ui"`
+	}
+	if len(t.Meta) == 0 || json.Unmarshal(t.Meta, &m) != nil {
+		return ""
+	}
+	return m.UI.ResourceURI
 }

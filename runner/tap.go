@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/internal/jsonx"
@@ -52,6 +53,12 @@ type tap struct {
 	responses int
 	oversized error // errOversized, with the bound, once a message passed it
 	done      bool
+	// bodies are the call's response bodies not yet closed, release the
+	// cancel waiting for them, deferred the session's count of such
+	// waits (see httpkeep.go).
+	bodies   int
+	release  func()
+	deferred *atomic.Int32
 }
 
 type tapKey struct{}
@@ -274,6 +281,8 @@ type tapConn struct {
 	// cancelled holds when the cancellation of each unanswered call was
 	// written: the SDK sends it in the background, after the call returned.
 	cancelled map[jsonrpc.ID]time.Time
+	// own routes the answers to the runner's own requests (taskconn.go).
+	own ownCalls
 }
 
 // maxRecent bounds how many finished calls tapConn remembers.
@@ -336,7 +345,7 @@ func (t *tap) Stuck() error {
 }
 
 func (c *tapConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	msg, err := c.Connection.Read(ctx)
+	msg, err := c.readOwn(ctx)
 	if err != nil {
 		c.mu.Lock()
 		c.closed = true

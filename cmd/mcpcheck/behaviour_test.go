@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -97,7 +98,9 @@ func TestBehaviourExample(t *testing.T) {
 			if strings.Contains(js, "peeked at flour") {
 				t.Error("the JSON report carries an observed value")
 			}
-			if !strings.Contains(r.stdout, `tool list_pantry /structuredContent/audit/0 added: "peeked at flour"`) {
+			// The index is where the audit stood when the check began: the
+			// read-only checks share the run's session, after the others.
+			if !regexp.MustCompile(`tool list_pantry /structuredContent/audit/\d+ added: "peeked at flour"`).MatchString(r.stdout) {
 				t.Errorf("the human report does not show the observed change:\n%s", r.stdout)
 			}
 			for file, want := range map[string]string{junit: `peek_pantry readOnly`, summary: "Annotation honesty"} {

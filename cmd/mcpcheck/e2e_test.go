@@ -159,9 +159,10 @@ func TestEveryExampleRuns(t *testing.T) {
 		"contract.yaml": true, "demo.contract.json": true, // TestContractInFixture, TestSnapshotDemo
 		"golden.yaml": true, "__snapshots__": true, // TestGoldenDemo
 		"faults.yaml": true, "faults-http.yaml": true, // TestFaultReceipts
-		"load.yaml": true, // TestLoadMatrixExample
-		"ci":        true, // TestGitHubActionsExample, TestLoadMatrixExample
-		".mcpcheck": true} // every run's last-run.json (--last-failed)
+		"tasks.yaml": true, // TestTasksEverything
+		"load.yaml":  true, // TestLoadMatrixExample
+		"ci":         true, // TestGitHubActionsExample, TestLoadMatrixExample
+		".mcpcheck":  true} // every run's last-run.json (--last-failed)
 	files, _ := filepath.Glob("../../examples/*")
 	for _, f := range files {
 		if !covered[filepath.Base(f)] {

@@ -116,6 +116,15 @@ func toolBlock(b *bytes.Buffer, t runner.SurfaceTool) {
 		fmt.Fprintf(b, "      %s\n", d)
 	}
 	fmt.Fprintf(b, "      annotations: %s\n", annotationLine(t.Annotations))
+	if line := taskLine(t.Execution); line != "" {
+		fmt.Fprintf(b, "      tasks: %s\n", line)
+	}
+	if uri := runner.UIResource(t); uri != "" {
+		fmt.Fprintf(b, "      ui: %s (an MCP App's resource)\n", cleanLine(uri, 200))
+	}
+	if n := iconCount(t.Icons); n > 0 {
+		fmt.Fprintf(b, "      icons: %d\n", n)
+	}
 	args := arguments(t.InputSchema)
 	switch {
 	case args == nil:
@@ -192,6 +201,8 @@ func arguments(raw json.RawMessage) []argument {
 	if len(raw) == 0 || json.Unmarshal(raw, &s) != nil {
 		return nil
 	}
+	var root map[string]any
+	json.Unmarshal(raw, &root)
 	if s.Type != nil && s.Type != "object" {
 		return nil
 	}
@@ -200,7 +211,7 @@ func arguments(raw json.RawMessage) []argument {
 		a := argument{name: cleanLine(name, 80), required: slices.Contains(s.Required, name)}
 		var prop map[string]any
 		json.Unmarshal(p, &prop)
-		a.kind = schemaKind(prop)
+		a.kind = cleanLine(kindOf(root, prop, 0), 120)
 		if enum, ok := prop["enum"].([]any); ok {
 			a.enum = enumList(enum)
 		}
@@ -217,9 +228,18 @@ func arguments(raw json.RawMessage) []argument {
 	return out
 }
 
-// schemaKind is a property's type as a person reads it: "string (date)",
-// "integer 1..10", "array of string", "string|null", "any".
-func schemaKind(p map[string]any) string {
+// kindOf is a property's type as a person reads it: "string (date)",
+// "integer 1..10", "string, length 1..64, matching ^[a-z]+$", "array of
+// string, 1..5 items", "string|null" for an anyOf of two, "one of: A | B",
+// what a local $ref names (resolved against the root schema, at most three
+// deep: refs may cycle), with ", default X" when the schema gives one.
+func kindOf(root, p map[string]any, depth int) string {
+	if ref, ok := p["$ref"].(string); ok {
+		if target := localRef(root, ref); target != nil && depth < 3 {
+			return kindOf(root, target, depth+1)
+		}
+		return "ref " + ref
+	}
 	kind := "any"
 	switch t := p["type"].(type) {
 	case string:
@@ -235,31 +255,113 @@ func schemaKind(p map[string]any) string {
 			kind = strings.Join(parts, "|")
 		}
 	default:
-		if _, ok := p["anyOf"]; ok {
-			kind = "anyOf"
-		} else if _, ok := p["oneOf"]; ok {
-			kind = "oneOf"
-		} else if _, ok := p["$ref"]; ok {
-			kind = "$ref"
+		for _, key := range []string{"anyOf", "oneOf"} {
+			alts, ok := p[key].([]any)
+			if !ok || depth >= 3 {
+				continue
+			}
+			var parts []string
+			for _, alt := range alts {
+				if m, ok := alt.(map[string]any); ok {
+					parts = append(parts, kindOf(root, m, depth+1))
+				}
+			}
+			if len(parts) == 0 {
+				kind = key
+				break
+			}
+			// A plain union of types reads as one; richer alternatives
+			// are listed.
+			simple := true
+			for _, x := range parts {
+				simple = simple && !strings.ContainsAny(x, " ,")
+			}
+			if simple {
+				kind = strings.Join(parts, "|")
+			} else {
+				kind = "one of: " + strings.Join(parts, " | ")
+			}
 		}
 	}
-	if items, ok := p["items"].(map[string]any); ok && strings.HasPrefix(kind, "array") {
-		kind += " of " + schemaKind(items)
+	if items, ok := p["items"].(map[string]any); ok && strings.HasPrefix(kind, "array") && depth < 3 {
+		kind += " of " + kindOf(root, items, depth+1)
 	}
 	if f, ok := p["format"].(string); ok {
 		kind += " (" + cleanLine(f, 40) + ")"
 	}
-	lo, hasLo := p["minimum"].(float64)
-	hi, hasHi := p["maximum"].(float64)
-	switch {
-	case hasLo && hasHi:
-		kind += fmt.Sprintf(" %g..%g", lo, hi)
-	case hasLo:
-		kind += fmt.Sprintf(" >= %g", lo)
-	case hasHi:
-		kind += fmt.Sprintf(" <= %g", hi)
+	kind += span(p, "minimum", "maximum", " ", "")
+	kind += span(p, "minLength", "maxLength", ", length ", "")
+	kind += span(p, "minItems", "maxItems", ", ", " items")
+	if pat, ok := p["pattern"].(string); ok {
+		kind += ", matching " + cleanLine(pat, 60)
 	}
-	return cleanLine(kind, 80)
+	if d, ok := p["default"]; ok {
+		b, _ := json.Marshal(d)
+		kind += ", default " + cleanLine(string(b), 40)
+	}
+	return kind
+}
+
+// span renders a pair of bounds: "lo..hi", ">= lo" or "<= hi".
+func span(p map[string]any, lo, hi, before, after string) string {
+	l, hasL := p[lo].(float64)
+	h, hasH := p[hi].(float64)
+	switch {
+	case hasL && hasH:
+		return fmt.Sprintf("%s%g..%g%s", before, l, h, after)
+	case hasL:
+		return fmt.Sprintf("%s>= %g%s", before, l, after)
+	case hasH:
+		return fmt.Sprintf("%s<= %g%s", before, h, after)
+	}
+	return ""
+}
+
+// localRef resolves "#/$defs/x" (or any local JSON Pointer) in root; nil
+// for anything else (remote refs are never fetched).
+func localRef(root map[string]any, ref string) map[string]any {
+	if !strings.HasPrefix(ref, "#/") {
+		return nil
+	}
+	var cur any = root
+	for _, tok := range strings.Split(ref[2:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		cur = m[tok]
+	}
+	m, _ := cur.(map[string]any)
+	return m
+}
+
+// taskLine says what a tool's execution.taskSupport means for a caller.
+func taskLine(raw json.RawMessage) string {
+	var e struct {
+		TaskSupport string `json:"taskSupport"`
+	}
+	if len(raw) == 0 || json.Unmarshal(raw, &e) != nil || e.TaskSupport == "" {
+		return ""
+	}
+	switch e.TaskSupport {
+	case "required":
+		return "required (only as a task: mcpcheck calls it as one)"
+	case "optional":
+		return "optional (may be called as a task: task: true)"
+	case "forbidden":
+		return "forbidden"
+	}
+	return cleanLine(e.TaskSupport, 40) + " (not a taskSupport the spec knows)"
+}
+
+// iconCount is how many icons a tool lists.
+func iconCount(raw json.RawMessage) int {
+	var icons []json.RawMessage
+	if json.Unmarshal(raw, &icons) != nil {
+		return 0
+	}
+	return len(icons)
 }
 
 // enumList shows at most eight allowed values.

@@ -65,6 +65,10 @@ type Tool struct {
 	InputSchema  any         `json:"inputSchema"`
 	OutputSchema any         `json:"outputSchema,omitempty"`
 	Annotations  Annotations `json:"annotations"`
+	// Execution ({taskSupport}), Icons and Meta (_meta) are as listed.
+	Execution map[string]any `json:"execution,omitempty"`
+	Icons     []any          `json:"icons,omitempty"`
+	Meta      map[string]any `json:"_meta,omitempty"`
 }
 
 // Annotations are a tool's hints, every one explicit.
@@ -144,6 +148,8 @@ func Build(in Input, redact func(string) string) (*Contract, error) {
 		var t struct {
 			Name, Title, Description  string
 			InputSchema, OutputSchema json.RawMessage
+			Execution, Icons          json.RawMessage
+			Meta                      json.RawMessage `json:"_meta"`
 			Annotations               *struct {
 				Title                                                        string
 				ReadOnlyHint, DestructiveHint, IdempotentHint, OpenWorldHint *bool
@@ -167,6 +173,16 @@ func Build(in Input, redact func(string) string) (*Contract, error) {
 		}
 		if tool.InputSchema == nil {
 			tool.InputSchema = map[string]any{}
+		}
+		for _, f := range []struct {
+			raw  json.RawMessage
+			into any
+		}{{t.Execution, &tool.Execution}, {t.Icons, &tool.Icons}, {t.Meta, &tool.Meta}} {
+			if len(f.raw) > 0 && string(f.raw) != "null" {
+				// A member of the wrong shape is left out, not an error:
+				// the contract keeps what a client could use.
+				_ = jsonx.Decode(f.raw, f.into)
+			}
 		}
 		// The spec's defaults (2025-11-25 ToolAnnotations).
 		tool.Annotations = Annotations{DestructiveHint: true, OpenWorldHint: true}
@@ -234,6 +250,15 @@ func (c *Contract) redact(f func(string) string) {
 		t := &c.Tools[i]
 		t.Name, t.Title, t.Description, t.Annotations.Title = f(t.Name), f(t.Title), f(t.Description), f(t.Annotations.Title)
 		t.InputSchema, t.OutputSchema = mapStrings(t.InputSchema, f), mapStrings(t.OutputSchema, f)
+		if t.Execution != nil {
+			t.Execution = mapStrings(t.Execution, f).(map[string]any)
+		}
+		if t.Meta != nil {
+			t.Meta = mapStrings(t.Meta, f).(map[string]any)
+		}
+		if t.Icons != nil {
+			t.Icons = mapStrings(t.Icons, f).([]any)
+		}
 	}
 	for _, list := range [][]Resource{c.Resources, c.ResourceTemplates} {
 		for i := range list {

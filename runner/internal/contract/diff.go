@@ -67,6 +67,9 @@ const (
 	KindProtocolChanged   Kind = "protocol_changed"
 	KindCapabilityAdded   Kind = "capability_added"
 	KindCapabilityRemoved Kind = "capability_removed"
+	KindTaskSupport       Kind = "task_support_changed" // a tool's execution.taskSupport
+	KindIcons             Kind = "icons_changed"        // a tool's icons
+	KindMeta              Kind = "meta_changed"         // a tool's _meta
 )
 
 // Kinds lists every kind of change, in the order of the report schema.
@@ -75,7 +78,7 @@ var Kinds = []Kind{KindAdded, KindRemoved, KindRenamed, KindPropertyAdded, KindP
 	KindBoundTightened, KindBoundLoosened, KindVariantAdded, KindVariantRemoved, KindSchemaChanged,
 	KindOutputAdded, KindOutputRemoved, KindAnnotation, KindDescription, KindTitle,
 	KindArgumentAdded, KindArgumentRemoved, KindResourceChanged, KindServerChanged,
-	KindProtocolChanged, KindCapabilityAdded, KindCapabilityRemoved}
+	KindProtocolChanged, KindCapabilityAdded, KindCapabilityRemoved, KindTaskSupport, KindIcons, KindMeta}
 
 // Subject is what a finding is about.
 type Subject string
@@ -289,6 +292,7 @@ func (d *differ) tools(old, new []Tool) {
 		d.text(Risky, KindTitle, base+"/title", a.Title, b.Title)
 		d.text(Risky, KindDescription, base+"/description", a.Description, b.Description)
 		d.annotations(base+"/annotations", a.Annotations, b.Annotations)
+		d.execution(base, a, b)
 		d.schema(a.InputSchema, b.InputSchema, base+"/inputSchema", input)
 		switch {
 		case a.OutputSchema == nil && b.OutputSchema != nil:

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcpcheck/mcpcheck/runner"
+)
+
+// TestAppsQuick: quick mode reads each MCP App's UI resource and judges it
+// by the extension: the demo's show_household passes; with --defects the
+// malformed show_chart fails, naming each breach (mime type, CSP entries
+// that are no origins, a permission that is not an object, an unknown
+// visibility, a page that is no HTML document).
+func TestAppsQuick(t *testing.T) {
+	for _, defects := range []bool{false, true} {
+		out := filepath.Join(t.TempDir(), "r.json")
+		args := []string{"--json", out, "--", "mcpcheck", "demo", "--apps"}
+		if defects {
+			args = append(args, "--defects")
+		}
+		res := runCmd(t, args...)
+		if !defects && res.code != 0 {
+			t.Fatalf("clean demo --apps: exit %d\n%s", res.code, res.stdout)
+		}
+		data, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rep runner.Report
+		if err := json.Unmarshal(data, &rep); err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]runner.StepResult{}
+		for _, sc := range rep.Scenarios {
+			if sc.Name == "apps" {
+				for _, st := range sc.Steps {
+					got[st.ID] = st
+				}
+			}
+		}
+		if st, ok := got["ui-show_household"]; !ok || st.Status != runner.StatusPassed {
+			t.Errorf("defects=%v: ui-show_household = %+v", defects, st)
+		}
+		chart, ok := got["ui-show_chart"]
+		if ok != defects {
+			t.Fatalf("defects=%v: show_chart checked: %v", defects, ok)
+		}
+		if !defects {
+			continue
+		}
+		if chart.Status != runner.StatusFailed {
+			t.Fatalf("ui-show_chart: %+v", chart)
+		}
+		for _, want := range []string{`served as "text/html"`, `connectDomains[0] "*" is not an origin`, "is more than an origin",
+			"permissions.camera is true", "visibility", "not an HTML document"} {
+			if !strings.Contains(chart.Reason, want) {
+				t.Errorf("ui-show_chart reason lacks %q: %s", want, chart.Reason)
+			}
+		}
+	}
+}
+
+// TestToolsShowsTasksAndApps: the text view of mcpcheck tools says which
+// tools run as tasks and which have a UI, and lists the tasks capability;
+// the JSON view keeps execution and _meta as sent.
+func TestToolsShowsTasksAndApps(t *testing.T) {
+	res := runCmd(t, "tools", "--", "mcpcheck", "demo", "--tasks", "--apps")
+	for _, want := range []string{"Capabilities: completions, logging, prompts, resources, tasks, tools",
+		"tasks: required (only as a task", "tasks: optional (may be called as a task",
+		"ui: ui://household/board.html (an MCP App's resource)", "days  integer 1..7"} {
+		if !strings.Contains(res.stdout, want) {
+			t.Errorf("tools lacks %q:\n%s", want, res.stdout)
+		}
+	}
+	res = runCmd(t, "tools", "--json", "-", "--", "mcpcheck", "demo", "--tasks", "--apps")
+	for _, want := range []string{`"execution": {`, `"taskSupport": "required"`, `"resourceUri": "ui://household/board.html"`} {
+		if !strings.Contains(res.stdout, want) {
+			t.Errorf("tools --json lacks %s", want)
+		}
+	}
+}

@@ -1,0 +1,312 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/tidwall/gjson"
+
+	"github.com/mcpcheck/mcpcheck/config"
+)
+
+// Tasks (2025-11-25, basic/utilities/tasks): a tool step called as a task
+// sends tools/call with a task field; the server answers with a
+// CreateTaskResult ({task: {taskId, status, pollInterval, ...}}); the
+// runner polls tasks/get, at the server's pollInterval, until the status is
+// terminal (completed, failed, cancelled), then asks tasks/result, which
+// answers what the plain call would have: the step's expectations judge
+// that answer, so a task step reads like any other tool step. The step's
+// time limit bounds the whole task; when it runs out the task is cancelled
+// (tasks/cancel, best effort) and the step's outcome is timeout.
+//
+// A task that needs input (input_required) gets tasks/result at once: the
+// server sends its requests (elicitation, sampling) on that call's stream,
+// and the session's client answers them as the fixture's client block says
+// (over Streamable HTTP such a request rides the tasks/result POST's own
+// stream, which the SDK never reads: the runner answers it there, see
+// ownHTTP.answer).
+//
+// With cancelAfterMs the runner cancels the task that long after it was
+// created; the task must then end cancelled (the spec: a receiver MUST
+// move the task to cancelled before answering a valid tasks/cancel), and
+// the step's result is the task's final state.
+//
+// A server that answers the task-augmented call with a plain result (one
+// that does not support tasks MUST ignore the field) has its result judged
+// as it came.
+//
+// All of it travels on the step's own session (taskconn.go): go-sdk v1.8.0
+// has no tasks.
+
+// Task statuses (2025-11-25).
+const (
+	taskWorking       = "working"
+	taskInputRequired = "input_required"
+	taskCompleted     = "completed"
+	taskFailed        = "failed"
+	taskCancelled     = "cancelled"
+)
+
+func terminalTask(status string) bool {
+	return status == taskCompleted || status == taskFailed || status == taskCancelled
+}
+
+// Polling: the server's pollInterval is honoured within these bounds (a
+// server that asks for 0 ms is not polled in a busy loop; one that asks for
+// an hour is still polled within the step's time limit).
+const (
+	defaultPoll = 500 * time.Millisecond
+	minPoll     = 25 * time.Millisecond
+	maxPoll     = 5 * time.Second
+	// defaultTaskTTL is the ttl asked for when the step names none.
+	defaultTaskTTL = 60000
+	// cancelWait bounds the tasks/cancel sent when a step's time is up.
+	cancelWait = 2 * time.Second
+	// maxPolls bounds the tasks/get of one task whatever the intervals.
+	maxPolls = 100000
+)
+
+// taskState is what a CreateTaskResult, tasks/get or tasks/cancel says of a
+// task.
+type taskState struct {
+	TaskID        string          `json:"taskId"`
+	Status        string          `json:"status"`
+	StatusMessage string          `json:"statusMessage,omitempty"`
+	PollInterval  json.RawMessage `json:"pollInterval,omitempty"`
+}
+
+func (t *taskState) interval() time.Duration {
+	d := defaultPoll
+	if ms, err := strconv.ParseFloat(string(t.PollInterval), 64); err == nil && ms >= 0 {
+		d = time.Duration(ms * float64(time.Millisecond))
+	}
+	return min(max(d, minPoll), maxPoll)
+}
+
+// taskFor says how step p is called on sess: as a task (the step asks for
+// one, or the tool requires one, the server declares task-augmented
+// tools/call and the step did not opt out), or plainly (nil). Without the
+// capability a client MUST NOT augment a call, whatever the tool says; a
+// step that asks for a task explicitly is sent as written. Under
+// 2026-07-28 (tasks there are an extension mcpcheck does not speak yet)
+// only an explicit task is tried, and fails saying so.
+func taskFor(sess *session, p *step, c *toolSchemas) *config.TaskCall {
+	if p.call.kind != config.KindTool {
+		return nil
+	}
+	if t := p.spec.Task; t != nil {
+		if t.Off {
+			return nil
+		}
+		return t
+	}
+	if c != nil && c.taskSupport == "required" && sess.toolTasks() && !newProtocol(sess) {
+		return &config.TaskCall{}
+	}
+	return nil
+}
+
+// errTaskBroken is a task that could not be followed to its end: the
+// server's answers broke the tasks protocol (no task id, an unknown
+// status). The step fails with this reason.
+type errTaskBroken struct{ msg string }
+
+func (e errTaskBroken) Error() string { return e.msg }
+
+// taskReason, set on a task whose run is over but not as the step asked
+// (cancelAfterMs, and the task did not end cancelled), fails the step.
+type taskOutcome struct {
+	reply  *reply
+	reason string
+	// breach is the first MUST of the tasks spec the server's answers
+	// broke on the way (a task without createdAt, a result without its
+	// related-task _meta), "" when none.
+	breach string
+}
+
+// callTask runs tool name with the encoded arguments as a task on sess.
+func callTask(ctx context.Context, sess *session, name string, args json.RawMessage, tc *config.TaskCall) (taskOutcome, error) {
+	ttl := tc.TTLMs
+	if ttl <= 0 {
+		ttl = defaultTaskTTL
+	}
+	params := fmt.Appendf(nil, `{"name":%s,"arguments":%s,"task":{"ttl":%d}}`, strconv.Quote(name), args, ttl)
+	created, err := sess.request(ctx, "tools/call", params)
+	if err != nil {
+		return taskOutcome{}, err
+	}
+	task := gjson.GetBytes(created, "task")
+	if !task.Exists() {
+		// A plain result: the server did not make a task of the call.
+		return taskOutcome{reply: toolReply(created)}, nil
+	}
+	var st taskState
+	if err := json.Unmarshal([]byte(task.Raw), &st); err != nil || st.TaskID == "" {
+		return taskOutcome{}, errTaskBroken{"the CreateTaskResult has no taskId string (basic/utilities/tasks: task IDs MUST be strings)"}
+	}
+	breach := taskBreach("the CreateTaskResult", []byte(task.Raw), false)
+	began := time.Now()
+	var cancelAt <-chan time.Time
+	if tc.CancelAfterMs > 0 {
+		t := time.NewTimer(ms2d(tc.CancelAfterMs))
+		defer t.Stop()
+		cancelAt = t.C
+	}
+	idParams := fmt.Appendf(nil, `{"taskId":%s}`, strconv.Quote(st.TaskID))
+	last := json.RawMessage(task.Raw)
+	for polls := 0; !terminalTask(st.Status); polls++ {
+		if st.Status != taskWorking && st.Status != taskInputRequired {
+			return taskOutcome{}, errTaskBroken{fmt.Sprintf("the task's status %q is none of the spec's (working, input_required, completed, failed, cancelled)", st.Status)}
+		}
+		if polls >= maxPolls {
+			return taskOutcome{}, errTaskBroken{fmt.Sprintf("the task was still %s after %d polls", st.Status, maxPolls)}
+		}
+		if st.Status == taskInputRequired && tc.CancelAfterMs == 0 {
+			// The server needs the client (an elicitation, a sampling):
+			// the requestor SHOULD call tasks/result, which carries those
+			// requests (answered as the fixture's client block says) and
+			// returns once the task has ended.
+			break
+		}
+		wait := time.NewTimer(st.interval())
+		select {
+		case <-ctx.Done():
+			wait.Stop()
+			cancelTask(sess, idParams)
+			return taskOutcome{}, ctx.Err()
+		case <-cancelAt:
+			wait.Stop()
+			cancelAt = nil
+			res, err := sess.request(ctx, "tasks/cancel", idParams)
+			var we *jsonrpc.Error
+			if errors.As(err, &we) && we.Code == -32602 {
+				// Refused: the task may have ended since the last poll
+				// (a finished task cannot be cancelled); its state says.
+				res, err = sess.request(ctx, "tasks/get", idParams)
+			}
+			if err != nil {
+				return taskOutcome{}, err
+			}
+			last = res
+		case <-wait.C:
+			res, err := sess.request(ctx, "tasks/get", idParams)
+			if err != nil {
+				return taskOutcome{}, err
+			}
+			last = res
+			if breach == "" {
+				breach = taskBreach("a tasks/get answer", res, true)
+			}
+		}
+		st = taskState{}
+		if err := json.Unmarshal(last, &st); err != nil {
+			return taskOutcome{}, errTaskBroken{"a task's state is not a Task object: " + err.Error()}
+		}
+	}
+	if tc.CancelAfterMs > 0 {
+		out := taskOutcome{reply: &reply{raw: last}, breach: breach}
+		if st.Status != taskCancelled {
+			out.reason = fmt.Sprintf("the task was to be cancelled %d ms after it was created but ended %s after %d ms", tc.CancelAfterMs, st.Status, time.Since(began).Milliseconds())
+			if cancelAt != nil {
+				out.reason = fmt.Sprintf("the task ended %s before it was to be cancelled (%d ms after it was created)", st.Status, tc.CancelAfterMs)
+			}
+		}
+		return out, nil
+	}
+	res, err := sess.request(ctx, "tasks/result", idParams)
+	if err != nil {
+		return taskOutcome{}, err
+	}
+	out := taskOutcome{reply: toolReply(res), breach: breach}
+	if out.breach == "" && relatedTask(out.reply) != st.TaskID {
+		out.breach = "the tasks/result answer lacks _meta \"io.modelcontextprotocol/related-task\" naming the task (basic/utilities/tasks: it MUST include it)"
+	}
+	return out, nil
+}
+
+// cancelTask asks the server to cancel a task whose step ran out of time;
+// its answer does not matter.
+func cancelTask(sess *session, idParams json.RawMessage) {
+	ctx, cancel := context.WithTimeout(context.Background(), cancelWait)
+	defer cancel()
+	_, _ = sess.request(ctx, "tasks/cancel", idParams)
+}
+
+// toolReply reads a raw CallToolResult as the checkers do.
+func toolReply(raw json.RawMessage) *reply {
+	rep := &reply{raw: raw, isError: gjson.GetBytes(raw, "isError").Bool()}
+	content := gjson.GetBytes(raw, "content")
+	rep.hasContent = content.IsArray() && len(content.Array()) > 0
+	var text []byte
+	content.ForEach(func(_, item gjson.Result) bool {
+		if item.Get("type").String() == "text" {
+			if len(text) > 0 {
+				text = append(text, '\n')
+			}
+			text = append(text, item.Get("text").String()...)
+		}
+		return true
+	})
+	rep.text = string(text)
+	return rep
+}
+
+// taskSupportOf is a listed tool's execution.taskSupport, "" when absent.
+func taskSupportOf(t tool) string {
+	if len(t.Execution) == 0 {
+		return ""
+	}
+	return gjson.GetBytes(t.Execution, "taskSupport").String()
+}
+
+// isTaskError says whether err came from the tasks protocol itself.
+func isTaskError(err error) (string, bool) {
+	var b errTaskBroken
+	if errors.As(err, &b) {
+		return b.msg, true
+	}
+	return "", false
+}
+
+// runTask is a task step's call as runStep makes it: the reply the checkers
+// judge, a reason that fails the step although the calls succeeded (a task
+// that broke the tasks protocol, or did not end as the step asked), and a
+// note of a MUST the server's task answers broke.
+func runTask(ctx context.Context, sess *session, name string, args json.RawMessage, tc *config.TaskCall) (taskRun, error) {
+	out, err := callTask(ctx, sess, name, args, tc)
+	if msg, ok := isTaskError(err); ok {
+		return taskRun{why: msg}, nil
+	}
+	if errors.Is(err, errTasksNewEra) || errors.Is(err, errNoOwnRequests) {
+		return taskRun{}, errBadParams{err}
+	}
+	if err != nil {
+		return taskRun{}, err
+	}
+	// A breach of the tasks spec on the way is a note here; the generated
+	// check of the tool's tasks fails on it.
+	return taskRun{rep: out.reply, why: out.reason, note: out.breach}, nil
+}
+
+// taskBreach says which MUST of a Task object a server's answer breaks
+// (basic/utilities/tasks, TTL and resource management: createdAt and
+// lastUpdatedAt in all task responses, ttl — a number or null — in
+// tasks/get's), or "".
+func taskBreach(what string, raw []byte, get bool) string {
+	for _, k := range []string{"createdAt", "lastUpdatedAt"} {
+		if v := gjson.GetBytes(raw, k); v.Type != gjson.String {
+			return fmt.Sprintf("%s has no %s timestamp (basic/utilities/tasks: receivers MUST include it)", what, k)
+		}
+	}
+	if get {
+		if v := gjson.GetBytes(raw, "ttl"); !v.Exists() || (v.Type != gjson.Number && v.Type != gjson.Null) {
+			return what + " has no ttl (a number, or null for unlimited; basic/utilities/tasks: receivers MUST include it in tasks/get)"
+		}
+	}
+	return ""
+}
