@@ -233,6 +233,10 @@ type Suite struct {
 	// nil declares no capabilities.
 	Client *Client
 
+	// Warnings are what the fixture says that has no effect (a generate
+	// setting whose check is off), with its place; a run reports them.
+	Warnings []string
+
 	Scenarios []Scenario
 
 	// Generate, when set, adds checks generated from the discovered tool

@@ -43,8 +43,12 @@ type Report struct {
 	NothingTested   *NothingTested `json:"nothingTested,omitempty"`
 	Target          Target         `json:"target"`
 	ProtocolVersion string         `json:"protocolVersion"`
-	Server          *ServerInfo    `json:"server,omitempty"`
-	ToolsDiscovered []string       `json:"toolsDiscovered"`
+	// RequestedProtocolVersion is the version the run asked for, when the
+	// server negotiated another (ProtocolVersion): a run pinned to
+	// 2026-07-28 against a 2025-11-25 server says both.
+	RequestedProtocolVersion string      `json:"requestedProtocolVersion,omitempty"`
+	Server                   *ServerInfo `json:"server,omitempty"`
+	ToolsDiscovered          []string    `json:"toolsDiscovered"`
 	// ResourcesDiscovered, ResourceTemplatesDiscovered and
 	// PromptsDiscovered list what the server offers besides tools, when it
 	// declares resources or prompts.
@@ -294,6 +298,11 @@ type StepResult struct {
 	// stop ends the scenario here without failing it (a lifecycle check
 	// that gives up), with this reason for the steps after.
 	stop string
+	// goesOn: the step failed on its golden answer alone, so the scenario
+	// goes on (the answer held every other expectation; a golden mismatch
+	// is usually one volatile value, and the next steps' are worth seeing
+	// in the same run).
+	goesOn bool
 
 	// Position is where the step is written in the fixture (none for a
 	// generated step); Pos is the same for the human report.

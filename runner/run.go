@@ -140,6 +140,13 @@ func runOne(ctx context.Context, suite *config.Suite, opts Options, m purpose) (
 		}
 	}
 	plan := planSuite(suite)
+	if opts.keepAnswers {
+		for _, sc := range plan {
+			for j := range sc.steps {
+				sc.steps[j].record = true
+			}
+		}
+	}
 	var gs *goldens
 	if calls {
 		if gs, err = openGoldens(suite, plan, &opts, env); err != nil {
@@ -158,6 +165,7 @@ func runOne(ctx context.Context, suite *config.Suite, opts Options, m purpose) (
 		d:       d,
 		plan:    plan,
 	}
+	d.warn = r.warn
 	// A server may ask the client (roots, sampling, elicitation) outside any
 	// call, on the standalone stream, too.
 	d.stream = listens(r.plan) || suite.Client != nil
@@ -278,6 +286,9 @@ func (r *runState) run(ctx context.Context) *Report {
 		Shard:           r.opts.Select.shard(),
 	}
 	r.rep = rep
+	for _, w := range r.suite.Warnings {
+		rep.Warnings = append(rep.Warnings, r.clean(w, 500))
+	}
 	r.addScenarios(r.plan)
 	r.selectScenarios(0)
 	defer func() {
@@ -361,6 +372,9 @@ func (r *runState) discoverAll(ctx context.Context, sess *session) bool {
 		rep.ProtocolVersion = ir.ProtocolVersion
 		if n := eraFallback(r.d.version, ir.ProtocolVersion); n != "" {
 			rep.Notes = append(rep.Notes, n)
+		}
+		if ir.ProtocolVersion != r.d.version {
+			rep.RequestedProtocolVersion = r.d.version
 		}
 		if ir.ServerInfo != nil {
 			rep.Server = &ServerInfo{Name: r.clean(ir.ServerInfo.Name, 200), Version: r.clean(ir.ServerInfo.Version, 100)}
@@ -715,6 +729,14 @@ type Options struct {
 	OnStart    func(r *Report)
 	OnStep     func(scenario, step int, r StepResult)
 	OnScenario func(scenario int, r ScenarioResult)
+	// OnCall is called when step j of scenario i begins, before its call
+	// is made (a live status line names the calls in flight); a step run
+	// again alone after a lost server begins again. Only [Run] calls it.
+	OnCall func(scenario, step int)
+
+	// keepAnswers keeps every step's decoded result in the StepResult
+	// OnStep sees (Sample reads the answers; no report ever holds them).
+	keepAnswers bool
 }
 
 func (o *Options) terminateGrace() time.Duration {

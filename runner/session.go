@@ -91,6 +91,8 @@ type dialer struct {
 	// live holds the stdio servers the dialer started (see
 	// interruptGrace).
 	live procSet
+	// warn adds a warning to the run's report (nil: none is kept).
+	warn func(string)
 	// noise collects what its servers wrote on stdout that was not
 	// JSON-RPC.
 	noise noiseLog
@@ -155,7 +157,7 @@ func (d *dialer) dial(ctx context.Context, tmp string) (*session, error) {
 		tt = &tapTransport{inner: p.Transport(), inbox: in}
 		t = tt
 	}
-	client := newClient(d.suite.Client)
+	client := newClient(d.suite.Client, at(d.suite, "client"), d.warn)
 	type result struct {
 		cs  *mcp.ClientSession
 		err error
@@ -247,9 +249,16 @@ func (d *dialer) start(tmp string) (*process, error) {
 	for i, kv := range env {
 		env[i] = strings.ReplaceAll(kv, scratchVar, tmp)
 	}
-	p, err := startProcess(argv, strings.ReplaceAll(d.suite.Cwd, scratchVar, tmp), env, d.opts.terminateGrace(), d.suite.MaxMessageBytes, ms2d(d.suite.TimeoutMs))
+	dir := strings.ReplaceAll(d.suite.Cwd, scratchVar, tmp)
+	p, err := startProcess(argv, dir, env, d.opts.terminateGrace(), d.suite.MaxMessageBytes, ms2d(d.suite.TimeoutMs))
 	if err != nil {
-		return nil, fmt.Errorf("%sstarting server %s: %w", at(d.suite, "command"), filepath.Base(d.argv[0]), err)
+		// A relative program or argument is read from the server's
+		// directory (the fixture's, unless cwd says otherwise): name it.
+		in := ""
+		if dir != "" {
+			in = " in " + dir
+		}
+		return nil, fmt.Errorf("%sstarting server %s%s: %w", at(d.suite, "command"), filepath.Base(d.argv[0]), in, err)
 	}
 	p.noise = &d.noise
 	d.track(p, p.Pid())
@@ -264,7 +273,10 @@ func (d *dialer) start(tmp string) (*process, error) {
 // required" is answered from the same block and sent again with a new id
 // (a multi-round-trip request: the SDK's, bounded at 10 rounds), so the
 // step's result is the last round's (see tap.go).
-func newClient(cfg *config.Client) *mcp.Client {
+//
+// where and warn report a fixture answer that does not fit what the
+// server asked (elicit.go); warn may be nil.
+func newClient(cfg *config.Client, where string, warn func(string)) *mcp.Client {
 	caps := &mcp.ClientCapabilities{}
 	opts := &mcp.ClientOptions{
 		Capabilities: caps,
@@ -292,9 +304,7 @@ func newClient(cfg *config.Client) *mcp.Client {
 		}
 		if el := cfg.Elicitation; el != nil {
 			caps.Elicitation = &mcp.ElicitationCapabilities{}
-			opts.ElicitationHandler = func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-				return &mcp.ElicitResult{Action: el.Action, Content: el.Content}, nil
-			}
+			opts.ElicitationHandler = elicitHandler(el, where, warn)
 		}
 	}
 	c := mcp.NewClient(&mcp.Implementation{Name: "mcpcheck", Version: Version}, opts)

@@ -35,6 +35,9 @@ func (p *step) result() StepResult {
 // runStep runs step j of sc on sess: resolve its $refs, check its
 // arguments, make the call, classify what came back, and check it.
 func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j int, results map[string]any) StepResult {
+	if r.opts.OnCall != nil {
+		r.opts.OnCall(sc.index, j)
+	}
 	p := &sc.steps[j]
 	out := p.result()
 	out.Status = StatusFailed
@@ -491,6 +494,7 @@ func (r *runState) check(p *step, out *StepResult, ar *assert.Result, decoded ma
 	// else holds: a failing step's answer is no answer to keep.
 	if p.golden != nil && !failed && out.Reason == "" {
 		fails, note := r.checkGolden(p, ar)
+		out.goesOn = len(fails) > 0
 		for _, f := range fails {
 			failed = true
 			out.Assertions = append(out.Assertions, AssertionResult{
@@ -502,6 +506,10 @@ func (r *runState) check(p *step, out *StepResult, ar *assert.Result, decoded ma
 		if note != "" {
 			out.Notes = append(out.Notes, r.clean(note, 600))
 		}
+	}
+	if out.goesOn && p.keep && decoded != nil {
+		// Later steps may refer to this answer: it held everything else.
+		results[st.ID] = decoded
 	}
 	if failed || out.Reason != "" && ar.Outcome == "" {
 		return
