@@ -16,7 +16,7 @@ func checkSuite(s *Suite, root *node, replaced bool, errs *errList) {
 		checkTarget(s, root, errs)
 	}
 	checkHeaders(s, root, errs)
-	idx := &suiteIndex{s: s, names: make(map[string]int, len(s.Scenarios))}
+	idx := &suiteIndex{s: s, names: make(map[string]int, len(s.Scenarios)), noAllowTools: root.get("allowTools") == nil}
 	for i := range s.Scenarios {
 		checkScenario(s, root, i, idx, errs)
 	}
@@ -28,7 +28,10 @@ func checkSuite(s *Suite, root *node, replaced bool, errs *errList) {
 // hundreds of thousands of scenarios, and a check that compares each with
 // every earlier one took minutes.
 type suiteIndex struct {
-	s *Suite
+	// noAllowTools: the fixture has no allowTools key; allowToolsMissing:
+	// a tool step has said so.
+	noAllowTools, allowToolsMissing bool
+	s                               *Suite
 	// names holds the first scenario of each name seen so far.
 	names map[string]int
 	// stepOwner holds the first scenario with each step id; built on the
@@ -115,6 +118,14 @@ func checkTarget(s *Suite, root *node, errs *errList) {
 			return
 		}
 		s.Cwd = abs
+	} else if s.Cwd == "" && s.File != "" && len(s.Command) > 0 {
+		// One rule for every relative path of a fixture: it is read from
+		// the fixture's directory. The server starts there too, so a
+		// relative program or argument in command means the same file
+		// whichever directory mcpcheck is run from.
+		if abs, err := filepath.Abs(filepath.Dir(s.File)); err == nil {
+			s.Cwd = abs
+		}
 	}
 }
 
@@ -226,7 +237,14 @@ func checkScenario(s *Suite, root *node, i int, idx *suiteIndex, errs *errList) 
 			continue
 		}
 		if st.Kind == KindTool {
-			if msg := notAllowed(st.Tool, s.AllowTools); msg != "" {
+			if idx.noAllowTools {
+				// allowTools is required where a tool is called (the schema
+				// cannot say so without walking every step twice): once.
+				if !idx.allowToolsMissing {
+					errs.at(root.pos, "missing required key %s: the fixture calls tools (%s at %s), and allowTools lists the ones it may", quote("allowTools"), quote(st.Tool), n.value("tool").pos.in(s.File))
+					idx.allowToolsMissing = true
+				}
+			} else if msg := notAllowed(st.Tool, s.AllowTools); msg != "" {
 				errs.at(n.value("tool").pos, "%s.tool: %s", stepPath(j), msg)
 			}
 		}

@@ -126,6 +126,7 @@ func checkGenerate(s *Suite, root *node, errs *errList) {
 	if gf == nil || g == nil {
 		return
 	}
+	warnNoEffect(s, gf.val)
 	if len(s.Scenarios) == 0 {
 		switch {
 		case len(s.AllowTools) == 0 && !g.Protocol:

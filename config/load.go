@@ -129,9 +129,15 @@ func decodeSuite(file string, root *node) (*Suite, map[string]any) {
 		s.FieldPos[f.key] = f.keyPos.in(file)
 	}
 	layer := map[string]any{}
+	// A list of versions runs the suite in each (the first is the pinned
+	// one, for everything that reads a single version).
+	if l := strList(root.value("protocolVersion")); len(l) > 0 {
+		s.ProtocolVersions = l
+		layer["protocolVersion"] = l[0]
+	}
 	for _, st := range settings {
 		v := root.value(st.key)
-		if v == nil {
+		if v == nil || layer[st.key] != nil {
 			continue
 		}
 		if st.isInt {

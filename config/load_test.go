@@ -351,14 +351,14 @@ func TestDepthLimit(t *testing.T) {
 func TestErrorsType(t *testing.T) {
 	_, err := Parse("f.yaml", []byte("name: 1\n"), noEnv)
 	var es Errors
-	if !errors.As(err, &es) || len(es) != 3 {
-		t.Fatalf("want 3 Errors, got %v", err)
+	if !errors.As(err, &es) || len(es) != 2 {
+		t.Fatalf("want 2 Errors, got %v", err)
 	}
 	var e *Error
 	if !errors.As(err, &e) || e != es[0] || !errors.Is(err, ErrInvalid) || errors.Is(err, ErrFile) {
 		t.Errorf("unwrapping %v", err)
 	}
-	if want := "f.yaml:1:1: missing required key \"allowTools\"\nf.yaml:1:1: missing required key \"scenarios\"\nf.yaml:1:7: name must be a string, got number 1"; err.Error() != want {
+	if want := "f.yaml:1:1: missing required key \"scenarios\"\nf.yaml:1:7: name must be a string, got number 1"; err.Error() != want {
 		t.Errorf("Error() = %q, want %q", err.Error(), want)
 	}
 	if got := (&Error{Msg: "--concurrency: must be 1..16, got 40"}).Error(); got != "--concurrency: must be 1..16, got 40" {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -126,6 +127,29 @@ func schemaAt(tree *node, schemaURL string) *node {
 	return n
 }
 
+// nested are the top-level keys whose settings a user may write one level
+// too high (failUnder for generate.failUnder).
+var nested = []string{"generate", "client"}
+
+// nestedKey is where key belongs when it is written at the top level but
+// is a setting of one of the nested blocks ("generate.failUnder"); "" if
+// it is none's, or path is not the top level.
+func nestedKey(tree *node, path, key string) string {
+	if path != "" {
+		return ""
+	}
+	for _, block := range nested {
+		def := tree.value("properties").value(block)
+		if ref := strValue(def.value("$ref")); ref != "" {
+			def = schemaAt(tree, ref)
+		}
+		if slices.Contains(allowedKeys(def), key) {
+			return block + "." + key
+		}
+	}
+	return ""
+}
+
 // allowedKeys lists the properties the schema object declares, in order.
 func allowedKeys(sch *node) []string {
 	var keys []string
@@ -162,6 +186,8 @@ func schemaProblem(root, tree *node, ve *jsonschema.ValidationError, errs *errLi
 			}
 			if s := suggest(p, allowed); s != "" {
 				msg += "; did you mean " + quote(s) + "?"
+			} else if s := nestedKey(tree, path, p); s != "" {
+				msg += "; did you mean " + s + "? (" + quote(p) + " is a setting of " + strings.TrimSuffix(s, "."+p) + ")"
 			}
 			switch {
 			case matcher:

@@ -212,6 +212,12 @@ func layerSettings(s *Suite, file map[string]any, opts LoadOptions, errs *errLis
 
 	s.Endpoint = k.String("endpoint")
 	s.ProtocolVersion = k.String("protocolVersion")
+	_, envVersion := envLayer["protocolVersion"]
+	_, flagVersion := flagLayer["protocolVersion"]
+	if envVersion || flagVersion || len(s.ProtocolVersions) < 2 {
+		// One version named outside the file replaces the file's list.
+		s.ProtocolVersions = nil
+	}
 	s.TimeoutMs = k.Int("timeoutMs")
 	s.InitTimeoutMs = k.Int("initTimeoutMs")
 	s.DiscoveryTimeoutMs = k.Int("discoveryTimeoutMs")

@@ -195,6 +195,11 @@ type Suite struct {
 	SecretEnv, SecretHeaders map[string]string
 
 	ProtocolVersion string
+	// ProtocolVersions, when the fixture's protocolVersion is a list of
+	// more than one, runs the suite once in each (as --protocol given
+	// more than once does); ProtocolVersion is then its first. A version
+	// set by the environment or a flag replaces it (nil).
+	ProtocolVersions []string
 	// AllowTools bounds which tools steps name and generation calls: a
 	// fixture's list (empty when it has none), or nil in quick mode
 	// without --allow-tools, meaning every discovered tool. See AllowsTool.
@@ -227,6 +232,10 @@ type Suite struct {
 	// Client says what mcpcheck declares and answers when the server asks;
 	// nil declares no capabilities.
 	Client *Client
+
+	// Warnings are what the fixture says that has no effect (a generate
+	// setting whose check is off), with its place; a run reports them.
+	Warnings []string
 
 	Scenarios []Scenario
 

@@ -82,7 +82,9 @@ func defectStdio(in io.Reader, out io.Writer) (io.Reader, io.Writer) {
 			}
 			if first && json.Unmarshal(line, &m) == nil && m.Method != "" && len(m.ID) > 0 {
 				first = false
-				if m.Method != "initialize" && m.Method != "server/discover" {
+				// A 2026-07-28 request names its version itself: no session to
+				// initialize.
+				if m.Method != "initialize" && m.Method != "server/discover" && !bytes.Contains(line, []byte(metaVersionKey)) {
 					pw.Write([]byte(`{"jsonrpc":"2.0","id":` + autoInitID + `,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"unknown","version":"0"}}}` + "\n" +
 						`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"))
 				}

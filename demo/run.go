@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-const usage = `Usage: mcpcheck demo [--faults] [--defects] [--protocol-defects] [--next-release] [--banner] [--tasks] [--apps] [--http ADDR [--allow-remote]]
+const usage = `Usage: mcpcheck demo [--faults] [--defects] [--protocol-defects] [--ask] [--next-release] [--banner] [--tasks] [--apps] [--http ADDR [--stateless] [--allow-remote]]
        mcpcheck demo --hostile MODE [--http ADDR]
 
 Serves the built-in demo MCP server: a household task list with the tools
@@ -41,7 +41,11 @@ Flags:
                    malformed JSON, a batch is answered, an answer after
                    cancellation, an unknown version refused, a request
                    before initialize answered, over HTTP an invalid
-                   protocol header accepted and a deleted session 400)
+                   protocol header accepted and a deleted session 400;
+                   under 2026-07-28 one per probe of that revision)
+  --ask            also serve ask_assignee, a tool that asks the client for
+                   input (elicitation): under 2026-07-28 a multi-round-trip
+                   request, under 2025-11-25 an elicitation/create
   --next-release   serve the household's next release, whose contract differs
                    in one change of each drift severity (for mcpcheck
                    snapshot and mcpcheck diff)
@@ -58,6 +62,9 @@ Flags:
                    (odd-numbered calls), counting its calls in FILE
   --http ADDR      serve Streamable HTTP at http://ADDR/mcp instead of stdio;
                    ADDR is host:port, and port 0 picks a free port
+  --stateless      serve HTTP without sessions (every POST on its own, as
+                   2026-07-28 has it; the household lasts one request);
+                   go-sdk serves 2026-07-28 over HTTP only this way
   --allow-remote   allow an ADDR host other than 127.0.0.1, [::1] or localhost
   --hostile MODE   serve instead a minimal server written to break the
                    client that tests it (mcpcheck's own tests use these);
@@ -92,6 +99,8 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	next := fs.Bool("next-release", false, "")
 	tasks := fs.Bool("tasks", false, "")
 	apps := fs.Bool("apps", false, "")
+	ask := fs.Bool("ask", false, "")
+	stateless := fs.Bool("stateless", false, "")
 	hostileMode := fs.String("hostile", "", "")
 	banner := fs.Bool("banner", false, "")
 	flakyFile := fs.String("flaky", "", "")
@@ -110,6 +119,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if *allowRemote && !httpSet {
 		return badUsage(stderr, "--allow-remote needs --http")
 	}
+	if *stateless && !httpSet {
+		return badUsage(stderr, "--stateless needs --http")
+	}
 	if *banner && httpSet {
 		return badUsage(stderr, "--banner is for stdio, not --http")
 	}
@@ -127,6 +139,8 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		NextRelease:     *next,
 		Tasks:           *tasks,
 		Apps:            *apps,
+		Ask:             *ask,
+		Stateless:       *stateless,
 		FlakyFile:       *flakyFile,
 	}
 	if !httpSet {

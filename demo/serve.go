@@ -52,6 +52,7 @@ func serveStdio(ctx context.Context, opts Options, in io.Reader, out io.Writer, 
 		f.stderr = stderr
 	}
 	if opts.ProtocolDefects {
+		in, out = eraDefectStdio(in, out)
 		in, out = defectStdio(in, out)
 	} else {
 		lw := &lockedWriter{w: out}
@@ -269,6 +270,7 @@ func handlerFor(s *mcp.Server, f *faults, opts Options) *httpHandler {
 	hopts := &mcp.StreamableHTTPOptions{
 		SessionTimeout: sessionIdleTimeout,
 		Logger:         opts.Logger,
+		Stateless:      opts.Stateless,
 	}
 	honestStreams(hopts, opts, f != nil)
 	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, hopts)
@@ -282,8 +284,11 @@ func handlerFor(s *mcp.Server, f *faults, opts Options) *httpHandler {
 	}
 	if opts.ProtocolDefects {
 		h = blameServer{ignoreVersionHeader{&forgetDeletedSessions{next: h}}}
+		if opts.Stateless {
+			h = eraDefectHTTP{h}
+		}
 	} else {
-		h = guardHTTP{h}
+		h = guardHTTP{next: h, stateless: opts.Stateless}
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)

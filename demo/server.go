@@ -49,7 +49,8 @@ type Options struct {
 	// slow_status (read-only) answering after its call was cancelled, and
 	// over HTTP a body that is not JSON-RPC 2.0 answered 500, an invalid
 	// MCP-Protocol-Version accepted, a missing one refused and a deleted
-	// session answered 400.
+	// session answered 400; under 2026-07-28 one defect per probe of that
+	// revision (era_defects.go), and ask_assignee without its checks.
 	ProtocolDefects bool
 
 	// Tasks adds the tasks profile (tasks.go): plan_week (taskSupport
@@ -61,6 +62,16 @@ type Options struct {
 	// Apps adds the apps profile (apps.go): show_household and its MCP App
 	// resource; with Defects or ProtocolDefects also a malformed one.
 	Apps bool
+
+	// Ask adds ask_assignee, a tool that asks the client for input (a
+	// multi-round-trip request; see era.go). ProtocolDefects adds it too,
+	// with its defects.
+	Ask bool
+
+	// Stateless serves Streamable HTTP without sessions, as 2026-07-28 has
+	// it (and as go-sdk serves that version only): every POST is a session
+	// of its own, so the household does not outlive a request.
+	Stateless bool
 
 	// NextRelease serves the household's next release: the same tools,
 	// whose contract differs from this one's in one change of each drift
@@ -119,8 +130,13 @@ func buildServer(opts Options, kind transportKind) (*mcp.Server, *registry, *fau
 		Prompts:   &mcp.PromptCapabilities{},
 		Resources: &mcp.ResourceCapabilities{Subscribe: true},
 	}
+	var cacheHints func(context.Context, mcp.Request, *mcp.Cacheable)
+	if opts.ProtocolDefects {
+		cacheHints = badCacheHints
+	}
 	s := mcp.NewServer(info,
 		&mcp.ServerOptions{
+			SetCacheable:       cacheHints,
 			Instructions:       instructions,
 			Logger:             opts.Logger,
 			Capabilities:       caps,
@@ -131,7 +147,7 @@ func buildServer(opts Options, kind transportKind) (*mcp.Server, *registry, *fau
 	)
 	s.AddSendingMiddleware(reg.onlyChangedHouseholds)
 	if opts.ProtocolDefects {
-		s.AddReceivingMiddleware(nullArgumentsDefect, clientFaultDefects(info, caps))
+		s.AddReceivingMiddleware(nullArgumentsDefect, clientFaultDefects(info, caps), eraDefects())
 		addSlowStatus(s)
 	} else {
 		s.AddReceivingMiddleware(guardLevels)
@@ -143,6 +159,9 @@ func buildServer(opts Options, kind transportKind) (*mcp.Server, *registry, *fau
 	}
 	if opts.Apps {
 		addApps(s, opts.Defects || opts.ProtocolDefects)
+	}
+	if opts.Ask || opts.ProtocolDefects {
+		addAsk(s, newAsker(opts.ProtocolDefects))
 	}
 	addResources(s, reg)
 	addPrompts(s, reg)

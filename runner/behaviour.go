@@ -241,7 +241,10 @@ func (c *generator) behaviourScenario(t tool, check *behaviourCheck, sources []o
 	}
 	observation := func(k int) {
 		for _, s := range sources {
-			spec := &config.Step{ID: fmt.Sprintf("observe-%d %s", k, s.name), Origin: config.OriginBehaviour, Advisory: true}
+			// The id names the source, cut: a server's tool name or URI
+			// may be thousands of characters, and ids are columns of the
+			// human report (the source itself is kept whole in st.source).
+			spec := &config.Step{ID: fmt.Sprintf("observe-%d %s", k, cutID(s.name)), Origin: config.OriginBehaviour, Advisory: true}
 			if s.tool != "" {
 				spec.Kind, spec.Tool, spec.Arguments = config.KindTool, s.tool, s.args
 			} else {
@@ -526,4 +529,13 @@ func (a *analysis) behaviourFindings() {
 		s.Inconclusive = inconclusive
 		a.scores = append(a.scores, s)
 	}
+}
+
+// cutID bounds a generated step id made of a server's words to 80
+// characters.
+func cutID(s string) string {
+	if r := []rune(s); len(r) > 80 {
+		return string(r[:79]) + "…"
+	}
+	return s
 }

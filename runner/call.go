@@ -102,11 +102,17 @@ func (c *call) do(ctx context.Context, sess *session, params json.RawMessage, to
 	case config.KindList:
 		return c.list(ctx, cs)
 	case config.KindPing:
+		if newProtocol(sess) {
+			return nil, notInEra("ping")
+		}
 		if err := cs.Ping(ctx, nil); err != nil {
 			return nil, err
 		}
 		return &reply{raw: raw(struct{}{})}, nil
 	case config.KindSetLogLevel:
+		if newProtocol(sess) {
+			return nil, notInEra("logging/setLevel")
+		}
 		var level string
 		json.Unmarshal(params, &level)
 		if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: mcp.LoggingLevel(level)}); err != nil {

@@ -12,7 +12,9 @@ import (
 // caller's cancel) stops starting work at once: a call in flight is
 // cancelled and its step is skipped "interrupted", steps not started are
 // skipped "not run: the run was interrupted", and sessions are closed the
-// ordinary way (stdin closed, SIGTERM, SIGKILL, each after a grace).
+// ordinary way (stdin closed, SIGTERM, SIGKILL) but hurried: each stage
+// waits stdio.HurryGrace, not the grace, so that Ctrl-C ends a run within
+// a second when nothing is stuck.
 //
 // A server can hold that shutdown up: one that ignores SIGTERM, or stops
 // reading its input so that a write to it blocks a call (and the SDK's
@@ -66,6 +68,16 @@ func (s *procSet) kill() int {
 	return n
 }
 
+// hurry shortens the shutdown of every server in the set (an interrupted
+// run): see stdio.Process.Hurry.
+func (s *procSet) hurry() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for p := range s.procs {
+		p.Hurry()
+	}
+}
+
 // allServers holds every server process this program started, whatever run
 // started it (see KillServers).
 var allServers procSet
@@ -94,6 +106,9 @@ func (r *runState) watchInterrupt(ctx context.Context) (finished func()) {
 		mu.Lock()
 		defer mu.Unlock()
 		if !done {
+			// The servers are closed in order, each stage shortened
+			// (stdio.HurryGrace), then killed if still there.
+			r.d.live.hurry()
 			timer = time.AfterFunc(interruptGrace, func() { r.d.live.kill() })
 		}
 	})

@@ -49,10 +49,10 @@ func childMain(mode string) int {
 		fmt.Fprintln(os.Stderr, "child: fatal: cannot open the database (token=sekrit-token-value)")
 		return 3
 	}
-	if mode == "demo" || mode == "protocol-defects" {
+	if mode == "demo" || mode == "protocol-defects" || mode == "demo-ask" {
 		// The demo as `mcpcheck demo` serves it, protocol guard included
 		// (or, for protocol-defects, left out).
-		if err := demo.ServeStdio(context.Background(), demo.Options{ProtocolDefects: mode == "protocol-defects"}, os.Stdin, os.Stdout); err != nil {
+		if err := demo.ServeStdio(context.Background(), demo.Options{ProtocolDefects: mode == "protocol-defects", Ask: mode == "demo-ask"}, os.Stdin, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, "child:", err)
 			return 1
 		}

@@ -32,13 +32,17 @@ func (c *generator) protocol(t protocolTarget, readOnly, allowed []tool) {
 	case t.transport != TargetStdio && t.transport != TargetHTTP:
 		c.note("protocol probes: not run over %s (they speak raw JSON-RPC over stdio or Streamable HTTP)", t.transport)
 		return
-	case t.version == config.ProtocolVersion2026:
-		c.note("protocol probes: not run under %s (they speak the initialize handshake of 2025-11-25 and earlier)", t.version)
-		return
 	}
-	probes := probe.Catalogue(probe.Target{HTTP: t.transport == TargetHTTP, Version: t.version, Caps: t.caps, Loopback: probe.Loopback(c.suite.Endpoint)}, c.probeTool(readOnly, allowed))
-	if p, ok := c.cancellation(readOnly); ok {
-		probes = append(probes, p)
+	pt := probe.Target{HTTP: t.transport == TargetHTTP, Version: t.version, Caps: t.caps, Loopback: probe.Loopback(c.suite.Endpoint)}
+	var probes []probe.Probe
+	if t.version == config.ProtocolVersion2026 {
+		// No handshake, no sessions: the revision's own probes.
+		probes = c.eraProbes(pt, readOnly, allowed)
+	} else {
+		probes = probe.Catalogue(pt, c.probeTool(readOnly, allowed))
+		if p, ok := c.cancellation(readOnly); ok {
+			probes = append(probes, p)
+		}
 	}
 	sc := c.scenario("protocol: " + string(t.transport))
 	sc.mode, sc.isolation, sc.continueOnFailure = rawProbes, config.IsolationScenario, true
@@ -176,15 +180,23 @@ func (r *runState) runProbes(ctx context.Context, sc *scenario) {
 func (r *runState) openRaw(ctx context.Context, tmp string, bare, restart bool) (probe.Conn, error) {
 	var c probe.Conn
 	var err error
-	if r.suite.Endpoint != "" {
+	era := r.rep.ProtocolVersion == config.ProtocolVersion2026
+	switch {
+	case era && r.suite.Endpoint != "":
+		// No session to open: every POST stands alone.
+		limit := messageLimit(r.suite)
+		c = probe.Sessionless(httpClient(r.suite.Endpoint, r.d.sec.headers, ms2d(r.suite.InitTimeoutMs), nil, limit), r.suite.Endpoint, limit)
+	case r.suite.Endpoint != "":
 		var h *probe.HTTP
 		h, err = r.d.openRawHTTP(ctx)
 		if err == nil {
 			c = h
 		}
-	} else {
+	default:
+		// No handshake under 2026-07-28: the probes' requests say the
+		// version themselves.
 		var s *rawStdio
-		s, err = r.d.openRawStdio(ctx, tmp, bare)
+		s, err = r.d.openRawStdio(ctx, tmp, bare || era)
 		if err == nil {
 			c = s
 		}
@@ -295,6 +307,16 @@ func (r *runState) sendProbe(ctx context.Context, pr *probe.Probe, conn probe.Co
 			raw = s.Stdio // the probe package knows its own connections
 		}
 		ex, skip := probe.Cancel(ctx, raw, pr, wait)
+		return ex, on, false, skip
+	case pr.Run != nil:
+		raw := conn
+		if s, ok := conn.(*rawStdio); ok {
+			raw = s.Stdio // the probe package knows its own connections
+		}
+		ex, skip := pr.Run(ctx, raw, wait)
+		if ctx.Err() != nil {
+			skip = ""
+		}
 		return ex, on, false, skip
 	case pr.Edit != nil:
 		_, ex = conn.(*probe.HTTP).Post(ctx, pr.Message, pr.ID, pr.Edit, wait)

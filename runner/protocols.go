@@ -20,6 +20,7 @@ func runProtocols(ctx context.Context, suite *config.Suite, opts Options, m purp
 	// Each pass has scenarios of its own; the joined report exists only at
 	// the end, so the passes are not followed as they go.
 	opts.OnStart, opts.OnStep, opts.OnScenario = nil, nil, nil
+	opts.answerKey = newAnswerKey()
 	var parts []*Report
 	for _, v := range versions {
 		s := *suite
@@ -91,8 +92,9 @@ func joinProtocols(parts []*Report, requested []string) *Report {
 	return m
 }
 
-// divergences lists the steps whose status, outcome or error code differ
-// between the passes of a multi-protocol run, compared by value: each
+// divergences lists the steps whose status, outcome, error code or answer
+// (its members' values, see eradiff.go) differ between the passes of a
+// multi-protocol run, compared by value: each
 // step of the first pass with the step of the same scenario name and id in
 // the others. A step that is not for one of the versions (a `protocols`
 // tag) is by design not divergent.
@@ -120,6 +122,7 @@ func divergences(eras []era) []Divergence {
 				continue // a repeated name: compared at its first
 			}
 			var results []DivergentOutcome
+			var values []string
 			differs, tagged := false, false
 			for k, e := range eras {
 				o := index[k][kk]
@@ -136,10 +139,16 @@ func divergences(eras []era) []Divergence {
 				if len(results) > 0 && !sameResult(d, results[0]) {
 					differs = true
 				}
+				for _, v := range valuesDiffer(index[0][kk].AnswerDigests, o.AnswerDigests) {
+					if !slices.Contains(values, v) {
+						values = append(values, v)
+					}
+				}
 				results = append(results, d)
 			}
-			if differs && !tagged {
-				out = append(out, Divergence{Scenario: sc.Name, Step: sc.Steps[j].ID, Results: results})
+			if (differs || len(values) > 0) && !tagged {
+				slices.Sort(values)
+				out = append(out, Divergence{Scenario: sc.Name, Step: sc.Steps[j].ID, Results: results, Values: values})
 			}
 		}
 	}

@@ -43,8 +43,12 @@ type Report struct {
 	NothingTested   *NothingTested `json:"nothingTested,omitempty"`
 	Target          Target         `json:"target"`
 	ProtocolVersion string         `json:"protocolVersion"`
-	Server          *ServerInfo    `json:"server,omitempty"`
-	ToolsDiscovered []string       `json:"toolsDiscovered"`
+	// RequestedProtocolVersion is the version the run asked for, when the
+	// server negotiated another (ProtocolVersion): a run pinned to
+	// 2026-07-28 against a 2025-11-25 server says both.
+	RequestedProtocolVersion string      `json:"requestedProtocolVersion,omitempty"`
+	Server                   *ServerInfo `json:"server,omitempty"`
+	ToolsDiscovered          []string    `json:"toolsDiscovered"`
 	// ResourcesDiscovered, ResourceTemplatesDiscovered and
 	// PromptsDiscovered list what the server offers besides tools, when it
 	// declares resources or prompts.
@@ -282,6 +286,10 @@ type StepResult struct {
 	// Probe is a protocol probe's verdict on its answer, when it is a
 	// finding (failed or flagged).
 	Probe *ProbeVerdict `json:"probe,omitempty"`
+	// AnswerDigests, in a run in several protocol eras, digest each
+	// top-level member of the step's result (see eradiff.go), so that the
+	// eras' answers are compared by value.
+	AnswerDigests map[string]string `json:"answerDigests,omitempty"`
 	// Exchange is the request the step sent and the answer it got, when
 	// the run keeps them ([Options].Exchanges: -v, -vv, the HTML report).
 	Exchange *Exchange `json:"exchange,omitempty"`
@@ -294,6 +302,11 @@ type StepResult struct {
 	// stop ends the scenario here without failing it (a lifecycle check
 	// that gives up), with this reason for the steps after.
 	stop string
+	// goesOn: the step failed on its golden answer alone, so the scenario
+	// goes on (the answer held every other expectation; a golden mismatch
+	// is usually one volatile value, and the next steps' are worth seeing
+	// in the same run).
+	goesOn bool
 
 	// Position is where the step is written in the fixture (none for a
 	// generated step); Pos is the same for the human report.
@@ -582,6 +595,10 @@ type Divergence struct {
 	Scenario string             `json:"scenario"`
 	Step     string             `json:"step"`
 	Results  []DivergentOutcome `json:"results"`
+	// Values names the result members whose values differ between the
+	// versions (structuredContent, content, ...), fields the 2026-07-28
+	// revision added aside.
+	Values []string `json:"values,omitempty"`
 }
 
 // DivergentOutcome is one protocol version's result of a divergent step.

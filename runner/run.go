@@ -89,6 +89,9 @@ func Snapshot(ctx context.Context, suite *config.Suite, opts Options) (*Report, 
 func runMode(ctx context.Context, suite *config.Suite, opts Options, m purpose) (*Report, error) {
 	var rep *Report
 	var err error
+	if len(opts.Protocols) == 0 && len(suite.ProtocolVersions) > 1 {
+		opts.Protocols = suite.ProtocolVersions
+	}
 	switch len(opts.Protocols) {
 	case 0:
 		rep, err = runOne(ctx, suite, opts, m)
@@ -137,6 +140,13 @@ func runOne(ctx context.Context, suite *config.Suite, opts Options, m purpose) (
 		}
 	}
 	plan := planSuite(suite)
+	if opts.keepAnswers {
+		for _, sc := range plan {
+			for j := range sc.steps {
+				sc.steps[j].record = true
+			}
+		}
+	}
 	var gs *goldens
 	if calls {
 		if gs, err = openGoldens(suite, plan, &opts, env); err != nil {
@@ -155,6 +165,7 @@ func runOne(ctx context.Context, suite *config.Suite, opts Options, m purpose) (
 		d:       d,
 		plan:    plan,
 	}
+	d.warn = r.warn
 	// A server may ask the client (roots, sampling, elicitation) outside any
 	// call, on the standalone stream, too.
 	d.stream = listens(r.plan) || suite.Client != nil
@@ -278,6 +289,9 @@ func (r *runState) run(ctx context.Context) *Report {
 		Shard:           r.opts.Select.shard(),
 	}
 	r.rep = rep
+	for _, w := range r.suite.Warnings {
+		rep.Warnings = append(rep.Warnings, r.clean(w, 500))
+	}
 	r.addScenarios(r.plan)
 	r.selectScenarios(0)
 	defer func() {
@@ -359,6 +373,12 @@ func (r *runState) discoverAll(ctx context.Context, sess *session) bool {
 	rep := r.rep
 	if ir := sess.init; ir != nil {
 		rep.ProtocolVersion = ir.ProtocolVersion
+		if n := eraFallback(r.d.version, ir.ProtocolVersion); n != "" {
+			rep.Notes = append(rep.Notes, n)
+		}
+		if ir.ProtocolVersion != r.d.version {
+			rep.RequestedProtocolVersion = r.d.version
+		}
 		if ir.ServerInfo != nil {
 			rep.Server = &ServerInfo{Name: r.clean(ir.ServerInfo.Name, 200), Version: r.clean(ir.ServerInfo.Version, 100)}
 			if r.suite.NameFromServer && strings.TrimSpace(rep.Server.Name) != "" {
@@ -651,6 +671,9 @@ var ErrMissingCredential = errors.New("missing credential")
 
 // Options tune a run without changing what it checks.
 type Options struct {
+	// answerKey, in a run in several protocol eras, keys the steps'
+	// answer digests (eradiff.go).
+	answerKey []byte
 	// Environ is the runner's environment as KEY=VALUE pairs, read for
 	// envFromEnv, headersFromEnv and the stdio child's base variables.
 	// Nil means os.Environ().
@@ -709,6 +732,14 @@ type Options struct {
 	OnStart    func(r *Report)
 	OnStep     func(scenario, step int, r StepResult)
 	OnScenario func(scenario int, r ScenarioResult)
+	// OnCall is called when step j of scenario i begins, before its call
+	// is made (a live status line names the calls in flight); a step run
+	// again alone after a lost server begins again. Only [Run] calls it.
+	OnCall func(scenario, step int)
+
+	// keepAnswers keeps every step's decoded result in the StepResult
+	// OnStep sees (Sample reads the answers; no report ever holds them).
+	keepAnswers bool
 }
 
 func (o *Options) terminateGrace() time.Duration {

@@ -123,7 +123,7 @@ func (r *runState) runInOrder(ctx context.Context, sc *scenario, l *link, sess *
 		case res.Status != StatusPassed && ctx.Err() != nil:
 			skipFrom(steps, j+1, reasonInterrupted)
 			return
-		case res.Status != StatusPassed && !sc.continueOnFailure:
+		case res.Status != StatusPassed && !sc.continueOnFailure && !res.goesOn:
 			skipFrom(steps, j+1, reasonEarlierFailed+" ("+p.spec.ID+")")
 			return
 		}

@@ -91,6 +91,8 @@ type dialer struct {
 	// live holds the stdio servers the dialer started (see
 	// interruptGrace).
 	live procSet
+	// warn adds a warning to the run's report (nil: none is kept).
+	warn func(string)
 	// noise collects what its servers wrote on stdout that was not
 	// JSON-RPC.
 	noise noiseLog
@@ -155,7 +157,7 @@ func (d *dialer) dial(ctx context.Context, tmp string) (*session, error) {
 		tt = &tapTransport{inner: p.Transport(), inbox: in}
 		t = tt
 	}
-	client := newClient(d.suite.Client)
+	client := newClient(d.suite.Client, at(d.suite, "client"), d.warn)
 	type result struct {
 		cs  *mcp.ClientSession
 		err error
@@ -212,7 +214,9 @@ func (d *dialer) dial(ctx context.Context, tmp string) (*session, error) {
 		return nil, err
 	}
 	sess := &session{cs: r.cs, proc: proc, init: r.cs.InitializeResult(), inbox: in, tmp: tmp, stop: stop, abort: abort, closed: make(chan struct{})}
-	if d.stream && d.opts.Dial == nil && d.suite.Endpoint != "" && d.suite.Transport != config.TransportSSE {
+	// Under 2026-07-28 there is no standalone stream (subscriptions/listen
+	// replaced it): nothing to wait for.
+	if d.stream && d.opts.Dial == nil && d.suite.Endpoint != "" && d.suite.Transport != config.TransportSSE && !newProtocol(sess) {
 		// The SDK opens the standalone stream after the handshake, in the
 		// background; a notification sent before it is open is lost, so
 		// the session is ready when the server has answered its GET.
@@ -245,9 +249,16 @@ func (d *dialer) start(tmp string) (*process, error) {
 	for i, kv := range env {
 		env[i] = strings.ReplaceAll(kv, scratchVar, tmp)
 	}
-	p, err := startProcess(argv, strings.ReplaceAll(d.suite.Cwd, scratchVar, tmp), env, d.opts.terminateGrace(), d.suite.MaxMessageBytes, ms2d(d.suite.TimeoutMs))
+	dir := strings.ReplaceAll(d.suite.Cwd, scratchVar, tmp)
+	p, err := startProcess(argv, dir, env, d.opts.terminateGrace(), d.suite.MaxMessageBytes, ms2d(d.suite.TimeoutMs))
 	if err != nil {
-		return nil, fmt.Errorf("%sstarting server %s: %w", at(d.suite, "command"), filepath.Base(d.argv[0]), err)
+		// A relative program or argument is read from the server's
+		// directory (the fixture's, unless cwd says otherwise): name it.
+		in := ""
+		if dir != "" {
+			in = " in " + dir
+		}
+		return nil, fmt.Errorf("%sstarting server %s%s: %w", at(d.suite, "command"), filepath.Base(d.argv[0]), in, err)
 	}
 	p.noise = &d.noise
 	d.track(p, p.Pid())
@@ -258,12 +269,17 @@ func (d *dialer) start(tmp string) (*process, error) {
 // client block offers and nothing else: a server must not depend on roots,
 // sampling or elicitation to answer, and a request the fixture did not
 // configure gets a JSON-RPC error from the SDK (never a hang). It never
-// retries a call.
-func newClient(cfg *config.Client) *mcp.Client {
+// retries a failed call; under 2026-07-28 a call answered "input
+// required" is answered from the same block and sent again with a new id
+// (a multi-round-trip request: the SDK's, bounded at 10 rounds), so the
+// step's result is the last round's (see tap.go).
+//
+// where and warn report a fixture answer that does not fit what the
+// server asked (elicit.go); warn may be nil.
+func newClient(cfg *config.Client, where string, warn func(string)) *mcp.Client {
 	caps := &mcp.ClientCapabilities{}
 	opts := &mcp.ClientOptions{
-		Capabilities:   caps,
-		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+		Capabilities: caps,
 	}
 	var roots []*mcp.Root
 	if cfg != nil {
@@ -288,9 +304,7 @@ func newClient(cfg *config.Client) *mcp.Client {
 		}
 		if el := cfg.Elicitation; el != nil {
 			caps.Elicitation = &mcp.ElicitationCapabilities{}
-			opts.ElicitationHandler = func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-				return &mcp.ElicitResult{Action: el.Action, Content: el.Content}, nil
-			}
+			opts.ElicitationHandler = elicitHandler(el, where, warn)
 		}
 	}
 	c := mcp.NewClient(&mcp.Implementation{Name: "mcpcheck", Version: Version}, opts)

@@ -35,6 +35,9 @@ func (p *step) result() StepResult {
 // runStep runs step j of sc on sess: resolve its $refs, check its
 // arguments, make the call, classify what came back, and check it.
 func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j int, results map[string]any) StepResult {
+	if r.opts.OnCall != nil {
+		r.opts.OnCall(sc.index, j)
+	}
 	p := &sc.steps[j]
 	out := p.result()
 	out.Status = StatusFailed
@@ -241,6 +244,11 @@ func (r *runState) readAnswer(p *step, rep *reply, schemas *toolSchemas, ar *ass
 	ar.Text, ar.HasContent = rep.text, rep.hasContent
 	if p.measure {
 		out.ResponseChars = len(rep.raw)
+	}
+	if k := r.opts.answerKey; k != nil && (p.spec.Origin == "" || p.spec.Origin == config.OriginFixture) {
+		// Hand-written steps only: generated ones create records with
+		// server-minted ids and differ in value by design.
+		out.AnswerDigests = answerDigests(k, rep.raw)
 	}
 	validateOut := schemas != nil && schemas.output != nil && !rep.isError && p.call.kind == config.KindTool
 	if p.keep || p.record || p.whole || validateOut || p.call.kind != config.KindTool || hasStructured(rep.raw) {
@@ -495,6 +503,7 @@ func (r *runState) check(p *step, out *StepResult, ar *assert.Result, decoded ma
 	// else holds: a failing step's answer is no answer to keep.
 	if p.golden != nil && !failed && out.Reason == "" {
 		fails, note := r.checkGolden(p, ar)
+		out.goesOn = len(fails) > 0
 		for _, f := range fails {
 			failed = true
 			out.Assertions = append(out.Assertions, AssertionResult{
@@ -506,6 +515,10 @@ func (r *runState) check(p *step, out *StepResult, ar *assert.Result, decoded ma
 		if note != "" {
 			out.Notes = append(out.Notes, r.clean(note, 600))
 		}
+	}
+	if out.goesOn && p.keep && decoded != nil {
+		// Later steps may refer to this answer: it held everything else.
+		results[st.ID] = decoded
 	}
 	if failed || out.Reason != "" && ar.Outcome == "" {
 		return

@@ -74,7 +74,7 @@ func tapFrom(ctx context.Context) *tap {
 
 func (t *tap) setResult(raw json.RawMessage) {
 	t.mu.Lock()
-	if !t.got {
+	if !t.got || inputRequired(t.result) {
 		t.result, t.got = raw, true
 	}
 	t.mu.Unlock()
@@ -187,6 +187,12 @@ func (t *tap) seeLocked(msg []byte) bool {
 		// the call failed (unless its answer came first).
 		t.noteOddID(result)
 		return true
+	}
+	if t.got && inputRequired(t.result) {
+		// A multi-round-trip call: the SDK answered the input request and
+		// sent the call again (a new id, over HTTP a new POST); this is
+		// the next round's response, not a duplicate.
+		t.responses, t.got = 0, false
 	}
 	t.responses++
 	if t.responses > 1 {

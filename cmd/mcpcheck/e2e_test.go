@@ -160,6 +160,7 @@ func TestEveryExampleRuns(t *testing.T) {
 		"golden.yaml": true, "__snapshots__": true, // TestGoldenDemo
 		"faults.yaml": true, "faults-http.yaml": true, // TestFaultReceipts
 		"tasks.yaml": true, // TestTasksEverything
+		"eras.yaml":  true, // TestErasExample
 		"load.yaml":  true, // TestLoadMatrixExample
 		"ci":         true, // TestGitHubActionsExample, TestLoadMatrixExample
 		".mcpcheck":  true} // every run's last-run.json (--last-failed)

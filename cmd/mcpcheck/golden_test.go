@@ -150,10 +150,13 @@ func TestGoldenEverything(t *testing.T) {
 	if strings.Contains(string(stored), `"blob": "`) {
 		t.Errorf("the ignored blob is stored:\n%s", stored)
 	}
-	for _, want := range []string{"created at <time> ", `"temperature": 36`} {
+	for _, want := range []string{"created at <time>", `"temperature": 36`} {
 		if !strings.Contains(string(stored), want) {
 			t.Errorf("stored answers lack %q:\n%s", want, stored)
 		}
+	}
+	if strings.Contains(string(stored), "<time> AM") || strings.Contains(string(stored), "<time> PM") {
+		t.Errorf("the time sanitizer left the AM/PM:\n%s", stored)
 	}
 
 	bare := t.TempDir()

@@ -159,6 +159,10 @@ func recordSession(ctx context.Context, args []string, stdout, stderr io.Writer)
 		err = proxyHTTP(ctx, f, sess, stderr)
 	} else {
 		target.Command = f.command
+		if target.Cwd, err = serverDir(f.out); err != nil {
+			fmt.Fprintf(stderr, "mcpcheck record: %v\n", err)
+			return exitBadArgs
+		}
 		err = proxyStdio(ctx, f, sess, stdin, stdout, stderr)
 		if err == nil && ctx.Err() != nil {
 			// Over stdio the session ends when the client closes stdin;

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/demo"
@@ -31,6 +33,8 @@ const usage = `Usage:
   mcpcheck --config FILE [flags]            run a fixture against an MCP server
   mcpcheck [flags] -- COMMAND ARGS...       quick check: generated checks against a stdio server
   mcpcheck [flags] --url URL [--header K=V] quick check against a Streamable HTTP server
+  mcpcheck init [-o FILE] -- COMMAND... | --url URL
+                                            write a starter fixture that passes
   mcpcheck tools [--json] TARGET            list a server's tools, resources and prompts
                                             (TARGET: --config FILE, -- COMMAND..., --url URL)
   mcpcheck load --config FILE [--vus N | --rate R] [--duration D] [--threshold RULE]...
@@ -176,6 +180,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return mergeReports(args[1:], stdout, stderr)
 		case "tools":
 			return runTools(ctx, args[1:], stdout, stderr)
+		case "init":
+			return runInit(ctx, args[1:], stdout, stderr)
 		case "load":
 			return runLoad(ctx, args[1:], stdout, stderr)
 		case "help":
@@ -193,25 +199,50 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return runVersion(args[1:], stdout, stderr)
 		}
 		if w := args[0]; w != "" && w[0] != '-' {
-			return badWord(w, stderr)
+			return badWord(args, stderr)
 		}
 	}
 	return runSuite(ctx, args, stdout, stderr)
 }
 
 // subcommands are the words mcpcheck takes before its flags.
-var subcommands = []string{"demo", "tools", "load", "merge", "snapshot", "diff", "record", "help", "schema", "version"}
+var subcommands = []string{"demo", "init", "tools", "load", "merge", "snapshot", "diff", "record", "help", "schema", "version"}
 
-// badWord refuses a word that is not a subcommand: a server to check is
-// given after --, so that a typo or an unknown subcommand is never run as
-// one.
-func badWord(w string, stderr io.Writer) int {
+// badWord refuses a word that is not a subcommand (args[0]): a server to
+// check is given after --, so that a typo or an unknown subcommand is never
+// run as one. The hint says what the word most likely meant: a fixture
+// file is run with --config, a run needs no "run" word, a close
+// subcommand is named, anything else may be a server.
+func badWord(args []string, stderr io.Writer) int {
+	w := args[0]
 	hint := "a server to check goes after --: mcpcheck [flags] -- " + w + " ..."
 	if sug := config.Suggest(w, subcommands); sug != "" {
 		hint = "did you mean " + sug + "?"
 	}
+	if fixtureFile(w) {
+		hint = "to run the fixture, give it with --config: mcpcheck --config " + w
+	} else if w == "run" && len(args) > 1 && strings.HasPrefix(args[1], "-") {
+		hint = "a run needs no word: mcpcheck " + strings.Join(args[1:], " ")
+	}
 	fmt.Fprintf(stderr, "mcpcheck: unknown command %q; %s (see mcpcheck --help)\n", w, hint)
 	return exitBadArgs
+}
+
+// fixtureFile reports whether w names a fixture: a YAML or JSON file, or
+// a directory of them, that exists.
+func fixtureFile(w string) bool {
+	st, err := os.Stat(w)
+	if err != nil {
+		return false
+	}
+	if st.IsDir() {
+		return true
+	}
+	switch strings.ToLower(filepath.Ext(w)) {
+	case ".yaml", ".yml", ".json":
+		return st.Mode().IsRegular()
+	}
+	return false
 }
 
 func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) int {

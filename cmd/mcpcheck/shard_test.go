@@ -311,6 +311,7 @@ func TestGitHubActionsExample(t *testing.T) {
 			} `yaml:"strategy"`
 			Steps []struct {
 				Run string `yaml:"run"`
+				Dir string `yaml:"working-directory"`
 			} `yaml:"steps"`
 		} `yaml:"jobs"`
 	}
@@ -327,8 +328,18 @@ func TestGitHubActionsExample(t *testing.T) {
 		return ""
 	}
 	shardCmd, mergeCmd := command("shard", "--shard"), command("merge", "mcpcheck merge")
-	if install := command("shard", "go install"); !strings.Contains(install, "github.com/mcpcheck/mcpcheck/cmd/mcpcheck@") {
-		t.Errorf("the install step: %s", install)
+	// mcpcheck is built from its source, as the README's Install section
+	// says (TestGoInstall runs that command), in every job.
+	for _, job := range []string{"shard", "merge"} {
+		var dir string
+		for _, st := range wf.Jobs[job].Steps {
+			if strings.Contains(st.Run, "go install") {
+				dir = st.Dir
+			}
+		}
+		if install := command(job, "go install"); !strings.HasPrefix(install, installLine+" ") || dir != "tools/mcpcheck" {
+			t.Errorf("job %s builds mcpcheck with %q in %q, want %q in tools/mcpcheck", job, install, dir, installLine)
+		}
 	}
 	matrix := wf.Jobs["shard"].Strategy.Matrix.Shard
 	if len(matrix) != 3 || wf.Jobs["merge"].Needs != "shard" {

@@ -89,9 +89,13 @@ func TestVersionCommand(t *testing.T) {
 	}
 }
 
-// TestGoInstall installs the command the way the README tells users to,
-// from the local module path instead of the proxy (the same package path,
-// built in module mode with VCS stamping), then runs the installed binary:
+// installLine is how the README's Install section (and the CI example)
+// installs mcpcheck today, from a clone's root.
+const installLine = "go install ./cmd/mcpcheck"
+
+// TestGoInstall installs the command the way the README tells users to
+// (installLine, from this checkout's root, with VCS stamping: this
+// machine's GOFLAGS may turn it off), then runs the installed binary:
 // `version` names the module and this checkout's revision, and the
 // README's demo command passes.
 func TestGoInstall(t *testing.T) {
@@ -101,7 +105,7 @@ func TestGoInstall(t *testing.T) {
 	}
 	gobin := t.TempDir()
 	root, _ := filepath.Abs("../..")
-	install := exec.Command("go", "install", "github.com/mcpcheck/mcpcheck/cmd/mcpcheck")
+	install := exec.Command("go", strings.Fields(installLine)[1:]...)
 	install.Dir = root
 	install.Env = append(os.Environ(), "GOBIN="+gobin, "GOFLAGS=-buildvcs=auto")
 	if out, err := install.CombinedOutput(); err != nil {

@@ -90,6 +90,10 @@ type Process struct {
 	closing   atomic.Bool
 	closeOnce sync.Once
 	closeErr  error
+	// hurry is closed by Hurry: the run was interrupted, and Close waits
+	// HurryGrace, not the grace, at each stage.
+	hurry     chan struct{}
+	hurryOnce sync.Once
 	tree      tree // the members seen so far (Linux)
 }
 
@@ -147,7 +151,7 @@ func Start(argv []string, dir string, env []string, stderr io.Writer, grace time
 		errR.Close()
 		return nil, err
 	}
-	p := &Process{cmd: cmd, Stdin: inW, Stdout: outR, stderr: errR, grace: grace, done: make(chan struct{})}
+	p := &Process{cmd: cmd, Stdin: inW, Stdout: outR, stderr: errR, grace: grace, done: make(chan struct{}), hurry: make(chan struct{})}
 	copied := make(chan struct{})
 	go func() {
 		io.Copy(stderr, errR)
@@ -193,6 +197,40 @@ func (p *Process) Exited(d time.Duration) bool {
 	}
 }
 
+// HurryGrace is each stage's wait of a Close after Hurry: long enough for
+// a server that ends on EOF or SIGTERM as it should, short enough that
+// Ctrl-C ends a run within a second when nothing is stuck (a server
+// whose timers keep it alive after EOF, as server-everything's do during
+// a long operation, took the whole grace, 2 s, before its SIGTERM).
+const HurryGrace = 250 * time.Millisecond
+
+// Hurry shortens the shutdown of the server, under way or to come, to
+// HurryGrace per stage: the user asked the run to stop. Safe from any
+// goroutine, idempotent.
+func (p *Process) Hurry() {
+	p.hurryOnce.Do(func() { close(p.hurry) })
+}
+
+// exitedInGrace waits up to the grace for the server to exit, or up to
+// HurryGrace once hurried (a hurry in the middle of the wait shortens it).
+func (p *Process) exitedInGrace() bool {
+	select {
+	case <-p.hurry:
+		return p.Exited(HurryGrace)
+	default:
+	}
+	t := time.NewTimer(p.grace)
+	defer t.Stop()
+	select {
+	case <-p.done:
+		return true
+	case <-t.C:
+		return false
+	case <-p.hurry:
+		return p.Exited(HurryGrace)
+	}
+}
+
 // ExitStatus describes how the server ended ("exit status 3", "signal:
 // killed"), or "" while it runs.
 func (p *Process) ExitStatus() string {
@@ -222,9 +260,9 @@ func (p *Process) Close() error {
 		// children are re-parented and no longer point to it.
 		p.tree.scan(p)
 		p.Stdin.Close()
-		if !p.Exited(p.grace) {
+		if !p.exitedInGrace() {
 			p.tree.signal(p, syscall.SIGTERM)
-			if !p.Exited(p.grace) {
+			if !p.exitedInGrace() {
 				p.tree.signal(p, syscall.SIGKILL)
 				if !p.Exited(killWait) {
 					p.closeErr = fmt.Errorf("server process %d did not exit after SIGKILL", p.Pid())

@@ -27,22 +27,33 @@ type (
 	htmlPage struct {
 		Title  string
 		Suites []htmlSuite
-		// Total is the counts over several suites (empty for one).
-		Total string
+		// Total is the verdict and counts over several suites, at the top
+		// of the page (nil for one suite).
+		Total *htmlTotal
+	}
+	htmlTotal struct {
+		Verdict, Class string
+		Suites         string      // "2 suites: 1 passed, 1 failed"
+		Counts         string      // the steps
+		Index          []htmlSuite // each suite's verdict, linked
 	}
 	htmlSuite struct {
 		Verdict, Class string // PASS/pass, FAIL/fail, NOTHING TESTED/none
-		Name           string
-		Target         string
-		StartedAt      string
-		Counts         string
-		NothingTested  *runner.NothingTested
-		Warnings       []string
-		Groups         []htmlGroup
-		Scenarios      []htmlScenario
-		Tools          []htmlTool
-		Notes          []string
-		Divergences    []string
+		// ID anchors the suite; OK says it passed (the "failures
+		// only" filter hides it).
+		ID            string
+		OK            bool
+		Name          string
+		Target        string
+		StartedAt     string
+		Counts        string
+		NothingTested *runner.NothingTested
+		Warnings      []string
+		Groups        []htmlGroup
+		Scenarios     []htmlScenario
+		Tools         []htmlTool
+		Notes         []string
+		Divergences   []string
 	}
 	htmlGroup struct {
 		Title  string
@@ -57,6 +68,7 @@ type (
 	}
 	htmlStep struct {
 		ID, Subject, Origin, Status, Outcome, Duration string
+		OK                                             bool // not failed
 		// Lines are a failed step's failure lines, or a skipped step's
 		// reason; Class marks the expected and actual lines of a diff.
 		Lines []htmlLine
@@ -83,15 +95,29 @@ func HTML(w io.Writer, reps ...*runner.Report) error {
 	page := htmlPage{Title: "mcpcheck report"}
 	var passed, failed, skipped int
 	var ms float64
-	for _, r := range reps {
-		page.Suites = append(page.Suites, htmlSuiteOf(r))
+	for i, r := range reps {
+		s := htmlSuiteOf(r)
+		s.ID = fmt.Sprintf("suite-%d", i+1)
+		page.Suites = append(page.Suites, s)
 		passed, failed, skipped = passed+r.Summary.Passed, failed+r.Summary.Failed, skipped+r.Summary.Skipped
 		ms += r.Summary.DurationMs
 	}
 	if len(reps) == 1 {
 		page.Title = page.Suites[0].Verdict + " " + reps[0].Suite + " — mcpcheck"
 	} else {
-		page.Total = counts(passed, failed, skipped, ms)
+		// Several suites: the whole run's verdict and counts come first,
+		// where a reader looks, with a link to each suite.
+		t := &htmlTotal{Verdict: "PASS", Class: "pass", Counts: counts(passed, failed, skipped, ms), Index: page.Suites}
+		bad := 0
+		for _, s := range page.Suites {
+			if s.Class == "fail" {
+				t.Verdict, t.Class = "FAIL", "fail"
+				bad++
+			}
+		}
+		t.Suites = fmt.Sprintf("%d suites: %d passed, %d failed", len(reps), len(reps)-bad, bad)
+		page.Total = t
+		page.Title = t.Verdict + " " + fmt.Sprint(len(reps)) + " suites — mcpcheck"
 	}
 	return htmlTemplate.Execute(w, page)
 }
@@ -108,6 +134,7 @@ func htmlSuiteOf(r *runner.Report) htmlSuite {
 	case r.NothingTested != nil:
 		s.Verdict, s.Class = "NOTHING TESTED", "none"
 	}
+	s.OK = s.Class == "pass" // NOTHING TESTED stays in view too
 	if !r.StartedAt.IsZero() {
 		s.StartedAt = r.StartedAt.UTC().Format(time.DateTime) + " UTC"
 	}
@@ -161,7 +188,7 @@ func htmlSuiteOf(r *runner.Report) htmlSuite {
 
 func htmlStepOf(st *runner.StepResult) htmlStep {
 	h := htmlStep{ID: st.ID, Subject: Subject(st), Origin: string(st.Origin), Status: string(st.Status), Notes: st.Notes,
-		Exchange: exchangeLines(st.Exchange)}
+		OK: st.Status != runner.StatusFailed, Exchange: exchangeLines(st.Exchange)}
 	if st.Status != runner.StatusSkipped {
 		h.Duration = duration(st.DurationMs)
 		if st.Outcome != "" && st.Outcome != "ok" {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/runner"
 )
 
@@ -130,8 +131,14 @@ func junitScenario(r *runner.Report, sc *runner.ScenarioResult, stamp string) ju
 			// Known: skipped in a test tab (as pytest writes xfail), with why.
 			c.Skipped = &junitResult{Message: expectedText(st.Expected) + ": " + why(st)}
 		case st.Status == runner.StatusFailed:
+			// The type is what failed: the first expectation that did not
+			// hold (structuredEquals, text, ...), else the call's outcome
+			// (timeout, transport_closed, ...); "ok" never names a failure.
 			typ := string(st.Outcome)
-			if typ == "" {
+			if len(st.Assertions) > 0 {
+				typ = string(st.Assertions[0].Kind)
+			}
+			if typ == "" || typ == string(config.OutcomeOK) {
 				typ = "none"
 			}
 			c.Failure = &junitResult{Message: why(st), Type: typ, Body: xmlText(strings.Join(failureLines(st), "\n"))}

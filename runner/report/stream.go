@@ -29,10 +29,12 @@ import (
 //	       an earlier step of this scenario failed (proposal)
 //
 //	Next scenario
-//	running 3/5 steps, 1 failed, 0.4s
+//	running 3/5 steps, 1 failed, 0.4s, now: slow_search 6.1s (+1)
 //
 // The last line is the status line: steps final out of all, failed steps
-// so far, time since the run began. It is redrawn in place (carriage
+// so far, time since the run began, and the call in flight that began
+// first (its step's subject, cut to statusName characters, how long it has
+// been waiting, and how many other calls are in flight). It is redrawn in place (carriage
 // return, erase line) five times a second and after every line, and erased
 // for good when the run ends; it is short so that it never wraps (a
 // wrapped line could not be erased). Then come the parts that only the end
@@ -74,14 +76,18 @@ type Stream struct {
 	total     int // steps in the run
 	done      int // steps final
 	failed    int // final steps that failed
-	drawn     bool
-	err       error
-	stop      chan struct{}
-	stopped   chan struct{}
+	// running are the steps whose call has begun and is not final, with
+	// when it began.
+	running map[[2]int]time.Time
+	drawn   bool
+	err     error
+	stop    chan struct{}
+	stopped chan struct{}
 }
 
 // streamed is one scenario as the stream knows it.
 type streamed struct {
+	index    int                   // in the report
 	res      runner.ScenarioResult // steps as they become final
 	final    []bool
 	cols     columns
@@ -101,9 +107,27 @@ func NewStream(w io.Writer, opts TextOptions) *Stream {
 	return &Stream{w: w, t: textWriter{opts: opts}, every: statusEvery}
 }
 
-// Follow sets o's OnStart, OnStep and OnScenario to the stream's.
+// Follow sets o's OnStart, OnStep, OnScenario and OnCall to the stream's.
 func (s *Stream) Follow(o *runner.Options) {
-	o.OnStart, o.OnStep, o.OnScenario = s.Start, s.Step, s.Scenario
+	o.OnStart, o.OnStep, o.OnScenario, o.OnCall = s.Start, s.Step, s.Scenario, s.Call
+}
+
+// Call takes the beginning of step j of scenario i (runner.Options.OnCall):
+// the status line names it until it is final.
+func (s *Stream) Call(i, j int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.started || s.finished || i < 0 || i >= len(s.scenarios) {
+		return
+	}
+	sc := s.scenarios[i]
+	if j < 0 || j >= len(sc.final) || sc.final[j] {
+		return
+	}
+	if s.running == nil {
+		s.running = map[[2]int]time.Time{}
+	}
+	s.running[[2]int{i, j}] = time.Now()
 }
 
 // Start writes the suite's name and the target line, and shows the status
@@ -122,7 +146,7 @@ func (s *Stream) Start(r *runner.Report) {
 	for i := range r.Scenarios {
 		res := r.Scenarios[i]
 		res.Steps = slices.Clone(res.Steps)
-		s.scenarios = append(s.scenarios, &streamed{res: res, final: make([]bool, len(res.Steps)), cols: columnsOf(&res)})
+		s.scenarios = append(s.scenarios, &streamed{index: i, res: res, final: make([]bool, len(res.Steps)), cols: columnsOf(&res)})
 		s.total += len(res.Steps)
 	}
 	s.t.printf("%s\n%s\n", r.Suite, targetLine(r))
@@ -190,6 +214,9 @@ func (s *Stream) Finish(r *runner.Report) error {
 
 // settle makes step j of sc final.
 func (s *Stream) settle(sc *streamed, j int, st runner.StepResult) {
+	if len(s.running) > 0 {
+		delete(s.running, [2]int{sc.index, j})
+	}
 	sc.res.Steps[j], sc.final[j] = st, true
 	s.done++
 	if st.Status == runner.StatusFailed {
@@ -295,7 +322,42 @@ func (s *Stream) status() string {
 	if !s.t.opts.NoDurations {
 		line += ", " + elapsed(time.Since(s.begin))
 	}
-	return line
+	return line + s.inFlight()
+}
+
+// statusName bounds the name of the call in flight on the status line,
+// which must never wrap.
+const statusName = 32
+
+// inFlight is the status line's part about the calls in flight: the one
+// that began first, how long it has waited, how many others there are.
+func (s *Stream) inFlight() string {
+	var first [2]int
+	var since time.Time
+	for k, t := range s.running {
+		if since.IsZero() || t.Before(since) || t.Equal(since) && (k[0] < first[0] || k[0] == first[0] && k[1] < first[1]) {
+			first, since = k, t
+		}
+	}
+	if since.IsZero() {
+		return ""
+	}
+	st := &s.scenarios[first[0]].res.Steps[first[1]]
+	name := Subject(st)
+	if name == "" {
+		name = st.ID
+	}
+	if r := []rune(name); len(r) > statusName {
+		name = string(r[:statusName-1]) + "…"
+	}
+	out := ", now: " + name
+	if !s.t.opts.NoDurations {
+		out += " " + elapsed(time.Since(since))
+	}
+	if n := len(s.running) - 1; n > 0 {
+		out += fmt.Sprintf(" (+%d)", n)
+	}
+	return out
 }
 
 // tick redraws the status line until Finish.

@@ -344,3 +344,32 @@ func TestStreamStatus(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamNamesTheCall: the status line names the call in flight that
+// began first, with how many others are in flight, until it is final.
+func TestStreamNamesTheCall(t *testing.T) {
+	start, final := streamRun()
+	var w recorder
+	s := NewStream(&w, TextOptions{NoDurations: true})
+	s.every = time.Hour
+	s.Start(start)
+	s.Call(0, 0)
+	s.Call(2, 0)
+	s.Step(2, 0, final.Scenarios[2].Steps[0])
+	s.Scenario(0, final.Scenarios[0]) // redraws
+	name := Subject(&final.Scenarios[2].Steps[0])
+	if got := screen(w.String()); strings.Contains(got[strings.LastIndex(got, "\n")+1:], "now:") {
+		t.Errorf("no call in flight, yet the status line is %q", got[strings.LastIndex(got, "\n")+1:])
+	}
+	s.Call(1, 0)
+	s.Call(1, 1)
+	s.Step(1, 0, final.Scenarios[1].Steps[0])
+	want := ", now: " + Subject(&final.Scenarios[1].Steps[1])
+	if got := screen(w.String()); !strings.HasSuffix(got, want) {
+		t.Errorf("status line %q, want it to end %q (scenario 2's %q is final)", got[strings.LastIndex(got, "\n")+1:], want, name)
+	}
+	s.Finish(final)
+	if got := screen(w.String()); strings.Contains(got, "now:") {
+		t.Errorf("the status line was not erased:\n%s", got)
+	}
+}

@@ -281,7 +281,11 @@ func divergenceText(d *runner.Divergence) string {
 		}
 		parts = append(parts, s)
 	}
-	return d.Scenario + " / " + d.Step + ": " + strings.Join(parts, ", ")
+	s := d.Scenario + " / " + d.Step + ": " + strings.Join(parts, ", ")
+	if len(d.Values) > 0 {
+		s += "; the answers differ in " + strings.Join(d.Values, ", ")
+	}
+	return s
 }
 
 // summary writes the counts line, the report's last.
@@ -324,7 +328,11 @@ func targetLine(r *runner.Report) string {
 		parts = append(parts, "Target: "+string(r.Target.Transport))
 	}
 	if r.ProtocolVersion != "" {
-		parts = append(parts, "Protocol: "+r.ProtocolVersion)
+		p := "Protocol: " + r.ProtocolVersion
+		if r.RequestedProtocolVersion != "" {
+			p += " (negotiated; requested " + r.RequestedProtocolVersion + ")"
+		}
+		parts = append(parts, p)
 	}
 	if r.Server != nil {
 		parts = append(parts, "Server: "+strings.TrimSpace(r.Server.Name+" "+r.Server.Version))
@@ -451,11 +459,16 @@ func (t *textWriter) failure(st *runner.StepResult) {
 }
 
 // show renders a generic JSON value compactly, cut to a readable length.
+// HTML escaping is off: a sanitized "<time>" reads as written, not as
+// "\u003ctime\u003e"; the HTML and XML writers escape for themselves.
 func show(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		return fmt.Sprint(v)
 	}
+	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	// JSON escapes C0 controls; Clean also drops C1 ones (U+009B is a CSI
 	// on some terminals) and cuts long values.
 	return runner.Clean(string(b), 300)

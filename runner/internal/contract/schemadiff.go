@@ -203,11 +203,14 @@ func (d *differ) properties(o, n map[string]any, path string, dir direction) {
 			d.add(Breaking, KindPropertyRemoved, at, op[k], none)
 			continue
 		}
+		// The change is to the required list: the name is its new entry
+		// (old: none) or the one it lost (new: none), never the same
+		// value on both sides.
 		switch {
 		case !oreq[k] && nreq[k]:
-			d.add(dir.narrowed(), KindBecameRequired, path+"/required", k, k)
+			d.add(dir.narrowed(), KindBecameRequired, path+"/required", none, k)
 		case oreq[k] && !nreq[k]:
-			d.add(dir.widened(), KindBecameOptional, path+"/required", k, k)
+			d.add(dir.widened(), KindBecameOptional, path+"/required", k, none)
 		}
 		d.schema(op[k], nv, at, dir)
 	}

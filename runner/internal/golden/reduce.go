@@ -24,7 +24,9 @@ var sanitizers = []struct {
 	{"uuid", "<uuid>", regexp.MustCompile(`(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)},
 	{"timestamp", "<timestamp>", regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?\b`)},
 	{"date", "<date>", regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}\b`)},
-	{"time", "<time>", regexp.MustCompile(`\b\d{1,2}:\d{2}:\d{2}(\.\d+)?\b`)},
+	// A clock time: hh:mm:ss[.fff], or a 12-hour one with its AM/PM
+	// (12:03:04 AM, 9:15 p.m.), the marker included.
+	{"time", "<time>", regexp.MustCompile(`(?i)\b\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?\s?[ap]\.?m\b\.?|\b\d{1,2}:\d{2}:\d{2}(\.\d+)?\b`)},
 	{"epoch", "<epoch>", epoch},
 	{"hex", "<hex>", regexp.MustCompile(`(?i)\b[0-9a-f]{16,}\b`)},
 }

@@ -2,6 +2,7 @@ package probe
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -49,6 +51,10 @@ type Probe struct {
 	// target is what the report shows it addressing, when its message
 	// does not say (bytes that are not a request).
 	target string
+	// Run, for a probe of 2026-07-28 (era.go), sends what the probe needs
+	// itself on the connection and returns what came back, or why it
+	// could not run.
+	Run func(ctx context.Context, c Conn, wait time.Duration) (Exchange, string)
 }
 
 // Verdict is a probe's judgement: expected and got in the runner's words.

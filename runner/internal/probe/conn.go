@@ -102,6 +102,8 @@ type Exchange struct {
 	// ProgressAfterResult counts the cancellation probe's progress
 	// notifications (stdio) that came after the call's own (late) result.
 	ProgressAfterResult int
+	// verdict is a probe of 2026-07-28's own judgement (era.go).
+	verdict *Verdict
 }
 
 // reply is the first response that answers the probe, or nil.
@@ -503,7 +505,14 @@ func (c *HTTP) Send(ctx context.Context, msg []byte, id string, wait time.Durati
 func (c *HTTP) Alive(ctx context.Context, wait time.Duration) (bool, bool, string) {
 	c.seq++
 	id := fmt.Sprintf(`"mcpcheck-raw-alive-%d"`, c.seq)
-	_, ex := c.Post(ctx, fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"method":"ping"}`, id), id, nil, wait)
+	msg, edit := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"method":"ping"}`, id), func(http.Header) {}
+	if c.version >= EraVersion {
+		// 2026-07-28 has no ping: server/discover, which every server of
+		// the revision answers, with the request's _meta and headers.
+		msg = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":%q,"io.modelcontextprotocol/clientCapabilities":{}}}}`, id, c.version)
+		edit = func(h http.Header) { h.Set("Mcp-Method", "server/discover") }
+	}
+	_, ex := c.Post(ctx, msg, id, edit, wait)
 	return ex.Reply() != nil, ex.Gone, ""
 }
 

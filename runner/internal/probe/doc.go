@@ -8,7 +8,11 @@
 // broken fails the probe; a SHOULD that is not followed is a note. Only
 // read-only tools are called.
 //
-// This package plans the probes (Catalogue, Cancellation), judges their
+// Under 2026-07-28, which has no handshake and no sessions, the probes are
+// the revision's own (Era, era.go): each sends the requests it needs, with
+// the revision's _meta, on a connection that never initializes.
+//
+// This package plans the probes (Catalogue, Cancellation, Era), judges their
 // answers (each Probe's Judge), and speaks to the server through raw
 // connections of its own (Stdio, HTTP): JSON-RPC written byte for byte,
 // malformed on purpose where a probe asks for it. The runner schedules

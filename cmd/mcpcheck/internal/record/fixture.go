@@ -18,8 +18,12 @@ import (
 // Target is what the written fixture runs against, and where it takes its
 // credentials from (never their values).
 type Target struct {
-	Name           string
-	Command        []string
+	Name    string
+	Command []string
+	// Cwd is the directory the command ran in, relative to the fixture's
+	// ("" or "." when it is the fixture's: a fixture's server starts in
+	// its directory).
+	Cwd            string
 	Endpoint       string
 	EnvFromEnv     map[string]string // child variable → runner variable
 	HeadersFromEnv map[string]string // header → runner variable
@@ -135,6 +139,9 @@ func (s *Session) Fixture(t Target, supported []string, redact func(string) stri
 			cmd.Content = append(cmd.Content, str(redact(a)))
 		}
 		add(doc, "command", cmd)
+		if t.Cwd != "" && t.Cwd != "." {
+			add(doc, "cwd", str(redact(t.Cwd)))
+		}
 	}
 	if len(t.EnvFromEnv) > 0 {
 		add(doc, "envFromEnv", flow(toNode(anyMap(t.EnvFromEnv), redact)))
