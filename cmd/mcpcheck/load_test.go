@@ -162,13 +162,18 @@ func TestLoadMatrixExample(t *testing.T) {
 		t.Fatalf("job %s has no step running %q", job, has)
 		return ""
 	}
-	segCmd, mergeCmd := command("segment", "--segment"), command("merge", "merge")
+	segCmd, mergeCmd := command("segment", "--segment"), command("merge", "mcpcheck merge")
+	for _, job := range []string{"segment", "merge"} {
+		if build := command(job, "go install"); build != `go install ./cmd/mcpcheck && echo "$(go env GOPATH)/bin" >> "$GITHUB_PATH"` {
+			t.Errorf("job %s builds mcpcheck with %q, not as github-actions.yml does", job, build)
+		}
+	}
 	dir := t.TempDir()
 	copyFixture(t, "../../examples/load.yaml", dir, "load.yaml")
 	process := func(line string) (int, string) {
 		args := words(line)
-		if args[0] != "./mcpcheck" {
-			t.Fatalf("%q does not run the built mcpcheck", line)
+		if args[0] != "mcpcheck" {
+			t.Fatalf("%q does not run mcpcheck", line)
 		}
 		return cli(t, dir, nil, args[1:]...)
 	}
