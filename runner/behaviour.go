@@ -81,21 +81,21 @@ type observerHealth struct {
 }
 
 // knownObservers drops, before the behaviour checks run (last), the
-// read-only tools whose generated valid call (the same arguments an
-// observation sends) already failed or was slow in this run.
+// read-only tools whose argument-free call for offered inputs (made before
+// the checks were generated, within offerTimeout) failed or did not answer
+// in time. It reads nothing else of the run: every shard makes those calls,
+// while a tool's generated valid call runs in one shard only, so a rule
+// that read the valid calls made the merged shards' report differ from the
+// whole run's.
 func (r *runState) knownObservers(h *observerHealth) {
-	for i := range r.rep.Scenarios {
-		for _, st := range r.rep.Scenarios[i].Steps {
-			if st.Case != caseValid || st.Kind != config.KindTool || st.Outcome == "" {
-				continue
-			}
-			switch {
-			case st.Outcome != config.OutcomeOK:
-				h.dropped["tool "+st.Tool] = "not observed: its valid call answered " + string(st.Outcome) + " earlier in the run"
-			case st.DurationMs > maxObserveMs:
-				h.dropped["tool "+st.Tool] = fmt.Sprintf("not observed: its valid call took %.0f ms (over %d) earlier in the run", st.DurationMs, maxObserveMs)
-			}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for name, outcome := range r.offerFailed {
+		why := "not observed: its call for offered inputs answered " + outcome
+		if outcome == string(config.OutcomeTimeout) {
+			why = fmt.Sprintf("not observed: its call for offered inputs took over %s", offerTimeout)
 		}
+		h.dropped["tool "+name] = why
 	}
 }
 

@@ -110,6 +110,17 @@ func (r *runState) offeredBy(ctx context.Context, sess *session, name string) *g
 		entry.Detail = "offered " + o.Counts()
 	}
 	r.trace.write(entry)
+	if entry.Outcome != config.OutcomeOK {
+		// Remembered for the behaviour checks' observers (see
+		// knownObservers): every shard of a run makes these calls, so what
+		// they show is the same whatever the split.
+		r.mu.Lock()
+		if r.offerFailed == nil {
+			r.offerFailed = map[string]string{}
+		}
+		r.offerFailed[name] = string(entry.Outcome)
+		r.mu.Unlock()
+	}
 	return o
 }
 

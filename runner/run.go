@@ -273,7 +273,11 @@ type runState struct {
 	scratch scratch
 	tmp     string
 
-	mu       sync.Mutex // guards sessions and rep.ServerStderr
+	// offerFailed are the tools whose call for offered inputs did not
+	// answer ok, by name: their outcome (knownObservers).
+	offerFailed map[string]string
+
+	mu       sync.Mutex // guards sessions, offerFailed and rep.ServerStderr
 	sessions int
 }
 

@@ -113,7 +113,7 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 		}
 	case tc != nil:
 		out.AsTask = true
-		task, err = runTask(callCtx, sess, p.call.name, params, tc)
+		task, err = runTask(withTap(callCtx, tp), sess, p.call.name, params, tc)
 		rep = task.rep
 	default:
 		rep, err = p.call.do(withTap(callCtx, tp), sess, params, token)

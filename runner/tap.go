@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -287,8 +288,12 @@ type tapConn struct {
 	// cancelled holds when the cancellation of each unanswered call was
 	// written: the SDK sends it in the background, after the call returned.
 	cancelled map[jsonrpc.ID]time.Time
-	// own routes the answers to the runner's own requests (taskconn.go).
-	own ownCalls
+	// own routes the answers to the runner's own requests (taskconn.go);
+	// ownTaps are the steps those requests are made for while they wait
+	// (a task's polls and its tasks/result), so that a request of the
+	// server's during them is attributed as during an SDK call.
+	own     ownCalls
+	ownTaps map[jsonrpc.ID]*tap
 }
 
 // maxRecent bounds how many finished calls tapConn remembers.
@@ -366,6 +371,11 @@ func (c *tapConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			c.mu.Lock()
 			for _, t := range c.pending {
 				if t != nil {
+					during = append(during, t)
+				}
+			}
+			for _, t := range c.ownTaps {
+				if !slices.Contains(during, t) {
 					during = append(during, t)
 				}
 			}

@@ -103,6 +103,19 @@ func (c *tapConn) readOwn(ctx context.Context) (jsonrpc.Message, error) {
 func (c *tapConn) request(ctx context.Context, closed <-chan struct{}, method string, params json.RawMessage) (json.RawMessage, error) {
 	id, ch := c.own.open()
 	defer c.own.drop(id)
+	if t := tapFrom(ctx); t != nil {
+		c.mu.Lock()
+		if c.ownTaps == nil {
+			c.ownTaps = map[jsonrpc.ID]*tap{}
+		}
+		c.ownTaps[id] = t
+		c.mu.Unlock()
+		defer func() {
+			c.mu.Lock()
+			delete(c.ownTaps, id)
+			c.mu.Unlock()
+		}()
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

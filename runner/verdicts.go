@@ -12,9 +12,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/runner/internal/gen"
 )
 
 // mayBeEmpty reports whether t may honestly succeed with no content: it is
@@ -117,7 +117,7 @@ func timeArgument(args map[string]any) string {
 		if !asksForTime(args[name]) {
 			continue
 		}
-		for _, w := range nameWords(name) {
+		for _, w := range gen.SplitWords(name) {
 			if slices.Contains(timeWords, w) {
 				return name
 			}
@@ -141,37 +141,6 @@ func asksForTime(v any) bool {
 		return x > 0
 	}
 	return false
-}
-
-// nameWords splits an identifier into lower-case words: "delayMs" →
-// delay, ms; "sleep_seconds" → sleep, seconds; "HTTPTimeout" → http,
-// timeout.
-func nameWords(name string) []string {
-	var words []string
-	var cur []rune
-	flush := func() {
-		if len(cur) > 0 {
-			words = append(words, strings.ToLower(string(cur)))
-			cur = cur[:0]
-		}
-	}
-	rs := []rune(name)
-	for i, r := range rs {
-		switch {
-		case !unicode.IsLetter(r) && !unicode.IsDigit(r):
-			flush()
-			continue
-		case unicode.IsUpper(r) && len(cur) > 0:
-			prevLower := unicode.IsLower(cur[len(cur)-1]) || unicode.IsDigit(cur[len(cur)-1])
-			nextLower := i+1 < len(rs) && unicode.IsLower(rs[i+1])
-			if prevLower || nextLower && unicode.IsUpper(cur[len(cur)-1]) {
-				flush()
-			}
-		}
-		cur = append(cur, r)
-	}
-	flush()
-	return words
 }
 
 // again plans the latency re-measure: each tool's valid call once more,

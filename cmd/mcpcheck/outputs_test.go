@@ -382,7 +382,10 @@ func TestJUnitReadByConsumer(t *testing.T) {
 						Met     *bool
 					}
 				}
-				Server struct{ Name, Version string }
+				Server    struct{ Name, Version string }
+				Scenarios []struct {
+					Behaviour []struct{ Status, Rule string }
+				}
 			}
 			json.Unmarshal([]byte(r.stdout), &rep)
 			script := `const {parse} = require(process.argv[1]); console.log(JSON.stringify(parse({type: "junit", files: [process.argv[2]]})))`
@@ -404,6 +407,20 @@ func TestJUnitReadByConsumer(t *testing.T) {
 					want[2]++
 				default:
 					want[0]++
+				}
+			}
+			// And the behaviour checks' claims: failed when violated (a retry's
+			// is a flag), skipped when not verifiable.
+			for _, sc := range rep.Scenarios {
+				for _, b := range sc.Behaviour {
+					switch {
+					case b.Status == "violated" && b.Rule != "retry":
+						want[1]++
+					case b.Status == "notVerifiable":
+						want[2]++
+					default:
+						want[0]++
+					}
 				}
 			}
 			if name == "quick" && len(rep.Summary.Scores) == 0 {

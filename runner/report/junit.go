@@ -99,6 +99,11 @@ func JUnit(w io.Writer, reps ...*runner.Report) error {
 		doc.Skipped += s.Skipped
 	}
 	doc.Time = seconds(total)
+	return writeJUnit(w, doc)
+}
+
+// writeJUnit writes doc as a JUnit XML document.
+func writeJUnit(w io.Writer, doc junitSuites) error {
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
 	}

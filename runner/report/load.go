@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/xml"
 	"fmt"
 	"io"
 	"strconv"
@@ -158,16 +157,7 @@ func loadJUnit(w io.Writer, r *runner.Report) error {
 		s.Failures++
 	}
 	doc := junitSuites{junitCounts: junitCounts{Name: r.Suite, Tests: s.Tests, Failures: s.Failures, Time: s.Time, Timestamp: s.Timestamp}, Suites: []junitSuite{s}}
-	if _, err := io.WriteString(w, xml.Header); err != nil {
-		return err
-	}
-	enc := xml.NewEncoder(w)
-	enc.Indent("", "  ")
-	if err := enc.Encode(doc); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, "\n")
-	return err
+	return writeJUnit(w, doc)
 }
 
 // loadMarkdown is a load report for a CI job's page.

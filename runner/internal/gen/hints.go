@@ -175,7 +175,7 @@ var hintIndex = func() map[string]*hint {
 
 // lookupHint finds the hint for a property name, or nil.
 func lookupHint(name string) *hint {
-	words := splitWords(name)
+	words := SplitWords(name)
 	if len(words) == 0 {
 		return nil
 	}
@@ -214,7 +214,7 @@ func descriptionHint(objs []fobj) *hint {
 		if !ok {
 			continue
 		}
-		words := splitWords(d)
+		words := SplitWords(d)
 		if len(words) > 12 {
 			words = words[:12]
 		}
@@ -230,10 +230,10 @@ func descriptionHint(objs []fobj) *hint {
 	return nil
 }
 
-// splitWords breaks a property or tool name into lower-case words at
+// SplitWords breaks a property or tool name into lower-case words at
 // separators and camelCase boundaries: "sourceTimezone" → [source timezone],
 // "HTTPServer_url" → [http server url].
-func splitWords(name string) []string {
+func SplitWords(name string) []string {
 	var words []string
 	var cur []rune
 	flush := func() {

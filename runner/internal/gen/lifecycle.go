@@ -61,7 +61,7 @@ var verbs = map[string]role{
 // trailing "by ..." qualifier is dropped (get_task_by_id → task) and the
 // last word is folded to singular (tasks → task).
 func parseToolName(name string) (role, string) {
-	words := splitWords(name)
+	words := SplitWords(name)
 	if len(words) < 2 {
 		return roleNone, ""
 	}

@@ -36,7 +36,7 @@ const maxListing = 64
 // dir, directory, folder, root, cwd, workdir): the properties offered
 // paths go to.
 func PathProperty(name string) bool {
-	w := splitWords(name)
+	w := SplitWords(name)
 	if len(w) == 0 {
 		return false
 	}
@@ -152,7 +152,7 @@ func plainName(name string) bool {
 // directory (list, tree, search, dir, directory, folder, ls, find): its
 // path property takes offered directories first.
 func listsDirectories(tool string) bool {
-	for _, w := range splitWords(tool) {
+	for _, w := range SplitWords(tool) {
 		switch singular(w) {
 		case "list", "tree", "search", "dir", "directory", "folder", "ls", "find", "browse":
 			return true

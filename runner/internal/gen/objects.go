@@ -292,7 +292,7 @@ func repeats(list []any, v any) bool {
 
 // singularName is the hint name for an array's items: "entityNames" → "entityName".
 func singularName(name string) string {
-	words := splitWords(name)
+	words := SplitWords(name)
 	if len(words) == 0 {
 		return name
 	}

@@ -175,7 +175,7 @@ func (o *Offered) walk(source string, v any, key string, nouns []string) {
 	case []any:
 		// Items take the list's name in the singular: projects → project.
 		inner := nouns
-		if w := splitWords(key); len(w) > 0 {
+		if w := SplitWords(key); len(w) > 0 {
 			inner = append([]string{singular(w[len(w)-1])}, nouns...)
 		}
 		for _, e := range x {
@@ -230,7 +230,7 @@ func (o *Offered) candidates(tool, name string) []offer {
 	if o.Empty() {
 		return nil
 	}
-	words := splitWords(name)
+	words := SplitWords(name)
 	if len(words) == 0 {
 		return nil
 	}
@@ -296,7 +296,7 @@ func (o *Offered) use(tool, path string, c offer) {
 
 // idKey reports whether key names an id, and its other words.
 func idKey(key string) ([]string, bool) {
-	w := splitWords(key)
+	w := SplitWords(key)
 	if len(w) == 0 || singular(w[len(w)-1]) != "id" {
 		return nil, false
 	}
@@ -307,7 +307,7 @@ func idKey(key string) ([]string, bool) {
 // (they never match a noun that matters).
 func toolNouns(tool string) []string {
 	var out []string
-	for _, w := range splitWords(tool) {
+	for _, w := range SplitWords(tool) {
 		out = append(out, singular(w))
 	}
 	return out

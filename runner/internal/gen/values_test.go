@@ -372,8 +372,8 @@ func TestSplitWordsAndSingular(t *testing.T) {
 		{"v2Items", []string{"v2", "items"}},
 	}
 	for _, tt := range tests {
-		if got := splitWords(tt.in); !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("splitWords(%q) = %q, want %q", tt.in, got, tt.want)
+		if got := SplitWords(tt.in); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("SplitWords(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 	for in, want := range map[string]string{"tasks": "task", "entries": "entry", "boxes": "box", "addresses": "address", "status": "status", "analysis": "analysis", "id": "id", "names": "name"} {
