@@ -14,7 +14,6 @@ import (
 	"github.com/mcpcheck/mcpcheck/internal/jsonx"
 	"github.com/mcpcheck/mcpcheck/runner"
 	"github.com/mcpcheck/mcpcheck/schemas"
-	"go.yaml.in/yaml/v3"
 )
 
 func readLoad(t *testing.T, path string) *runner.Report {
@@ -134,34 +133,8 @@ func TestLoadBadInput(t *testing.T) {
 // job's, on examples/load.yaml; the merged report holds every segment's
 // calls and its thresholds' verdict.
 func TestLoadMatrixExample(t *testing.T) {
-	data, err := os.ReadFile("../../examples/ci/load-matrix.yml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wf struct {
-		Jobs map[string]struct {
-			Strategy struct {
-				Matrix struct {
-					Segment []int `yaml:"segment"`
-				} `yaml:"matrix"`
-			} `yaml:"strategy"`
-			Steps []struct {
-				Run string `yaml:"run"`
-			} `yaml:"steps"`
-		} `yaml:"jobs"`
-	}
-	if err := yaml.Unmarshal(data, &wf); err != nil {
-		t.Fatal(err)
-	}
-	command := func(job, has string) string {
-		for _, st := range wf.Jobs[job].Steps {
-			if strings.Contains(st.Run, has) {
-				return st.Run
-			}
-		}
-		t.Fatalf("job %s has no step running %q", job, has)
-		return ""
-	}
+	wf := readWorkflow(t, "../../examples/ci/load-matrix.yml")
+	command := wf.command
 	segCmd, mergeCmd := command("segment", "--segment"), command("merge", "mcpcheck merge")
 	for _, job := range []string{"segment", "merge"} {
 		if build := command(job, "go install"); build != `go install ./cmd/mcpcheck && echo "$(go env GOPATH)/bin" >> "$GITHUB_PATH"` {
@@ -177,7 +150,7 @@ func TestLoadMatrixExample(t *testing.T) {
 		}
 		return cli(t, dir, nil, args[1:]...)
 	}
-	matrix := wf.Jobs["segment"].Strategy.Matrix.Segment
+	matrix := wf.Jobs["segment"].Strategy.Matrix["segment"]
 	var wg sync.WaitGroup
 	for _, k := range matrix {
 		wg.Go(func() {

@@ -218,6 +218,56 @@ func TestShardMergeEquivalence(t *testing.T) {
 	}
 }
 
+// workflow is a GitHub Actions example as its tests drive it: each job's
+// matrix and the commands of its steps.
+type workflow struct {
+	t    *testing.T
+	Jobs map[string]struct {
+		Needs    any `yaml:"needs"`
+		Strategy struct {
+			Matrix map[string][]int `yaml:"matrix"`
+		} `yaml:"strategy"`
+		Steps []struct {
+			Run string `yaml:"run"`
+			Dir string `yaml:"working-directory"`
+		} `yaml:"steps"`
+	} `yaml:"jobs"`
+}
+
+func readWorkflow(t *testing.T, path string) *workflow {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wf := &workflow{t: t}
+	if err := yaml.Unmarshal(data, wf); err != nil {
+		t.Fatal(err)
+	}
+	return wf
+}
+
+// command is the run line of job's step that contains has.
+func (wf *workflow) command(job, has string) string {
+	for _, st := range wf.Jobs[job].Steps {
+		if strings.Contains(st.Run, has) {
+			return st.Run
+		}
+	}
+	wf.t.Fatalf("job %s has no step running %q", job, has)
+	return ""
+}
+
+// dir is the working directory of job's step that runs has.
+func (wf *workflow) dir(job, has string) string {
+	for _, st := range wf.Jobs[job].Steps {
+		if strings.Contains(st.Run, has) {
+			return st.Dir
+		}
+	}
+	return ""
+}
+
 // lineDiff shows the lines of got and want that differ, a few around.
 func lineDiff(got, want string) string {
 	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
@@ -297,51 +347,18 @@ func TestMergeRefuses(t *testing.T) {
 // the merge job's, on a fixture directory.
 func TestGitHubActionsExample(t *testing.T) {
 	t.Parallel()
-	data, err := os.ReadFile("../../examples/ci/github-actions.yml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wf struct {
-		Jobs map[string]struct {
-			Needs    any `yaml:"needs"`
-			Strategy struct {
-				Matrix struct {
-					Shard []int `yaml:"shard"`
-				} `yaml:"matrix"`
-			} `yaml:"strategy"`
-			Steps []struct {
-				Run string `yaml:"run"`
-				Dir string `yaml:"working-directory"`
-			} `yaml:"steps"`
-		} `yaml:"jobs"`
-	}
-	if err := yaml.Unmarshal(data, &wf); err != nil {
-		t.Fatal(err)
-	}
-	command := func(job, has string) string {
-		for _, st := range wf.Jobs[job].Steps {
-			if strings.Contains(st.Run, has) {
-				return st.Run
-			}
-		}
-		t.Fatalf("job %s has no step running %q", job, has)
-		return ""
-	}
+	wf := readWorkflow(t, "../../examples/ci/github-actions.yml")
+	command := wf.command
 	shardCmd, mergeCmd := command("shard", "--shard"), command("merge", "mcpcheck merge")
 	// mcpcheck is built from its source, as the README's Install section
 	// says (TestGoInstall runs that command), in every job.
 	for _, job := range []string{"shard", "merge"} {
-		var dir string
-		for _, st := range wf.Jobs[job].Steps {
-			if strings.Contains(st.Run, "go install") {
-				dir = st.Dir
-			}
-		}
-		if install := command(job, "go install"); !strings.HasPrefix(install, installLine+" ") || dir != "tools/mcpcheck" {
+		install, dir := command(job, "go install"), wf.dir(job, "go install")
+		if !strings.HasPrefix(install, installLine+" ") || dir != "tools/mcpcheck" {
 			t.Errorf("job %s builds mcpcheck with %q in %q, want %q in tools/mcpcheck", job, install, dir, installLine)
 		}
 	}
-	matrix := wf.Jobs["shard"].Strategy.Matrix.Shard
+	matrix := wf.Jobs["shard"].Strategy.Matrix["shard"]
 	if len(matrix) != 3 || wf.Jobs["merge"].Needs != "shard" {
 		t.Fatalf("matrix %v, merge needs %v", matrix, wf.Jobs["merge"].Needs)
 	}
