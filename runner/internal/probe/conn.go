@@ -322,6 +322,20 @@ func (c *Stdio) Watch(ctx context.Context, id string, d time.Duration) []Message
 // read collects the responses to id for up to wait (until the first, with
 // first), noting a server whose output ended.
 func (c *Stdio) read(ctx context.Context, id string, wait time.Duration, first bool) Exchange {
+	return c.readUntil(ctx, wait, func(line []byte, ex *Exchange) bool {
+		if m := Parse(line); m.IsResponse(id) {
+			ex.Replies = append(ex.Replies, m)
+			return first
+		}
+		return false
+	})
+}
+
+// readUntil reads the server's lines for up to wait, handing each to take
+// until take says it is done, the context ends, or the server's output
+// ends (noted in the exchange): the one reading loop of the probes that
+// only listen.
+func (c *Stdio) readUntil(ctx context.Context, wait time.Duration, take func(line []byte, ex *Exchange) (done bool)) Exchange {
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	var ex Exchange
@@ -337,11 +351,8 @@ func (c *Stdio) read(ctx context.Context, id string, wait time.Duration, first b
 				c.ended(&ex)
 				return ex
 			}
-			if m := Parse(line); m.IsResponse(id) {
-				ex.Replies = append(ex.Replies, m)
-				if first {
-					return ex
-				}
+			if take(line, &ex) {
+				return ex
 			}
 		}
 	}

@@ -85,27 +85,13 @@ func (c *Stdio) firstOf(ctx context.Context, msg []byte, id string, wait time.Du
 	c.Drain()
 	c.Write(msg)
 	defer c.Write(fmt.Appendf(nil, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%s,"reason":"mcpcheck protocol probe"}}`, id))
-	timer := time.NewTimer(wait)
-	defer timer.Stop()
-	var ex Exchange
-	for {
-		select {
-		case <-ctx.Done():
-			ex.Err = ctx.Err()
-			return ex
-		case <-timer.C:
-			return ex
-		case line, ok := <-c.lines:
-			if !ok {
-				c.ended(&ex)
-				return ex
-			}
-			if m := Parse(line); belongs(&m, id) {
-				ex.Replies = append(ex.Replies, m)
-				return ex
-			}
+	return c.readUntil(ctx, wait, func(line []byte, ex *Exchange) bool {
+		if m := Parse(line); belongs(&m, id) {
+			ex.Replies = append(ex.Replies, m)
+			return true
 		}
-	}
+		return false
+	})
 }
 
 // firstOfStream POSTs msg and reads its event stream until the first

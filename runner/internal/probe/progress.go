@@ -53,31 +53,16 @@ func SlowContract(description string, inputSchema json.RawMessage) bool {
 // to id, and the progress notifications with the probe's token that came
 // after the first of them (the order on one stdout is the server's own).
 func (c *Stdio) watchCancelled(ctx context.Context, id string, d time.Duration) Exchange {
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	var ex Exchange
-	for {
-		select {
-		case <-ctx.Done():
-			ex.Err = ctx.Err()
-			return ex
-		case <-timer.C:
-			return ex
-		case line, ok := <-c.lines:
-			if !ok {
-				ex.Gone = c.proc.Exited(2 * time.Second)
-				ex.ExitStatus = c.proc.ExitStatus()
-				return ex
-			}
-			m := Parse(line)
-			switch {
-			case m.IsResponse(id):
-				ex.Replies = append(ex.Replies, m)
-			case len(ex.Replies) > 0 && m.Method == "notifications/progress" && progressOf(line) == cancelToken:
-				ex.ProgressAfterResult++
-			}
+	return c.readUntil(ctx, d, func(line []byte, ex *Exchange) bool {
+		m := Parse(line)
+		switch {
+		case m.IsResponse(id):
+			ex.Replies = append(ex.Replies, m)
+		case len(ex.Replies) > 0 && m.Method == "notifications/progress" && progressOf(line) == cancelToken:
+			ex.ProgressAfterResult++
 		}
-	}
+		return false
+	})
 }
 
 // progressOf is the progress token of a progress notification, as a JSON
