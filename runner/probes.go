@@ -433,6 +433,10 @@ func (d *dialer) openRawStdio(ctx context.Context, tmp string, bare bool) (*rawS
 	}
 	c := &rawStdio{Stdio: probe.NewStdio(p.Process, p.maxLine, p.noise.add), proc: p}
 	if bare {
+		// No handshake to wait for the process: its first probe's wait
+		// starts once it reads (see probe.Stdio.Starting), within the
+		// time a server gets to initialize.
+		c.Starting(ms2d(d.suite.InitTimeoutMs))
 		return c, nil
 	}
 	if err := c.Initialize(ctx, probe.Hello{Version: d.version, Client: Version}, ms2d(d.suite.InitTimeoutMs)); err != nil {

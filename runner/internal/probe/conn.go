@@ -153,6 +153,9 @@ type Stdio struct {
 	// observer is the method that shows the server still works: ping,
 	// or tools/list where the server does not know ping.
 	observer string
+	// starting bounds the first Send's wait for a new process to read
+	// (see Starting); 0 once it has.
+	starting time.Duration
 }
 
 // NewStdio reads p's stdout as lines of at most maxLine bytes (a longer
@@ -248,6 +251,10 @@ func (c *Stdio) Drain() {
 func (c *Stdio) Send(ctx context.Context, msg []byte, id string, wait time.Duration) Exchange {
 	c.Drain()
 	c.Write(msg)
+	if c.starting > 0 {
+		c.awaitRead(ctx, c.starting)
+		c.starting = 0
+	}
 	c.seq++
 	obs := fmt.Sprintf(`"mcpcheck-raw-observe-%d"`, c.seq)
 	observed := false
