@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,50 +17,61 @@ import (
 // that are no origins, a permission that is not an object, an unknown
 // visibility, a page that is no HTML document).
 func TestAppsQuick(t *testing.T) {
+	t.Parallel()
 	for _, defects := range []bool{false, true} {
-		out := filepath.Join(t.TempDir(), "r.json")
-		args := []string{"--json", out, "--", "mcpcheck", "demo", "--apps"}
-		if defects {
-			args = append(args, "--defects")
-		}
-		res := runCmd(t, args...)
-		if !defects && res.code != 0 {
-			t.Fatalf("clean demo --apps: exit %d\n%s", res.code, res.stdout)
-		}
-		data, err := os.ReadFile(out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var rep runner.Report
-		if err := json.Unmarshal(data, &rep); err != nil {
-			t.Fatal(err)
-		}
-		got := map[string]runner.StepResult{}
-		for _, sc := range rep.Scenarios {
-			if sc.Name == "apps" {
-				for _, st := range sc.Steps {
-					got[st.ID] = st
-				}
+		t.Run(fmt.Sprintf("defects=%v", defects), func(t *testing.T) {
+			t.Parallel()
+			appsQuick(t, defects)
+		})
+	}
+}
+
+// appsQuick runs quick mode on the demo with --apps (and --defects) and
+// checks the apps scenario. The demo gets a TMPDIR of its own: with
+// --defects it takes the ticket_counter lock (see demoHTTP).
+func appsQuick(t *testing.T, defects bool) {
+	out := filepath.Join(t.TempDir(), "r.json")
+	args := []string{"--json", out, "--env", "TMPDIR=" + t.TempDir(), "--", "mcpcheck", "demo", "--apps"}
+	if defects {
+		args = append(args, "--defects")
+	}
+	res := runCmd(t, args...)
+	if !defects && res.code != 0 {
+		t.Fatalf("clean demo --apps: exit %d\n%s", res.code, res.stdout)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep runner.Report
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]runner.StepResult{}
+	for _, sc := range rep.Scenarios {
+		if sc.Name == "apps" {
+			for _, st := range sc.Steps {
+				got[st.ID] = st
 			}
 		}
-		if st, ok := got["ui-show_household"]; !ok || st.Status != runner.StatusPassed {
-			t.Errorf("defects=%v: ui-show_household = %+v", defects, st)
-		}
-		chart, ok := got["ui-show_chart"]
-		if ok != defects {
-			t.Fatalf("defects=%v: show_chart checked: %v", defects, ok)
-		}
-		if !defects {
-			continue
-		}
-		if chart.Status != runner.StatusFailed {
-			t.Fatalf("ui-show_chart: %+v", chart)
-		}
-		for _, want := range []string{`served as "text/html"`, `connectDomains[0] "*" is not an origin`, "is more than an origin",
-			"permissions.camera is true", "visibility", "not an HTML document"} {
-			if !strings.Contains(chart.Reason, want) {
-				t.Errorf("ui-show_chart reason lacks %q: %s", want, chart.Reason)
-			}
+	}
+	if st, ok := got["ui-show_household"]; !ok || st.Status != runner.StatusPassed {
+		t.Errorf("defects=%v: ui-show_household = %+v", defects, st)
+	}
+	chart, ok := got["ui-show_chart"]
+	if ok != defects {
+		t.Fatalf("defects=%v: show_chart checked: %v", defects, ok)
+	}
+	if !defects {
+		return
+	}
+	if chart.Status != runner.StatusFailed {
+		t.Fatalf("ui-show_chart: %+v", chart)
+	}
+	for _, want := range []string{`served as "text/html"`, `connectDomains[0] "*" is not an origin`, "is more than an origin",
+		"permissions.camera is true", "visibility", "not an HTML document"} {
+		if !strings.Contains(chart.Reason, want) {
+			t.Errorf("ui-show_chart reason lacks %q: %s", want, chart.Reason)
 		}
 	}
 }

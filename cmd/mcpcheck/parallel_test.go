@@ -26,8 +26,9 @@ import (
 // Go runs every sequential test before the parallel ones start.
 
 // parallelWaiting is how many parallel tests run at once unless -parallel
-// says otherwise.
-const parallelWaiting = 8
+// says otherwise: enough that the long waits (a whole defects.yaml run is
+// ~40 s of planted delays for ~12 CPU-seconds) overlap.
+const parallelWaiting = 12
 
 // moreParallel raises -test.parallel (default GOMAXPROCS) to
 // parallelWaiting, unless the command line set it.
@@ -88,8 +89,11 @@ func demoHTTP(t *testing.T, env []string, args ...string) string {
 // is most of a second of CPU, where the demo starts in milliseconds, and
 // eight of them starting together on a loaded two-core machine took longer
 // than the 30 s a server gets to initialize. The other parallel tests fill
-// the rest.
-var nodeSlots = make(chan struct{}, 2)
+// the rest. Four: these tests spend most of their time waiting on the
+// servers' own timers (server-everything's 10 s long-running operation,
+// its 4 s research task), about 2 CPU-seconds each; two at a time made
+// them the package's longest chain.
+var nodeSlots = make(chan struct{}, 4)
 
 // nodeHolders are the top-level tests holding a slot: a test's subtests
 // share their parent's, so a parent never waits for a slot its own

@@ -21,6 +21,7 @@ import (
 // report is the tasks/result answer), is refused when called plainly, and
 // ends cancelled when cancelled.
 func TestTasksEverything(t *testing.T) {
+	t.Parallel()
 	dir := peerDir(t)
 	for _, endpoint := range []string{"", startEverythingHTTP(t, dir)} {
 		suite, err := config.Load("../../examples/tasks.yaml", config.LoadOptions{Flags: endpointFlag(endpoint)})
@@ -160,58 +161,69 @@ func slicesContains(list []string, s string) bool {
 // as-task the missing ttl, get-unknown the made-up task, cancel-finished
 // the accepted cancellation, plain-call the -32603.
 func TestTasksQuick(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(demo.Handler(demo.Options{Tasks: true}))
-	defer srv.Close()
+	t.Cleanup(srv.Close)
 	for _, mode := range []string{"stdio", "defects", "http"} {
-		defects := mode == "defects"
-		args := []string{"--json", filepath.Join(t.TempDir(), "r.json"), "--", "mcpcheck", "demo", "--tasks"}
-		switch mode {
-		case "defects":
-			args = append(args, "--protocol-defects")
-		case "http":
-			args = []string{"--json", args[1], "--url", srv.URL + "/mcp"}
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			tasksQuick(t, srv.URL, mode)
+		})
+	}
+}
+
+// tasksQuick runs quick mode on the demo with --tasks (stdio, stdio with
+// --protocol-defects, or the HTTP server at url) and checks the task
+// scenarios.
+func tasksQuick(t *testing.T, url, mode string) {
+	defects := mode == "defects"
+	args := []string{"--json", filepath.Join(t.TempDir(), "r.json"), "--", "mcpcheck", "demo", "--tasks"}
+	switch mode {
+	case "defects":
+		args = append(args, "--protocol-defects")
+	case "http":
+		args = []string{"--json", args[1], "--url", url + "/mcp"}
+	}
+	runCmd(t, args...)
+	data, err := os.ReadFile(args[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep runner.Report
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	failed := map[string]bool{}
+	seen := 0
+	for _, sc := range rep.Scenarios {
+		if !strings.HasPrefix(sc.Name, "tasks: ") {
+			continue
 		}
-		runCmd(t, args...)
-		data, err := os.ReadFile(args[1])
-		if err != nil {
-			t.Fatal(err)
-		}
-		var rep runner.Report
-		if err := json.Unmarshal(data, &rep); err != nil {
-			t.Fatal(err)
-		}
-		failed := map[string]bool{}
-		seen := 0
-		for _, sc := range rep.Scenarios {
-			if !strings.HasPrefix(sc.Name, "tasks: ") {
-				continue
+		for _, st := range sc.Steps {
+			seen++
+			if st.Status == runner.StatusFailed {
+				failed[strings.TrimPrefix(sc.Name, "tasks: ")+"/"+st.ID] = true
 			}
-			for _, st := range sc.Steps {
-				seen++
-				if st.Status == runner.StatusFailed {
-					failed[strings.TrimPrefix(sc.Name, "tasks: ")+"/"+st.ID] = true
-				}
-			}
 		}
-		for _, w := range rep.Warnings {
-			t.Errorf("%s: warning %s", mode, w)
-		}
-		if seen != 7 {
-			t.Errorf("defects=%v: %d task checks, want 7 (3 for plan_week, 4 for export_household)", defects, seen)
-		}
-		want := map[string]bool{}
-		if defects {
-			want = map[string]bool{"plan_week/as-task": true, "plan_week/get-unknown": true, "plan_week/cancel-finished": true,
-				"export_household/as-task": true, "export_household/get-unknown": true, "export_household/cancel-finished": true,
-				"export_household/plain-call": true}
-		}
-		if len(failed) != len(want) {
-			t.Errorf("defects=%v: failed %v, want %v", defects, failed, want)
-		}
-		for k := range want {
-			if !failed[k] {
-				t.Errorf("defects=%v: %s did not fail", defects, k)
-			}
+	}
+	for _, w := range rep.Warnings {
+		t.Errorf("%s: warning %s", mode, w)
+	}
+	if seen != 7 {
+		t.Errorf("defects=%v: %d task checks, want 7 (3 for plan_week, 4 for export_household)", defects, seen)
+	}
+	want := map[string]bool{}
+	if defects {
+		want = map[string]bool{"plan_week/as-task": true, "plan_week/get-unknown": true, "plan_week/cancel-finished": true,
+			"export_household/as-task": true, "export_household/get-unknown": true, "export_household/cancel-finished": true,
+			"export_household/plain-call": true}
+	}
+	if len(failed) != len(want) {
+		t.Errorf("defects=%v: failed %v, want %v", defects, failed, want)
+	}
+	for k := range want {
+		if !failed[k] {
+			t.Errorf("defects=%v: %s did not fail", defects, k)
 		}
 	}
 }
@@ -267,6 +279,7 @@ func TestTaskOnlyToolCalledPlainly(t *testing.T) {
 // over stdio, and over Streamable HTTP, where the request rides the
 // tasks/result POST's own stream and the runner answers it there.
 func TestTaskNeedsInput(t *testing.T) {
+	t.Parallel()
 	dir := peerDir(t)
 	for _, target := range []string{"command: [node, " + filepath.Join(dir, peerEverything) + ", stdio]", "endpoint: " + startEverythingHTTP(t, dir)} {
 		taskNeedsInput(t, target)
