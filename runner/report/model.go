@@ -1099,11 +1099,14 @@ type ThresholdResult struct {
 
 func usToMs(v float64) float64 { return math.Round(v) / 1000 }
 
+// LatencyOf reads a histogram of microseconds as the report's latency
+// figures, in milliseconds.
 func LatencyOf(h *hist.H) Latency {
 	q := func(p float64) float64 { return usToMs(float64(h.Quantile(p))) }
 	return Latency{P50: q(0.5), P90: q(0.9), P95: q(0.95), P99: q(0.99), Max: usToMs(float64(h.Max())), Mean: math.Round(h.Mean()) / 1000}
 }
 
+// Fill sets the window's percentiles and maximum from its histogram.
 func (w *LoadWindow) Fill(h *hist.H) {
 	l := LatencyOf(h)
 	w.P50, w.P95, w.P99, w.Max = l.P50, l.P95, l.P99, l.Max
