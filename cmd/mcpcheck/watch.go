@@ -75,8 +75,11 @@ func watch(ctx context.Context, f *flags, stdout, stderr io.Writer) int {
 			return exitInterrupted
 		}
 		files := watchList(f)
+		// The files are looked at before the line that says they are
+		// watched: a change made once it is shown is a change.
+		last := stamps(files)
 		fmt.Fprintf(human, "\nwatching %d files for changes (this run: exit %d); Ctrl-C to leave\n", len(files), code)
-		if !waitForChange(ctx, files) {
+		if !waitForChange(ctx, files, last) {
 			return exitInterrupted
 		}
 	}
@@ -85,10 +88,9 @@ func watch(ctx context.Context, f *flags, stdout, stderr io.Writer) int {
 // exitInterrupted is the exit status of a watch ended by Ctrl-C.
 const exitInterrupted = 130
 
-// waitForChange waits until a file of files changes and then stays still
-// for watchSettle; false when ctx ends first.
-func waitForChange(ctx context.Context, files []string) bool {
-	last := stamps(files)
+// waitForChange waits until a file of files changes from its stamp in
+// last and then stays still for watchSettle; false when ctx ends first.
+func waitForChange(ctx context.Context, files []string, last map[string]stamp) bool {
 	tick := time.NewTicker(watchInterval)
 	defer tick.Stop()
 	changed := false
