@@ -335,8 +335,13 @@ func TestClientBlock(t *testing.T) {
 				// expectation shows they reached the server).
 				continue
 			}
-			if len(st.ServerRequests) != 1 || st.ServerRequests[0].Method != want || st.ServerRequests[0].Count != 1 {
-				t.Errorf("%s: server requests %+v, want one %s", st.ID, st.ServerRequests, want)
+			most := 1
+			if want == "roots/list" {
+				// Or both: the timer's request fell inside the step too.
+				most = 2
+			}
+			if len(st.ServerRequests) != 1 || st.ServerRequests[0].Method != want || st.ServerRequests[0].Count < 1 || st.ServerRequests[0].Count > most {
+				t.Errorf("%s: server requests %+v, want %s (at most %d)", st.ID, st.ServerRequests, want, most)
 			}
 		}
 		if !strings.Contains(b.String(), "the server asked the client: sampling/createMessage ×1") {
