@@ -293,6 +293,9 @@ type StepResult struct {
 	// Exchange is the request the step sent and the answer it got, when
 	// the run keeps them ([Options].Exchanges: -v, -vv, the HTML report).
 	Exchange *Exchange `json:"exchange,omitempty"`
+	// WithoutProgress is the check under a step that asks for progress:
+	// its call made once more without _meta (progress.go).
+	WithoutProgress *PlainCall `json:"withoutProgress,omitempty"`
 	// cause says, for a skipped step, why in a word the runner reads
 	// (Reason says it to the user).
 	cause skipCause

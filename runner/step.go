@@ -196,6 +196,9 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 		out.Notes, out.Flagged = append(out.Notes, r.clean(task.note, 600)), true
 	}
 	r.expectUnchanged(ctx, sess, sc, j, &out, results)
+	if p.progress && task.rep == nil && tc == nil && p.taskCheck == taskCheckNone {
+		r.callWithoutProgress(ctx, sess, p, params, &out)
+	}
 	if p.record {
 		out.result = decoded
 	}

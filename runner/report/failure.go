@@ -35,6 +35,9 @@ func failureLines(st *runner.StepResult) []string {
 			add("  actual:   %s", show(a.Actual))
 		}
 	}
+	if pc := st.WithoutProgress; pc != nil && pc.Status == runner.StatusFailed {
+		add("without _meta: %s", pc.Reason)
+	}
 	if st.ExitStatus != "" {
 		add("the server exited (%s)", st.ExitStatus)
 	}
@@ -91,6 +94,8 @@ func why(st *runner.StepResult) string {
 			s += fmt.Sprintf(" (and %d more)", n)
 		}
 		return s
+	case st.WithoutProgress != nil && st.WithoutProgress.Status == runner.StatusFailed:
+		return "without _meta: " + st.WithoutProgress.Reason
 	case st.Outcome != "":
 		return "outcome " + outcomeText(st)
 	}
