@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/runner/internal/gen"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // Progress is asked for only where a step needs it (a step that expects
@@ -16,7 +17,7 @@ import (
 // a client that asks for progress makes it: a tool that dereferences _meta
 // and crashes without it would pass. So the step's call is made as written
 // and then once more without _meta (same parameters, same session): a
-// check under the step, [PlainCall], not a step of its own.
+// check under the step, [report.PlainCall], not a step of its own.
 //
 // The second call is made only where a second call is harmless: a
 // resources/read or prompts/get (reads), a tool annotated readOnlyHint or
@@ -34,27 +35,6 @@ import (
 // as a finding (origin fixture, kind without-progress) naming both calls'
 // outcomes; with -v both exchanges are in the report, the plain call's
 // under the step's withoutProgress.
-
-// FindingWithoutProgress is the kind of the finding a failed
-// [PlainCall] makes.
-const FindingWithoutProgress FindingKind = "without-progress"
-
-// PlainCall is the check under a step that asks for progress: its call
-// made once more without _meta, as a plain client makes it.
-type PlainCall struct {
-	// Status: passed, failed (the plain call crashed where the call with
-	// a progress token did not) or skipped (not made; Reason says why).
-	Status     Status         `json:"status"`
-	Outcome    config.Outcome `json:"outcome,omitempty"`
-	ErrorCode  *int64         `json:"errorCode,omitempty"`
-	DurationMs float64        `json:"durationMs"`
-	// Reason says, in the runner's words, why the check failed or was
-	// skipped.
-	Reason string `json:"reason,omitempty"`
-	// Exchange is the plain call's request and answer, when the run keeps
-	// exchanges.
-	Exchange *Exchange `json:"exchange,omitempty"`
-}
 
 // crashes reports whether an outcome is a call that broke rather than an
 // answer: an internal error, a lost connection, no answer, a broken
@@ -97,8 +77,8 @@ func (r *runState) secondCallAllowed(c *call) string {
 
 // callWithoutProgress makes a progress-asking step's call once more
 // without _meta and judges it against the first call's outcome (out).
-func (r *runState) callWithoutProgress(ctx context.Context, sess *session, p *step, params []byte, out *StepResult) {
-	pc := &PlainCall{Status: StatusSkipped}
+func (r *runState) callWithoutProgress(ctx context.Context, sess *session, p *step, params []byte, out *report.StepResult) {
+	pc := &report.PlainCall{Status: report.StatusSkipped}
 	out.WithoutProgress = pc
 	if crashes(out.Outcome, out.ErrorCode) {
 		pc.Reason = "the call with a progress token got no answer either (" + outcomeWords(out.Outcome, out.ErrorCode) + "): nothing to compare"
@@ -122,15 +102,15 @@ func (r *runState) callWithoutProgress(ctx context.Context, sess *session, p *st
 	}
 	cl := classify(callCtx, rep, err, tp)
 	pc.Outcome, pc.ErrorCode = cl.Outcome, cl.Code
-	var scratch StepResult
+	var scratch report.StepResult
 	r.noteTransport(sess, cl.Outcome, &scratch)
-	pc.Status = StatusPassed
+	pc.Status = report.StatusPassed
 	if crashes(cl.Outcome, cl.Code) {
 		// The check fails the step, and the scenario goes on: the step's
 		// own expectations held, and its answer stays usable by $ref.
-		pc.Status = StatusFailed
-		if out.Status == StatusPassed {
-			out.Status, out.goesOn = StatusFailed, true
+		pc.Status = report.StatusFailed
+		if out.Status == report.StatusPassed {
+			out.Status, out.GoesOn = report.StatusFailed, true
 		}
 		pc.Reason = fmt.Sprintf("the same call without _meta (no progress token, as most clients call) got %s, where the call with _meta.progressToken got %s",
 			outcomeWords(cl.Outcome, cl.Code), outcomeWords(out.Outcome, out.ErrorCode))
@@ -160,24 +140,24 @@ func outcomeWords(o config.Outcome, code *int64) string {
 // client's choice (MCP 2025-11-25, basic/utilities/progress).
 const progressSentence = `"When a party wants to receive progress updates for a request, it includes a progressToken in the request metadata."`
 
-// withoutProgressFindings are the failed [PlainCall] checks of scenarios,
+// withoutProgressFindings are the failed [report.PlainCall] checks of scenarios,
 // as findings (analysis reads them from the steps: a report read back
 // gives the same).
-func withoutProgressFindings(scenarios []ScenarioResult, version string) []Finding {
-	var out []Finding
+func withoutProgressFindings(scenarios []report.ScenarioResult, version string) []report.Finding {
+	var out []report.Finding
 	for i := range scenarios {
 		sc := &scenarios[i]
 		for j := range sc.Steps {
 			st := &sc.Steps[j]
-			if st.WithoutProgress == nil || st.WithoutProgress.Status != StatusFailed {
+			if st.WithoutProgress == nil || st.WithoutProgress.Status != report.StatusFailed {
 				continue
 			}
 			name := st.Tool
 			if name == "" {
 				name = st.Target
 			}
-			out = append(out, Finding{Tool: name, Origin: config.OriginFixture, Kind: FindingWithoutProgress, ProtocolVersion: version,
-				Status: StatusFailed, Step: sc.Name + " / " + st.ID,
+			out = append(out, report.Finding{Tool: name, Origin: config.OriginFixture, Kind: report.FindingWithoutProgress, ProtocolVersion: version,
+				Status: report.StatusFailed, Step: sc.Name + " / " + st.ID,
 				Message: st.WithoutProgress.Reason + "; asking for progress is the client's choice (MCP 2025-11-25 basic/utilities/progress, Progress Flow: " + progressSentence + ")"})
 		}
 	}
