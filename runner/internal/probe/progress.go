@@ -21,6 +21,16 @@ import (
 // it is long-running, slow or reports progress, or an argument that sets
 // a duration (duration, delay, seconds, sleep, wait). Tools that answer
 // within CancelAfter skip the probe.
+//
+// What it reads after notifications/cancelled (at most lateWindow): over
+// stdio the server's stdout, over HTTP the call's own SSE stream (the
+// standalone GET stream is not opened: a progress notification the server
+// routes there is not seen). Right after the cancellation it sends an
+// observer request; its answer shows the server has read the
+// cancellation. The progress rule (see cancelled in catalogue.go) counts
+// only what came after that answer and within ProgressWindow of the
+// cancellation, so it depends on order and a fixed window, not on how
+// fast the machine is.
 
 // cancelToken is the cancellation probe's progress token.
 const cancelToken = `"mcpcheck-probe-cancellation"`
