@@ -126,7 +126,7 @@ func Catalogue(t Target, tool string) []Probe {
 	var out []Probe
 	add := func(p Probe) {
 		if !p.StdioOnly || !t.HTTP {
-			out = append(out, p)
+			out = append(out, quoted(p, t.Version))
 		}
 	}
 	req := func(name, method, params, ref string, judge func(*Exchange) Verdict) Probe {
