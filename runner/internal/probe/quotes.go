@@ -1,5 +1,7 @@
 package probe
 
+import "strings"
+
 // The sentences of the spec the probes' findings quote, by probe: a
 // finding names the sentence that states the requirement, not only the
 // section. They are MCP 2025-11-25's words (the spec repository's
@@ -37,6 +39,11 @@ func quoted(p Probe, version string) Probe {
 	if q, ok := jsonRPCQuotes[p.Name]; ok {
 		p.Reference += ": " + q
 	} else if q, ok := quotes[p.Name]; ok && version == "2025-11-25" {
+		// The quote's heading names the part: "basic/transports (session
+		// management)" becomes "basic/transports, Session Management: …".
+		if i := strings.Index(p.Reference, " ("); i > 0 {
+			p.Reference = p.Reference[:i]
+		}
 		p.Reference += ", " + q
 	}
 	return p
