@@ -195,23 +195,7 @@ func (d *dialer) dial(ctx context.Context, tmp string) (*session, error) {
 	if r.err != nil {
 		stop()
 		abort()
-		var err error
-		var netErr *net.OpError
-		var originErr *originError
-		switch {
-		case errors.As(r.err, &originErr):
-			// Said without the URL the server named: its path and query
-			// are the server's words, not for the report.
-			err = fmt.Errorf("initialize: %w", originErr)
-		case errors.As(r.err, &netErr) && d.suite.Endpoint != "":
-			err = fmt.Errorf("cannot reach %s: %v", endpointOrigin(d.suite.Endpoint), netErr.Err)
-		case errors.Is(r.err, context.DeadlineExceeded):
-			err = fmt.Errorf("initialize: no answer within %s", ms2d(d.suite.InitTimeoutMs))
-		case proc != nil && proc.Exited(200*time.Millisecond):
-			err = fmt.Errorf("the server exited during initialize (%s)", proc.ExitStatus())
-		default:
-			err = fmt.Errorf("initialize: %w", r.err)
-		}
+		err := d.initError(r.err, proc)
 		if proc != nil {
 			proc.Close()
 			return nil, &dialError{err: err, stderr: proc.StderrTail(stderrLines)}
@@ -242,6 +226,28 @@ func (d *dialer) dial(ctx context.Context, tmp string) (*session, error) {
 		close(sess.closed)
 	}()
 	return sess, nil
+}
+
+// initError says what became of a failed initialize, in the runner's
+// words: which origin refused, which host could not be reached, the
+// timeout, a server that exited.
+func (d *dialer) initError(cause error, proc *process) error {
+	var netErr *net.OpError
+	var originErr *originError
+	switch {
+	case errors.As(cause, &originErr):
+		// Said without the URL the server named: its path and query
+		// are the server's words, not for the report.
+		return fmt.Errorf("initialize: %w", originErr)
+	case errors.As(cause, &netErr) && d.suite.Endpoint != "":
+		return fmt.Errorf("cannot reach %s: %v", endpointOrigin(d.suite.Endpoint), netErr.Err)
+	case errors.Is(cause, context.DeadlineExceeded):
+		return fmt.Errorf("initialize: no answer within %s", ms2d(d.suite.InitTimeoutMs))
+	case proc != nil && proc.Exited(200*time.Millisecond):
+		return fmt.Errorf("the server exited during initialize (%s)", proc.ExitStatus())
+	default:
+		return fmt.Errorf("initialize: %w", cause)
+	}
 }
 
 // start starts the suite's stdio server with tmp as its scratch directory.
