@@ -5,7 +5,8 @@ import "strings"
 // The sentences of the spec the probes' findings quote, by probe: a
 // finding names the sentence that states the requirement, not only the
 // section. They are MCP 2025-11-25's words (the spec repository's
-// docs/specification/2025-11-25, checked by hand) and JSON-RPC 2.0's
+// docs/specification/2025-11-25: basic/lifecycle, basic/transports,
+// server/tools, server/resources; checked by hand) and JSON-RPC 2.0's
 // error-code table, so they are quoted only when 2025-11-25 was
 // negotiated (the JSON-RPC ones always); under another version the
 // reference stays the section's name. Markdown emphasis is dropped.
@@ -21,6 +22,10 @@ var quotes = map[string]string{
 	"missing-session-id":       `Session Management: "Servers that require a session ID SHOULD respond to requests without an MCP-Session-Id header (other than initialization) with HTTP 400 Bad Request."`,
 	"deleted-session":          `Session Management: "The server MAY terminate the session at any time, after which it MUST respond to requests containing that session ID with HTTP 404 Not Found."`,
 	"foreign-origin":           `Security Warning: "Servers MUST validate the Origin header on all incoming connections to prevent DNS rebinding attacks" and "If the Origin header is present and invalid, servers MUST respond with HTTP 403 Forbidden."`,
+	"unknown-tool":             `Error Handling: "Protocol Errors: Standard JSON-RPC errors for issues like: Unknown tools" (its example: -32602 "Unknown tool: invalid_tool_name")`,
+	"null-arguments":           `Error Handling: "Protocol Errors: Standard JSON-RPC errors for issues like: … Malformed requests (requests that fail to satisfy CallToolRequest schema)"; Security Considerations: "Servers MUST: Validate all tool inputs"`,
+	"omitted-arguments":        `Error Handling: "Protocol Errors: Standard JSON-RPC errors for issues like: … Malformed requests (requests that fail to satisfy CallToolRequest schema)"; Security Considerations: "Servers MUST: Validate all tool inputs"`,
+	"unknown-resource":         `Error Handling: "Servers SHOULD return standard JSON-RPC errors for common failure cases: Resource not found: -32002"`,
 	"sse-priming":              `Sending Messages to the Server: "The server SHOULD immediately send an SSE event consisting of an event ID and an empty data field in order to prime the client to reconnect (using that event ID as Last-Event-ID)."`,
 }
 
