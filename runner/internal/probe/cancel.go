@@ -50,6 +50,17 @@ func Cancel(ctx context.Context, conn Conn, pr *Probe, wait time.Duration) (ex E
 		return ex, ""
 	case *HTTP:
 		w := &progressWatch{}
+		// The standalone GET stream too, where a server may send progress
+		// it does not tie to the call's request; bounded like the call's
+		// POST, and closed when the probe ends (a server without one
+		// answers 405 at once).
+		getCtx, stopGet := context.WithCancel(ctx)
+		got := make(chan struct{})
+		go func() {
+			defer close(got)
+			c.do(getCtx, http.MethodGet, nil, "", nil, CancelAfter+min(lateWindow, wait), w.see)
+		}()
+		defer func() { stopGet(); <-got }()
 		done := make(chan Exchange, 1)
 		go func() {
 			_, ex := c.do(ctx, http.MethodPost, pr.Message, pr.ID, nil, CancelAfter+min(lateWindow, wait), w.see)

@@ -23,9 +23,9 @@ import (
 // within CancelAfter skip the probe.
 //
 // What it reads after notifications/cancelled (at most lateWindow): over
-// stdio the server's stdout, over HTTP the call's own SSE stream (the
-// standalone GET stream is not opened: a progress notification the server
-// routes there is not seen). Right after the cancellation it sends an
+// stdio the server's stdout, over HTTP the call's own SSE stream and the
+// standalone GET stream (a server may send progress there when it does
+// not tie it to the call's request). Right after the cancellation it sends an
 // observer request; its answer shows the server has read the
 // cancellation. The progress rule (see cancelled in catalogue.go) counts
 // only what came after that answer and within ProgressWindow of the
