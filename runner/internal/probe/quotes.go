@@ -6,7 +6,8 @@ import "strings"
 // finding names the sentence that states the requirement, not only the
 // section. They are MCP 2025-11-25's words (the spec repository's
 // docs/specification/2025-11-25: basic/lifecycle, basic/transports,
-// server/tools, server/resources; checked by hand) and JSON-RPC 2.0's
+// server/tools, server/resources, server/prompts, server/utilities/logging
+// and pagination; checked by hand) and JSON-RPC 2.0's
 // error-code table, so they are quoted only when 2025-11-25 was
 // negotiated (the JSON-RPC ones always); under another version the
 // reference stays the section's name. Markdown emphasis is dropped.
@@ -26,6 +27,9 @@ var quotes = map[string]string{
 	"null-arguments":           `Error Handling: "Protocol Errors: Standard JSON-RPC errors for issues like: … Malformed requests (requests that fail to satisfy CallToolRequest schema)"; Security Considerations: "Servers MUST: Validate all tool inputs"`,
 	"omitted-arguments":        `Error Handling: "Protocol Errors: Standard JSON-RPC errors for issues like: … Malformed requests (requests that fail to satisfy CallToolRequest schema)"; Security Considerations: "Servers MUST: Validate all tool inputs"`,
 	"unknown-resource":         `Error Handling: "Servers SHOULD return standard JSON-RPC errors for common failure cases: Resource not found: -32002"`,
+	"unknown-prompt":           `Error Handling: "Servers SHOULD return standard JSON-RPC errors for common failure cases: Invalid prompt name: -32602 (Invalid params)"`,
+	"invalid-log-level":        `Error Handling: "Servers SHOULD return standard JSON-RPC errors for common failure cases: Invalid log level: -32602 (Invalid params)"`,
+	"invalid-cursor":           `Error Handling: "Invalid cursors SHOULD result in an error with code -32602 (Invalid params)."`,
 	"sse-priming":              `Sending Messages to the Server: "The server SHOULD immediately send an SSE event consisting of an event ID and an empty data field in order to prime the client to reconnect (using that event ID as Last-Event-ID)."`,
 }
 
