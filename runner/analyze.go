@@ -112,6 +112,9 @@ func Analyze(rep *report.Report) {
 		rep.Notes = slices.DeleteFunc(rep.Notes, func(n string) bool { return slices.Contains(notes, n) })
 		rep.Notes = append(rep.Notes, notes...)
 	}
+	for _, e := range eras {
+		rep.Findings = append(rep.Findings, withoutProgressFindings(e.scenarios, e.version)...)
+	}
 	if rep.StdoutNoise != nil {
 		rep.Findings = append(rep.Findings, noiseFinding(rep.StdoutNoise, rep.ProtocolVersion))
 	}

@@ -111,7 +111,7 @@ func (q quickReport) checkNullArguments(t *testing.T, tool string) {
 	t.Helper()
 	for _, f := range q.Findings {
 		if f.Kind == "null-arguments" {
-			if f.Status != "failed" || f.Tool != tool || f.Reference != "MCP 2025-11-25 server/tools" || !strings.Contains(f.Got, "JSON-RPC error -32603") || !strings.Contains(f.Expected, "never -32603") {
+			if f.Status != "failed" || f.Tool != tool || !strings.HasPrefix(f.Reference, "MCP 2025-11-25 server/tools, Error Handling: \"Protocol Errors") || !strings.Contains(f.Reference, "Validate all tool inputs") || !strings.Contains(f.Got, "JSON-RPC error -32603") || !strings.Contains(f.Expected, "never -32603") {
 				t.Errorf("null-arguments finding = %+v", f)
 			}
 			return

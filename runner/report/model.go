@@ -302,6 +302,9 @@ type StepResult struct {
 	// Exchange is the request the step sent and the answer it got, when
 	// the run keeps them (runner.Options.Exchanges: -v, -vv, the HTML report).
 	Exchange *Exchange `json:"exchange,omitempty"`
+	// WithoutProgress is the check under a step that asks for progress:
+	// its call made once more without _meta (runner/progress.go).
+	WithoutProgress *PlainCall `json:"withoutProgress,omitempty"`
 
 	// The fields below are a run's own working state, read while the run
 	// is in progress and never written to the JSON report.

@@ -443,6 +443,7 @@ func (t *textWriter) step(st *StepResult, cols columns) {
 		t.printf("       the server asked the client: %s\n", strings.Join(asked, ", "))
 	}
 	t.exchange(st)
+	t.withoutProgress(st)
 }
 
 func outcomeText(st *StepResult) string {
