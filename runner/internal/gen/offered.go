@@ -40,6 +40,7 @@ import (
 type Offered struct {
 	dirs, files, uris []offer
 	ids               []offer
+	served            []string // directories known to be served (fresh.go)
 	seen              map[string]bool
 	used              map[string]string // "tool property" → source
 }
@@ -117,6 +118,9 @@ func (o *Offered) Merge(b *Offered) {
 		for _, c := range *k.src {
 			o.add(k.dst, c)
 		}
+	}
+	for _, d := range b.served {
+		o.serve(d)
 	}
 }
 

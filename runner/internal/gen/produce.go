@@ -18,9 +18,14 @@ func (g *gen) produce(path, name string, ents []ent, objs []fobj, depth, vk int)
 			return t.fail("const conflicts with the other keywords")
 		}
 	}
+	// A tool that may write gets a path of its own, never one the server
+	// already holds (fresh.go).
+	if v, ok := g.freshPath(t, path, name, vk); ok {
+		return v, true
+	}
 	// The server's own values come first: an id it listed, a directory it
 	// serves (see Offered). Variants rotate through them.
-	if cands := g.offered.candidates(g.tool, name); len(cands) > 0 {
+	if cands := g.offered.candidates(g.tool, name); len(cands) > 0 && !g.fresh.writes(name) {
 		t.quiet = true
 		for i := range min(len(cands), maxOfferTries) {
 			c := cands[(i+vk)%len(cands)]
@@ -175,6 +180,7 @@ func (g *gen) byType(t *attempt, path, name string, objs []fobj, depth, vk int) 
 			}
 		case tString:
 			cands, why := g.strings(path, name, objs, vk)
+			cands = g.fresh.anchor(name, cands)
 			for _, s := range cands {
 				if t.try(s) {
 					return s, true

@@ -23,6 +23,7 @@ import (
 type Values struct {
 	seed    int64
 	offered *Offered
+	fresh   *freshPaths
 }
 
 // NewValues returns a generator whose pseudo-random choices (numbers and
@@ -93,6 +94,7 @@ func (v *Values) generate(tool string, input *schema.Schema, variant int) (map[s
 	g := newGen(input, seed, tool)
 	if v != nil {
 		g.offered = v.offered
+		g.fresh = v.fresh.forTool(tool)
 	}
 	strict, err := input.WithFormats()
 	if err != nil {
@@ -165,6 +167,7 @@ type gen struct {
 	tool    string
 	notes   []string
 	offered *Offered
+	fresh   *freshPaths // nil, or the path rules of this tool (fresh.go)
 }
 
 func newGen(in *schema.Schema, seed int64, tool string) *gen {
