@@ -11,7 +11,9 @@ const (
 	mkdir     = `{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`
 )
 
-func writers(tool string) bool { return tool == "write_file" || tool == "create_directory" || tool == "move_file" }
+func writers(tool string) bool {
+	return tool == "write_file" || tool == "create_directory" || tool == "move_file"
+}
 
 func TestFreshPathsForWriters(t *testing.T) {
 	o := NewOffered()
