@@ -11,6 +11,7 @@ import (
 	"github.com/mcpcheck/mcpcheck/runner/internal/gen"
 	"github.com/mcpcheck/mcpcheck/runner/internal/observe"
 	"github.com/mcpcheck/mcpcheck/runner/internal/schema"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // # Behaviour checks: annotations verified by observing state
@@ -63,7 +64,7 @@ const (
 // behaviourCheck is what a behaviour scenario judges.
 type behaviourCheck struct {
 	tool  string
-	rules []BehaviourRule
+	rules []report.BehaviourRule
 	key   string // the idempotency key property, when the tool has one
 	// sources is how many places each observation reads.
 	sources int
@@ -109,7 +110,7 @@ func (b *behaviourCheck) dropped(p *step) string {
 
 // observed drops the source of observation step p when its answer res
 // shows it cannot serve.
-func (b *behaviourCheck) observed(p *step, res *StepResult) {
+func (b *behaviourCheck) observed(p *step, res *report.StepResult) {
 	if b == nil || p.observation == 0 || res.Outcome == "" {
 		return
 	}
@@ -162,7 +163,7 @@ func (c *generator) behaviour(tools []tool, resources []resource) {
 		}
 		check := &behaviourCheck{tool: t.Name, health: health}
 		if isReadOnly(t) {
-			check.rules = []BehaviourRule{RuleReadOnly}
+			check.rules = []report.BehaviourRule{report.RuleReadOnly}
 		} else {
 			if !c.g.IncludeDestructive && !behaviourPermits(c.suite, t.Name) {
 				continue // listed among the skipped tools already
@@ -197,24 +198,24 @@ func behaviourPermits(suite *config.Suite, name string) bool {
 
 // mutatingRules are the claims a tool that is not read-only makes, and
 // the retry comparison when it claims no idempotence.
-func mutatingRules(t tool, in *schema.Schema) []BehaviourRule {
-	var rules []BehaviourRule
+func mutatingRules(t tool, in *schema.Schema) []report.BehaviourRule {
+	var rules []report.BehaviourRule
 	if v, present := gen.Hint(t.Annotations, "destructiveHint"); present && !v {
-		rules = append(rules, RuleNonDestructive)
+		rules = append(rules, report.RuleNonDestructive)
 	}
 	idem, _ := gen.Hint(t.Annotations, "idempotentHint")
 	if idem {
-		rules = append(rules, RuleIdempotent)
+		rules = append(rules, report.RuleIdempotent)
 	}
 	key := ""
 	if in != nil {
 		key = gen.IdempotencyKey(in.Doc())
 	}
 	if key != "" {
-		rules = append(rules, RuleIdempotencyKey)
+		rules = append(rules, report.RuleIdempotencyKey)
 	}
 	if !idem && key == "" {
-		rules = append(rules, RuleRetry)
+		rules = append(rules, report.RuleRetry)
 	}
 	return rules
 }
@@ -265,7 +266,7 @@ func (c *generator) behaviourScenario(t tool, check *behaviourCheck, sources []o
 	observation(2)
 	action("call", caseCall)
 	observation(3)
-	if check.rules[0] != RuleReadOnly {
+	if check.rules[0] != report.RuleReadOnly {
 		action("retry", caseRetry)
 		observation(4)
 	}
@@ -281,7 +282,7 @@ func requiredCount(in *schema.Schema) int {
 	return len(req)
 }
 
-func rulesText(rules []BehaviourRule) string {
+func rulesText(rules []report.BehaviourRule) string {
 	var parts []string
 	for _, r := range rules {
 		parts = append(parts, ruleClaims[r])
@@ -290,12 +291,12 @@ func rulesText(rules []BehaviourRule) string {
 }
 
 // ruleClaims say each rule's claim in the annotation's words.
-var ruleClaims = map[BehaviourRule]string{
-	RuleReadOnly:       "readOnlyHint: true",
-	RuleIdempotent:     "idempotentHint: true",
-	RuleNonDestructive: "destructiveHint: false",
-	RuleIdempotencyKey: "its idempotency key",
-	RuleRetry:          "a retry after a lost response",
+var ruleClaims = map[report.BehaviourRule]string{
+	report.RuleReadOnly:       "readOnlyHint: true",
+	report.RuleIdempotent:     "idempotentHint: true",
+	report.RuleNonDestructive: "destructiveHint: false",
+	report.RuleIdempotencyKey: "its idempotency key",
+	report.RuleRetry:          "a retry after a lost response",
 }
 
 // release closes the link of a scenario of its own. A behaviour check's
@@ -321,25 +322,25 @@ func (r *runState) judgeBehaviour(sc *scenario) {
 	for k := range obs {
 		obs[k] = observe.Observation{}
 	}
-	var call, retry *StepResult
+	var call, retry *report.StepResult
 	for j := range sc.steps {
 		p, st := &sc.steps[j], &res.Steps[j]
 		switch {
 		case p.observation > 0:
-			if st.Outcome == config.OutcomeOK && st.result != nil {
-				obs[p.observation][p.source] = observe.Normalize(observedAnswer(p.call.kind, st.result))
+			if st.Outcome == config.OutcomeOK && st.Decoded != nil {
+				obs[p.observation][p.source] = observe.Normalize(observedAnswer(p.call.kind, st.Decoded))
 			}
-			st.result = nil
+			st.Decoded = nil
 		case p.caseName == caseCall:
 			call = st
 		case p.caseName == caseRetry:
 			retry = st
 		}
 	}
-	verdict := func(rule BehaviourRule, status BehaviourStatus, reason string, changes []observe.Change) BehaviourVerdict {
-		return BehaviourVerdict{Tool: check.tool, Rule: rule, Status: status, Reason: reason, Changes: r.observedChanges(changes)}
+	verdict := func(rule report.BehaviourRule, status report.BehaviourStatus, reason string, changes []observe.Change) report.BehaviourVerdict {
+		return report.BehaviourVerdict{Tool: check.tool, Rule: rule, Status: status, Reason: reason, Changes: r.observedChanges(changes)}
 	}
-	all := func(status BehaviourStatus, reason string) {
+	all := func(status report.BehaviourStatus, reason string) {
 		for _, rule := range check.rules {
 			res.Behaviour = append(res.Behaviour, verdict(rule, status, reason, nil))
 		}
@@ -349,30 +350,30 @@ func (r *runState) judgeBehaviour(sc *scenario) {
 		if call != nil && call.Reason != "" {
 			why += " (" + call.Reason + ")"
 		}
-		all(BehaviourNotVerifiable, why)
+		all(report.BehaviourNotVerifiable, why)
 		return
 	}
 	vol := observe.Volatile(obs[1], obs[2])
 	seen := observe.Comparable(obs[2], obs[3], vol)
 	if len(seen) == 0 {
-		all(BehaviourNotVerifiable, fmt.Sprintf("none of the %d observed sources answered in every observation without moving by itself: nothing to compare", check.sources))
+		all(report.BehaviourNotVerifiable, fmt.Sprintf("none of the %d observed sources answered in every observation without moving by itself: nothing to compare", check.sources))
 		return
 	}
 	first := observe.Diff(obs[2], obs[3], vol)
 	where := fmt.Sprintf("%d observed source(s)", len(seen))
-	if check.rules[0] == RuleReadOnly {
+	if check.rules[0] == report.RuleReadOnly {
 		switch {
 		case len(first) > 0:
-			res.Behaviour = append(res.Behaviour, verdict(RuleReadOnly, BehaviourViolated, "annotated readOnlyHint: true, but the call changed the observed state: "+changesText(first), first))
+			res.Behaviour = append(res.Behaviour, verdict(report.RuleReadOnly, report.BehaviourViolated, "annotated readOnlyHint: true, but the call changed the observed state: "+changesText(first), first))
 		case call.Outcome != config.OutcomeOK:
-			res.Behaviour = append(res.Behaviour, verdict(RuleReadOnly, BehaviourNotVerifiable, "the call came back "+string(call.Outcome)+", so it exercised nothing to judge", nil))
+			res.Behaviour = append(res.Behaviour, verdict(report.RuleReadOnly, report.BehaviourNotVerifiable, "the call came back "+string(call.Outcome)+", so it exercised nothing to judge", nil))
 		default:
-			res.Behaviour = append(res.Behaviour, verdict(RuleReadOnly, BehaviourVerified, "nothing changed in "+where+" after the call", nil))
+			res.Behaviour = append(res.Behaviour, verdict(report.RuleReadOnly, report.BehaviourVerified, "nothing changed in "+where+" after the call", nil))
 		}
 		return
 	}
 	if len(first) == 0 {
-		all(BehaviourNotVerifiable, fmt.Sprintf("the call (%s) changed nothing in %s: with these arguments it had no visible effect (they may name nothing that exists, or it acts outside what the server lets a client read)", call.Outcome, where))
+		all(report.BehaviourNotVerifiable, fmt.Sprintf("the call (%s) changed nothing in %s: with these arguments it had no visible effect (they may name nothing that exists, or it acts outside what the server lets a client read)", call.Outcome, where))
 		return
 	}
 	var second []observe.Change
@@ -382,7 +383,7 @@ func (r *runState) judgeBehaviour(sc *scenario) {
 	}
 	for _, rule := range check.rules {
 		switch rule {
-		case RuleNonDestructive:
+		case report.RuleNonDestructive:
 			var lost []observe.Change
 			for _, ch := range first {
 				if ch.Loses() {
@@ -390,33 +391,33 @@ func (r *runState) judgeBehaviour(sc *scenario) {
 				}
 			}
 			if len(lost) > 0 {
-				res.Behaviour = append(res.Behaviour, verdict(rule, BehaviourViolated, "annotated destructiveHint: false, but the call removed or overwrote what was observed before: "+changesText(lost), lost))
+				res.Behaviour = append(res.Behaviour, verdict(rule, report.BehaviourViolated, "annotated destructiveHint: false, but the call removed or overwrote what was observed before: "+changesText(lost), lost))
 			} else {
-				res.Behaviour = append(res.Behaviour, verdict(rule, BehaviourVerified, "the call only added to the observed state: "+changesText(first), nil))
+				res.Behaviour = append(res.Behaviour, verdict(rule, report.BehaviourVerified, "the call only added to the observed state: "+changesText(first), nil))
 			}
-		case RuleIdempotent, RuleIdempotencyKey, RuleRetry:
+		case report.RuleIdempotent, report.RuleIdempotencyKey, report.RuleRetry:
 			switch {
 			case !secondSeen:
 				why := "the repeated call could not be compared"
 				if retry != nil && retry.Outcome == "" && retry.Reason != "" {
 					why += " (" + retry.Reason + ")"
 				}
-				res.Behaviour = append(res.Behaviour, verdict(rule, BehaviourNotVerifiable, why, nil))
+				res.Behaviour = append(res.Behaviour, verdict(rule, report.BehaviourNotVerifiable, why, nil))
 			case len(second) > 0:
-				res.Behaviour = append(res.Behaviour, verdict(rule, BehaviourViolated, repeatViolation(rule, check.key)+changesText(second), second))
+				res.Behaviour = append(res.Behaviour, verdict(rule, report.BehaviourViolated, repeatViolation(rule, check.key)+changesText(second), second))
 			default:
-				res.Behaviour = append(res.Behaviour, verdict(rule, BehaviourVerified, "the call changed the observed state once; the same call again (a new JSON-RPC id, as a retry) changed nothing more", nil))
+				res.Behaviour = append(res.Behaviour, verdict(rule, report.BehaviourVerified, "the call changed the observed state once; the same call again (a new JSON-RPC id, as a retry) changed nothing more", nil))
 			}
 		}
 	}
 }
 
 // repeatViolation says what a second change means under each rule.
-func repeatViolation(rule BehaviourRule, key string) string {
+func repeatViolation(rule report.BehaviourRule, key string) string {
 	switch rule {
-	case RuleIdempotent:
+	case report.RuleIdempotent:
 		return "annotated idempotentHint: true, but the same call again (same arguments, a new JSON-RPC id, as a retry) changed the state again: "
-	case RuleIdempotencyKey:
+	case report.RuleIdempotencyKey:
 		return fmt.Sprintf("the idempotency key %q was repeated with the same arguments and the state changed again (the key is ignored): ", key)
 	}
 	return "a retry after a lost response applies the change twice (the same call, a new JSON-RPC id, changed the state again): "
@@ -441,10 +442,10 @@ const maxChangeValue = 200
 
 // observedChanges are changes as the report keeps them: the values
 // encoded, redacted and shortened (the JSON report drops them).
-func (r *runState) observedChanges(changes []observe.Change) []ObservedChange {
-	out := make([]ObservedChange, 0, len(changes))
+func (r *runState) observedChanges(changes []observe.Change) []report.ObservedChange {
+	out := make([]report.ObservedChange, 0, len(changes))
 	for _, ch := range changes {
-		oc := ObservedChange{Source: ch.Source, Path: ch.Path, Kind: string(ch.Kind)}
+		oc := report.ObservedChange{Source: ch.Source, Path: ch.Path, Kind: string(ch.Kind)}
 		if ch.Kind != observe.Added {
 			oc.Old = r.clean(encodeValue(ch.Old), maxChangeValue)
 		}
@@ -500,23 +501,23 @@ func (a *analysis) behaviourFindings() {
 		}
 		for _, v := range sc.Behaviour {
 			found = true
-			claim := v.Rule != RuleRetry
+			claim := v.Rule != report.RuleRetry
 			switch v.Status {
-			case BehaviourVerified:
+			case report.BehaviourVerified:
 				if claim {
 					verified++
 					judged++
 				}
-			case BehaviourNotVerifiable:
+			case report.BehaviourNotVerifiable:
 				if claim {
 					inconclusive++
 				}
 				a.notes = append(a.notes, fmt.Sprintf("behaviour: tool %q: %s not verifiable: %s", v.Tool, ruleClaims[v.Rule], v.Reason))
-			case BehaviourViolated:
-				f := Finding{Tool: v.Tool, Origin: config.OriginBehaviour, Kind: FindingKind(v.Rule), Message: v.Reason, Changes: v.Changes}
+			case report.BehaviourViolated:
+				f := report.Finding{Tool: v.Tool, Origin: config.OriginBehaviour, Kind: report.FindingKind(v.Rule), Message: v.Reason, Changes: v.Changes}
 				if claim {
 					judged++
-					f.Status, f.Score = StatusFailed, config.ScoreAnnotationHonesty
+					f.Status, f.Score = report.StatusFailed, config.ScoreAnnotationHonesty
 				} else {
 					f.Flagged = true
 				}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mcpcheck/mcpcheck/runner/report"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -21,9 +22,9 @@ const (
 // what discovery keeps of each listing, as the server sent it; they are
 // the exported Surface types (mcpcheck tools prints them).
 type (
-	tool     = SurfaceTool
-	resource = SurfaceResource
-	prompt   = SurfacePrompt
+	tool     = report.SurfaceTool
+	resource = report.SurfaceResource
+	prompt   = report.SurfacePrompt
 )
 
 // discovered is what discovery found: the tools always, resources,

@@ -3,6 +3,9 @@ package runner
 import (
 	"reflect"
 	"sync"
+
+	"github.com/mcpcheck/mcpcheck/internal/safetext"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // # What reaches an output (the edge)
@@ -30,7 +33,7 @@ import (
 // added later is covered without anyone remembering to. Fields are written
 // only where something changes, so a report cleaned before is not written
 // to at all.
-func (r *redactor) report(rep *Report) {
+func (r *redactor) report(rep *report.Report) {
 	if rep != nil {
 		r.walk(reflect.ValueOf(rep).Elem())
 	}
@@ -61,7 +64,7 @@ func (r *redactor) walk(v reflect.Value) {
 	case reflect.String:
 		if v.Type() == stringType && v.CanSet() {
 			if s := v.String(); s != "" {
-				if c := cut(r.String(s), maxField); c != s {
+				if c := safetext.Cut(r.String(s), maxField); c != s {
 					v.SetString(c)
 				}
 			}

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // An interrupted run (its context ends before it does: Ctrl-C, SIGTERM, a
@@ -133,6 +135,6 @@ func cutShort(ctx, callCtx context.Context) bool {
 
 // interruptedStep reports whether st was skipped because the run was
 // interrupted (before it began, or while its call was in flight).
-func interruptedStep(st *StepResult) bool {
-	return st.Status == StatusSkipped && (st.Reason == reasonInterrupted || st.Reason == reasonInterruptedCall)
+func interruptedStep(st *report.StepResult) bool {
+	return st.Status == report.StatusSkipped && (st.Reason == reasonInterrupted || st.Reason == reasonInterruptedCall)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/runner/internal/gen"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // listings is the second round of offered inputs (see gen.AddListing): once
@@ -51,7 +52,7 @@ func (r *runState) listingOf(ctx context.Context, sess *session, name string, ar
 	defer cancel()
 	began := time.Now()
 	res, err := sess.cs.CallTool(callCtx, &mcp.CallToolParams{Name: name, Arguments: args})
-	entry := TraceEntry{Tool: name, Case: offerCase, Arguments: args, StartedAt: traceTime(began), DurationMs: ms(time.Since(began))}
+	entry := report.TraceEntry{Tool: name, Case: offerCase, Arguments: args, StartedAt: traceTime(began), DurationMs: ms(time.Since(began))}
 	switch {
 	case err != nil:
 		entry.Outcome, entry.Detail = config.OutcomeProtocolError, r.clean(err.Error(), 300)+"; nothing offered"

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // ErrMerge is what every refusal of [Merge] unwraps to: the reports are
@@ -20,7 +21,7 @@ var ErrMerge = errors.New("reports cannot be merged")
 // (named in refusals).
 type Part struct {
 	Source string
-	Report *Report
+	Report *report.Report
 }
 
 // Merge puts the reports of the shards of one suite back together into the
@@ -39,7 +40,7 @@ type Part struct {
 // two reports of one shard, shards that disagree on who runs a scenario,
 // and, unless allowPartial, a missing shard (whose scenarios then stay
 // skipped, "another shard runs it").
-func Merge(parts []Part, allowPartial bool) (*Report, error) {
+func Merge(parts []Part, allowPartial bool) (*report.Report, error) {
 	if len(parts) == 0 {
 		return nil, fmt.Errorf("%w: no report given", ErrMerge)
 	}
@@ -79,7 +80,7 @@ func Merge(parts []Part, allowPartial bool) (*Report, error) {
 		var missing []string
 		for k := 1; k <= total; k++ {
 			if _, ok := seen[k]; !ok {
-				missing = append(missing, Shard{k, total}.String())
+				missing = append(missing, report.Shard{Index: k, Total: total}.String())
 			}
 		}
 		return nil, fmt.Errorf("%w: shard %s missing (given: %s); --allow-partial merges what there is", ErrMerge, strings.Join(missing, ", "), sources(parts))
@@ -94,10 +95,10 @@ func Merge(parts []Part, allowPartial bool) (*Report, error) {
 	owner := make([]string, len(m.Scenarios))
 	for _, p := range parts {
 		r := p.Report
-		m.joinPart(r, "")
+		joinPart(m, r, "")
 		for i := range r.Scenarios {
 			sc := &r.Scenarios[i]
-			if sc.NotSelected == ExcludedShard {
+			if sc.NotSelected == report.ExcludedShard {
 				continue
 			}
 			if owner[i] != "" && owner[i] != p.Source {
@@ -120,11 +121,11 @@ func Merge(parts []Part, allowPartial bool) (*Report, error) {
 	sort.Strings(m.Warnings)
 	// Each stale entry is judged where its scenario ran: listed once, in
 	// the baseline's order.
-	slices.SortStableFunc(m.StaleBaseline, func(a, b StaleEntry) int { return cmp.Compare(line(a.Position), line(b.Position)) })
-	m.StaleBaseline = slices.CompactFunc(m.StaleBaseline, func(a, b StaleEntry) bool { return a.Scenario == b.Scenario && a.Step == b.Step })
+	slices.SortStableFunc(m.StaleBaseline, func(a, b report.StaleEntry) int { return cmp.Compare(line(a.Position), line(b.Position)) })
+	m.StaleBaseline = slices.CompactFunc(m.StaleBaseline, func(a, b report.StaleEntry) bool { return a.Scenario == b.Scenario && a.Step == b.Step })
 	if len(seen) == total {
 		for i, sc := range m.Scenarios {
-			if owner[i] == "" && sc.NotSelected == ExcludedShard {
+			if owner[i] == "" && sc.NotSelected == report.ExcludedShard {
 				return nil, fmt.Errorf("%w: no shard ran scenario %q: the shards were split differently (another fixture file name, --tag or --run?)", ErrMerge, sc.Name)
 			}
 		}
@@ -134,38 +135,6 @@ func Merge(parts []Part, allowPartial bool) (*Report, error) {
 	// steps are analysed again, as one run's.
 	Analyze(m)
 	return m, nil
-}
-
-// joinPart adds to m, a report joined from parts, what part r brings
-// besides its scenarios: its duration and sessions, the first failure and
-// early termination, and its warnings and notes, each listed once. With a
-// label (a multi-protocol run's version), the part's failure, warnings and
-// notes say which part they are from: "[label] ...".
-func (m *Report) joinPart(r *Report, label string) {
-	tag := func(s string) string {
-		if label == "" {
-			return s
-		}
-		return "[" + label + "] " + s
-	}
-	m.Summary.DurationMs += r.Summary.DurationMs
-	m.Connections += r.Connections
-	m.Restarts += r.Restarts
-	if m.Failure == nil && r.Failure != nil {
-		f := *r.Failure
-		f.Message = tag(f.Message)
-		m.Failure = &f
-	}
-	if m.TerminatedEarly == nil {
-		m.TerminatedEarly = r.TerminatedEarly
-	}
-	m.StdoutNoise = m.StdoutNoise.join(r.StdoutNoise)
-	for _, w := range r.Warnings {
-		m.Warnings = append(m.Warnings, tag(w))
-	}
-	for _, n := range r.Notes {
-		m.Notes = append(m.Notes, tag(n))
-	}
 }
 
 // distinct keeps the first of each string in list, in order. Warnings and
@@ -187,8 +156,8 @@ func distinct(list []string) []string {
 // JSON the positions the human report and the CI writers show ("at
 // FILE:LINE:COL"). The values of failed expectations are never in the
 // JSON, so a merged report shows none.
-func restorePositions(r *Report) {
-	pos := func(p *Position) config.Pos {
+func restorePositions(r *report.Report) {
+	pos := func(p *report.Position) config.Pos {
 		if p == nil {
 			return config.Pos{}
 		}
@@ -244,19 +213,19 @@ func sources(parts []Part) string {
 }
 
 // clone is a deep copy of r's JSON fields.
-func clone(r *Report) (*Report, error) {
+func clone(r *report.Report) (*report.Report, error) {
 	b, err := json.Marshal(r)
 	if err != nil {
 		return nil, err
 	}
-	var c Report
+	var c report.Report
 	if err := json.Unmarshal(b, &c); err != nil {
 		return nil, err
 	}
 	return &c, nil
 }
 
-func line(p *Position) int {
+func line(p *report.Position) int {
 	if p == nil {
 		return 0
 	}
@@ -270,7 +239,7 @@ func line(p *Position) int {
 // the run. An entry whose scenario or step did not run (left out by
 // selection or another shard, or skipped) is not judged. It replaces the
 // marks of an earlier call and tallies rep again.
-func ApplyBaseline(rep *Report, entries []config.ExpectedFailure) {
+func ApplyBaseline(rep *report.Report, entries []config.ExpectedFailure) {
 	rep.StaleBaseline = nil
 	for i := range rep.Scenarios {
 		for j := range rep.Scenarios[i].Steps {
@@ -291,17 +260,17 @@ func ApplyBaseline(rep *Report, entries []config.ExpectedFailure) {
 					continue
 				}
 				switch st.Status {
-				case StatusFailed:
-					st.Expected = &Expected{Reason: e.Reason}
+				case report.StatusFailed:
+					st.Expected = &report.Expected{Reason: e.Reason}
 					ran, failed = true, true
-				case StatusPassed:
+				case report.StatusPassed:
 					ran = true
 				}
 			}
 			stale = stale || (ran && !failed)
 		}
 		if stale {
-			rep.StaleBaseline = append(rep.StaleBaseline, StaleEntry{Scenario: e.Scenario, Step: e.Step, Reason: e.Reason, Position: positionOf(e.Pos)})
+			rep.StaleBaseline = append(rep.StaleBaseline, report.StaleEntry{Scenario: e.Scenario, Step: e.Step, Reason: e.Reason, Position: positionOf(e.Pos)})
 		}
 	}
 	rep.Tally()
@@ -314,7 +283,7 @@ func ApplyBaseline(rep *Report, entries []config.ExpectedFailure) {
 // as it stands (--update-expected-failures): an entry for each failed step
 // of the fixture's scenarios, the whole-scenario entries of old that still
 // meet a failure kept as they are, every kept entry's reason kept.
-func Baseline(rep *Report, old []config.ExpectedFailure) []config.ExpectedFailure {
+func Baseline(rep *report.Report, old []config.ExpectedFailure) []config.ExpectedFailure {
 	var out []config.ExpectedFailure
 	reason := func(scenario, step string) (string, bool) {
 		for _, e := range old {
@@ -330,7 +299,7 @@ func Baseline(rep *Report, old []config.ExpectedFailure) []config.ExpectedFailur
 		added := false
 		for j := range sc.Steps {
 			st := &sc.Steps[j]
-			if st.Status != StatusFailed || st.Origin != config.OriginFixture {
+			if st.Status != report.StatusFailed || st.Origin != config.OriginFixture {
 				continue
 			}
 			switch {
@@ -353,17 +322,49 @@ func Baseline(rep *Report, old []config.ExpectedFailure) []config.ExpectedFailur
 }
 
 // ranFor reports whether a step e names ran (passed or failed).
-func ranFor(rep *Report, e config.ExpectedFailure) bool {
+func ranFor(rep *report.Report, e config.ExpectedFailure) bool {
 	for i := range rep.Scenarios {
 		sc := &rep.Scenarios[i]
 		if sc.Name != e.Scenario || sc.NotSelected != "" {
 			continue
 		}
 		for _, st := range sc.Steps {
-			if (e.Step == "" || st.ID == e.Step) && st.Status != StatusSkipped {
+			if (e.Step == "" || st.ID == e.Step) && st.Status != report.StatusSkipped {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// joinPart adds to m, a report joined from parts, what part r brings
+// besides its scenarios: its duration and sessions, the first failure and
+// early termination, and its warnings and notes, each listed once. With a
+// label (a multi-protocol run's version), the part's failure, warnings and
+// notes say which part they are from: "[label] ...".
+func joinPart(m, r *report.Report, label string) {
+	tag := func(s string) string {
+		if label == "" {
+			return s
+		}
+		return "[" + label + "] " + s
+	}
+	m.Summary.DurationMs += r.Summary.DurationMs
+	m.Connections += r.Connections
+	m.Restarts += r.Restarts
+	if m.Failure == nil && r.Failure != nil {
+		f := *r.Failure
+		f.Message = tag(f.Message)
+		m.Failure = &f
+	}
+	if m.TerminatedEarly == nil {
+		m.TerminatedEarly = r.TerminatedEarly
+	}
+	m.StdoutNoise = m.StdoutNoise.Join(r.StdoutNoise, noiseKeep)
+	for _, w := range r.Warnings {
+		m.Warnings = append(m.Warnings, tag(w))
+	}
+	for _, n := range r.Notes {
+		m.Notes = append(m.Notes, tag(n))
+	}
 }

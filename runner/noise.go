@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // Stdout noise: a stdio server that writes lines that are not JSON-RPC on
@@ -25,14 +26,6 @@ const (
 	noiseKeep = 3
 	noiseLine = 200
 )
-
-// StdoutNoise is what a stdio server wrote on stdout that was not a
-// JSON-RPC message: its first lines (sanitized, redacted, cut) and how
-// many there were in all.
-type StdoutNoise struct {
-	Lines []string `json:"lines"`
-	Count int      `json:"count"`
-}
 
 // noiseLog collects noise lines from every process of a run (a relaunch,
 // a probe's server): the first few, and the count.
@@ -59,13 +52,13 @@ func (l *noiseLog) add(line []byte) {
 
 // report is the log for the report, its lines through clean; nil when the
 // servers wrote no noise.
-func (l *noiseLog) report(clean func(string, int) string) *StdoutNoise {
+func (l *noiseLog) report(clean func(string, int) string) *report.StdoutNoise {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.count == 0 {
 		return nil
 	}
-	out := &StdoutNoise{Count: l.count}
+	out := &report.StdoutNoise{Count: l.count}
 	for _, s := range l.lines {
 		out.Lines = append(out.Lines, clean(strings.TrimSpace(s), noiseLine))
 	}
@@ -74,7 +67,7 @@ func (l *noiseLog) report(clean func(string, int) string) *StdoutNoise {
 
 // noiseFinding is the finding a report's stdout noise makes: failed, since
 // the transport's MUST is broken, and counted against no score.
-func noiseFinding(n *StdoutNoise, version string) Finding {
+func noiseFinding(n *report.StdoutNoise, version string) report.Finding {
 	quoted := make([]string, len(n.Lines))
 	for i, s := range n.Lines {
 		quoted[i] = strconv.Quote(s)
@@ -85,26 +78,6 @@ func noiseFinding(n *StdoutNoise, version string) Finding {
 	ref := "MCP " + version + " basic/transports (stdio): the server MUST NOT write anything to its stdout that is not a valid MCP message"
 	msg := fmt.Sprintf("the server wrote non-JSON-RPC to stdout: %s (%d line(s) in all); skipped, as clients do, and the run went on (%s)",
 		strings.Join(quoted, ", "), n.Count, ref)
-	return Finding{Origin: config.OriginProtocol, Kind: FindingStdoutNoise, Status: StatusFailed, Message: msg,
+	return report.Finding{Origin: config.OriginProtocol, Kind: report.FindingStdoutNoise, Status: report.StatusFailed, Message: msg,
 		Expected: "only JSON-RPC messages on stdout", Got: fmt.Sprintf("%d line(s) that are not JSON-RPC", n.Count), Reference: ref}
-}
-
-// join is n and o of two parts of one run (shards, protocol passes): the
-// counts added, the first lines kept.
-func (n *StdoutNoise) join(o *StdoutNoise) *StdoutNoise {
-	switch {
-	case o == nil:
-		return n
-	case n == nil:
-		c := *o
-		c.Lines = slices.Clone(o.Lines)
-		return &c
-	}
-	j := &StdoutNoise{Count: n.Count + o.Count, Lines: slices.Clone(n.Lines)}
-	for _, l := range o.Lines {
-		if len(j.Lines) < noiseKeep && !slices.Contains(j.Lines, l) {
-			j.Lines = append(j.Lines, l)
-		}
-	}
-	return j
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/mcpcheck/mcpcheck/assert"
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/runner/internal/observe"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // A fixture's observe step records the server's state under a name, and a
@@ -90,7 +91,7 @@ func (r *runState) observeNow(ctx context.Context, sess *session, sc *scenario, 
 // runObserve runs an observe step: two reads of every source, kept in
 // results under the step's name. A server with nothing to read fails the
 // step: the fixture asked for what cannot be had.
-func (r *runState) runObserve(ctx context.Context, sess *session, sc *scenario, j int, out StepResult, results map[string]any) StepResult {
+func (r *runState) runObserve(ctx context.Context, sess *session, sc *scenario, j int, out report.StepResult, results map[string]any) report.StepResult {
 	p := &sc.steps[j]
 	began := time.Now()
 	sources := r.fixtureSources()
@@ -103,7 +104,7 @@ func (r *runState) runObserve(ctx context.Context, sess *session, sc *scenario, 
 		r.traceStep(sc, p, &out, nil, began)
 		return out
 	}
-	out.Outcome, out.Status = config.OutcomeOK, StatusPassed
+	out.Outcome, out.Status = config.OutcomeOK, report.StatusPassed
 	vol := observe.Volatile(first, second)
 	out.Notes = append(out.Notes, fmt.Sprintf("observed %d source(s): %s", len(seen), r.clean(strings.Join(seen, ", "), 600)))
 	results[observationKey(p.spec.Observe)] = &fixtureObservation{state: second, volatile: vol}
@@ -114,7 +115,7 @@ func (r *runState) runObserve(ctx context.Context, sess *session, sc *scenario, 
 // expectUnchanged observes the state again after step j's call and fails
 // the step (or, advisory, flags it) for every change since the named
 // observation outside its changedOnly places.
-func (r *runState) expectUnchanged(ctx context.Context, sess *session, sc *scenario, j int, out *StepResult, results map[string]any) {
+func (r *runState) expectUnchanged(ctx context.Context, sess *session, sc *scenario, j int, out *report.StepResult, results map[string]any) {
 	e := &sc.steps[j].spec.Expect
 	if e.Unchanged == "" || out.Outcome == "" {
 		return
@@ -140,8 +141,8 @@ func (r *runState) expectUnchanged(ctx context.Context, sess *session, sc *scena
 			out.Flagged = true
 			continue
 		}
-		out.Status = StatusFailed
-		out.Assertions = append(out.Assertions, AssertionResult{Kind: f.Kind, Path: r.clean(f.Path, 600), Message: f.Message,
+		out.Status = report.StatusFailed
+		out.Assertions = append(out.Assertions, report.AssertionResult{Kind: f.Kind, Path: r.clean(f.Path, 600), Message: f.Message,
 			Position: positionOf(assert.Position(e, f.Kind)), Expected: r.red.Value(f.Expected), HasExpected: f.HasExpected,
 			Actual: r.red.Value(f.Actual), HasActual: f.HasActual})
 	}

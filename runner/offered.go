@@ -13,6 +13,7 @@ import (
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/internal/jsonx"
 	"github.com/mcpcheck/mcpcheck/runner/internal/gen"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // offerCase labels the calls that gather offered inputs in the trace.
@@ -99,7 +100,7 @@ func (r *runState) offeredBy(ctx context.Context, sess *session, name string) *g
 	defer cancel()
 	began := time.Now()
 	res, err := sess.cs.CallTool(callCtx, &mcp.CallToolParams{Name: name, Arguments: map[string]any{}})
-	entry := TraceEntry{Tool: name, Case: offerCase, Arguments: map[string]any{}, StartedAt: traceTime(began), DurationMs: ms(time.Since(began))}
+	entry := report.TraceEntry{Tool: name, Case: offerCase, Arguments: map[string]any{}, StartedAt: traceTime(began), DurationMs: ms(time.Since(began))}
 	switch {
 	case err != nil:
 		entry.Outcome, entry.Detail = config.OutcomeProtocolError, r.clean(err.Error(), 300)+"; nothing offered"

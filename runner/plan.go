@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/runner/internal/probe"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // The plan is what the scheduler and the executor run: the fixture's
@@ -71,7 +72,7 @@ type scenario struct {
 	steps     []step
 	pos       config.Pos
 	// excluded, when set, leaves the scenario out of the run (Selection).
-	excluded Exclusion
+	excluded report.Exclusion
 	// muted keeps the run's hooks from hearing of the scenario's steps
 	// while it may still be retried (retry.go).
 	muted bool

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/runner/internal/probe"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -20,7 +21,7 @@ const kindRaw config.StepKind = "raw"
 
 // protocolTarget is what generation needs to know to plan the probes.
 type protocolTarget struct {
-	transport TargetTransport
+	transport report.TargetTransport
 	version   string // negotiated
 	caps      *mcp.ServerCapabilities
 }
@@ -29,11 +30,11 @@ type protocolTarget struct {
 // over stdio a server process, of its own): probe, observer, probe, ...
 func (c *generator) protocol(t protocolTarget, readOnly, allowed []tool) {
 	switch {
-	case t.transport != TargetStdio && t.transport != TargetHTTP:
+	case t.transport != report.TargetStdio && t.transport != report.TargetHTTP:
 		c.note("protocol probes: not run over %s (they speak raw JSON-RPC over stdio or Streamable HTTP)", t.transport)
 		return
 	}
-	pt := probe.Target{HTTP: t.transport == TargetHTTP, Version: t.version, Caps: t.caps, Loopback: probe.Loopback(c.suite.Endpoint)}
+	pt := probe.Target{HTTP: t.transport == report.TargetHTTP, Version: t.version, Caps: t.caps, Loopback: probe.Loopback(c.suite.Endpoint)}
 	var probes []probe.Probe
 	if t.version == config.ProtocolVersion2026 {
 		// No handshake, no sessions: the revision's own probes.
@@ -226,12 +227,12 @@ func (r *runState) runProbe(ctx context.Context, sc *scenario, j int, conn probe
 		// The probe could not be made: nothing to judge, and its observer
 		// has nothing to observe.
 		if strings.HasPrefix(notRun, "could not start") {
-			out.Status, out.Reason = StatusFailed, notRun
-			obs.Status, obs.Reason = StatusSkipped, "not run: the probe could not start"
+			out.Status, out.Reason = report.StatusFailed, notRun
+			obs.Status, obs.Reason = report.StatusSkipped, "not run: the probe could not start"
 		} else {
-			out.Status, out.Reason = StatusSkipped, "not run: "+notRun
+			out.Status, out.Reason = report.StatusSkipped, "not run: "+notRun
 			out.DurationMs = ms(time.Since(began))
-			obs.Status, obs.Reason = StatusSkipped, out.Reason
+			obs.Status, obs.Reason = report.StatusSkipped, out.Reason
 		}
 		steps[j], steps[j+1] = out, obs
 		return false, false
@@ -328,7 +329,7 @@ func (r *runState) sendProbe(ctx context.Context, pr *probe.Probe, conn probe.Co
 // observeProbe settles the observer after probe pr: on the connection the
 // rest of the probes use (a new one when the probe used it up), unless the
 // probe saw the server go. It reports whether the server died.
-func (r *runState) observeProbe(ctx context.Context, pr *probe.Probe, conn probe.Conn, tmp string, wait time.Duration, obs *StepResult, gone bool, exit string, usedUp bool) (died bool) {
+func (r *runState) observeProbe(ctx context.Context, pr *probe.Probe, conn probe.Conn, tmp string, wait time.Duration, obs *report.StepResult, gone bool, exit string, usedUp bool) (died bool) {
 	alive := false
 	switch {
 	case gone:
@@ -349,16 +350,16 @@ func (r *runState) observeProbe(ctx context.Context, pr *probe.Probe, conn probe
 	}
 	switch {
 	case alive:
-		obs.Status, obs.Outcome = StatusPassed, config.OutcomeOK
+		obs.Status, obs.Outcome = report.StatusPassed, config.OutcomeOK
 		return false
 	case gone:
-		obs.Status, obs.Outcome, obs.ExitStatus = StatusFailed, config.OutcomeTransportClosed, exit
+		obs.Status, obs.Outcome, obs.ExitStatus = report.StatusFailed, config.OutcomeTransportClosed, exit
 		obs.Reason = "the server is gone after probe " + pr.Name + "; relaunched for the next probe"
 		if r.suite.Endpoint != "" {
 			obs.Reason = "the server could not be reached after probe " + pr.Name
 		}
 	default:
-		obs.Status, obs.Outcome = StatusFailed, config.OutcomeTimeout
+		obs.Status, obs.Outcome = report.StatusFailed, config.OutcomeTimeout
 		obs.Reason = fmt.Sprintf("no answer to the observer within %s after probe %s: the server stopped answering", wait, pr.Name)
 	}
 	return true
@@ -367,7 +368,7 @@ func (r *runState) observeProbe(ctx context.Context, pr *probe.Probe, conn probe
 // judgeProbe settles a probe step from its exchange: the outcome, and the
 // verdict as its status, note or reason, and (for a finding) what was
 // expected and got.
-func (r *runState) judgeProbe(pr *probe.Probe, ex *probe.Exchange, out *StepResult) {
+func (r *runState) judgeProbe(pr *probe.Probe, ex *probe.Exchange, out *report.StepResult) {
 	rep := ex.Reply()
 	switch {
 	case ex.Gone:
@@ -396,23 +397,23 @@ func (r *runState) judgeProbe(pr *probe.Probe, ex *probe.Exchange, out *StepResu
 	v := pr.Judge(ex)
 	ref := probe.Reference(pr.Reference, r.rep.ProtocolVersion)
 	msg := fmt.Sprintf("expected %s; got %s (%s)", v.Expected, v.Got, ref)
-	verdict := &ProbeVerdict{Expected: v.Expected, Got: v.Got, Reference: ref}
+	verdict := &report.ProbeVerdict{Expected: v.Expected, Got: v.Got, Reference: ref}
 	if strings.HasPrefix(out.Target, "tools/call ") {
 		verdict.Tool = strings.TrimPrefix(out.Target, "tools/call ")
 	}
 	switch v.Level {
 	case probe.Pass:
-		out.Status = StatusPassed
+		out.Status = report.StatusPassed
 		return
 	case probe.Note:
 		word := "should: "
 		if v.Risk {
 			word = "risk: "
 		}
-		out.Status, out.Flagged = StatusPassed, true
+		out.Status, out.Flagged = report.StatusPassed, true
 		out.Notes = []string{word + msg}
 	default:
-		out.Status, out.Reason = StatusFailed, msg
+		out.Status, out.Reason = report.StatusFailed, msg
 	}
 	// Analysis lists it as a finding, with what the spec asks.
 	out.Probe = verdict

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // runProtocols runs the suite once per protocol version, each a part of
@@ -15,13 +16,13 @@ import (
 // failure, warnings, notes and skipped tools tagged with the version the
 // pass asked for. [Analyze] then judges each version's checks apart and
 // lists the divergences between them.
-func runProtocols(ctx context.Context, suite *config.Suite, opts Options, m purpose, versions []string) (*Report, error) {
+func runProtocols(ctx context.Context, suite *config.Suite, opts Options, m purpose, versions []string) (*report.Report, error) {
 	start := time.Now()
 	// Each pass has scenarios of its own; the joined report exists only at
 	// the end, so the passes are not followed as they go.
 	opts.OnStart, opts.OnStep, opts.OnScenario = nil, nil, nil
 	opts.answerKey = newAnswerKey()
-	var parts []*Report
+	var parts []*report.Report
 	for _, v := range versions {
 		s := *suite
 		s.ProtocolVersion = v
@@ -40,10 +41,10 @@ func runProtocols(ctx context.Context, suite *config.Suite, opts Options, m purp
 
 // joinProtocols joins the passes of a multi-protocol run (requested[k] is
 // what parts[k] asked for) into one report, not analysed yet.
-func joinProtocols(parts []*Report, requested []string) *Report {
+func joinProtocols(parts []*report.Report, requested []string) *report.Report {
 	first := parts[0]
-	m := &Report{
-		SchemaVersion:   SchemaVersion,
+	m := &report.Report{
+		SchemaVersion:   report.SchemaVersion,
 		Suite:           first.Suite, // named by the server in quick mode
 		Target:          first.Target,
 		ProtocolVersion: first.ProtocolVersion,
@@ -54,16 +55,16 @@ func joinProtocols(parts []*Report, requested []string) *Report {
 	tools := map[string]bool{}
 	for k, rep := range parts {
 		v := requested[k]
-		pr := ProtocolRun{Requested: v, Negotiated: rep.ProtocolVersion, from: len(m.Scenarios)}
-		pr.failed = rep.Failure != nil || rep.TerminatedEarly != nil || len(rep.StaleBaseline) > 0 ||
-			slices.ContainsFunc(rep.Drift, func(d Drift) bool { return d.Failing })
+		pr := report.ProtocolRun{Requested: v, Negotiated: rep.ProtocolVersion, From: len(m.Scenarios)}
+		pr.Failed = rep.Failure != nil || rep.TerminatedEarly != nil || len(rep.StaleBaseline) > 0 ||
+			slices.ContainsFunc(rep.Drift, func(d report.Drift) bool { return d.Failing })
 		if m.Server == nil {
 			m.Server = rep.Server
 		}
 		for _, t := range rep.ToolsDiscovered {
 			tools[t] = true
 		}
-		m.joinPart(rep, v)
+		joinPart(m, rep, v)
 		if m.Analysis == nil {
 			m.Analysis = rep.Analysis
 		}
@@ -80,7 +81,7 @@ func joinProtocols(parts []*Report, requested []string) *Report {
 			st.ProtocolVersion = v
 			m.SkippedTools = append(m.SkippedTools, st)
 		}
-		pr.to = len(m.Scenarios)
+		pr.To = len(m.Scenarios)
 		m.ProtocolRuns = append(m.ProtocolRuns, pr)
 	}
 	for t := range tools {
@@ -98,11 +99,11 @@ func joinProtocols(parts []*Report, requested []string) *Report {
 // step of the first pass with the step of the same scenario name and id in
 // the others. A step that is not for one of the versions (a `protocols`
 // tag) is by design not divergent.
-func divergences(eras []era) []Divergence {
+func divergences(eras []era) []report.Divergence {
 	type key struct{ scenario, step string }
-	index := make([]map[key]*StepResult, len(eras))
+	index := make([]map[key]*report.StepResult, len(eras))
 	for k, e := range eras {
-		index[k] = map[key]*StepResult{}
+		index[k] = map[key]*report.StepResult{}
 		for i := range e.scenarios {
 			sc := &e.scenarios[i]
 			for j := range sc.Steps {
@@ -113,7 +114,7 @@ func divergences(eras []era) []Divergence {
 			}
 		}
 	}
-	var out []Divergence
+	var out []report.Divergence
 	for i := range eras[0].scenarios {
 		sc := &eras[0].scenarios[i]
 		for j := range sc.Steps {
@@ -121,7 +122,7 @@ func divergences(eras []era) []Divergence {
 			if index[0][kk] != &sc.Steps[j] {
 				continue // a repeated name: compared at its first
 			}
-			var results []DivergentOutcome
+			var results []report.DivergentOutcome
 			var values []string
 			differs, tagged := false, false
 			for k, e := range eras {
@@ -131,11 +132,11 @@ func divergences(eras []era) []Divergence {
 				}
 				// A step not judged under one version (out of its scope,
 				// or the run was interrupted) differs in nothing.
-				if o.cause == skipNotForProtocol || interruptedStep(o) {
+				if o.Cause == report.SkipNotForProtocol || interruptedStep(o) {
 					tagged = true
 					break
 				}
-				d := DivergentOutcome{ProtocolVersion: e.negotiated, Status: o.Status, Outcome: o.Outcome, ErrorCode: o.ErrorCode}
+				d := report.DivergentOutcome{ProtocolVersion: e.negotiated, Status: o.Status, Outcome: o.Outcome, ErrorCode: o.ErrorCode}
 				if len(results) > 0 && !sameResult(d, results[0]) {
 					differs = true
 				}
@@ -148,7 +149,7 @@ func divergences(eras []era) []Divergence {
 			}
 			if (differs || len(values) > 0) && !tagged {
 				slices.Sort(values)
-				out = append(out, Divergence{Scenario: sc.Name, Step: sc.Steps[j].ID, Results: results, Values: values})
+				out = append(out, report.Divergence{Scenario: sc.Name, Step: sc.Steps[j].ID, Results: results, Values: values})
 			}
 		}
 	}
@@ -158,7 +159,7 @@ func divergences(eras []era) []Divergence {
 // sameResult reports whether two passes' results of a step are equal in
 // value: status, outcome and error code (the code compared as a number,
 // not as where it is stored).
-func sameResult(a, b DivergentOutcome) bool {
+func sameResult(a, b report.DivergentOutcome) bool {
 	codeEqual := (a.ErrorCode == nil) == (b.ErrorCode == nil) && (a.ErrorCode == nil || *a.ErrorCode == *b.ErrorCode)
 	return a.Status == b.Status && a.Outcome == b.Outcome && codeEqual
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // # Retries and fail-fast
@@ -29,29 +30,8 @@ import (
 // retries) stops the run from starting any other: those are skipped, their
 // NotRun saying so. Scenarios already in flight finish.
 
-// NotRun says why a selected scenario was not run although the run went
-// on: it is in the report, every step skipped with the reason.
-type NotRun string
-
-// The reasons a selected scenario was not run, in the order of the report
-// schema.
-const (
-	// NotRunFailFast: an earlier scenario failed and the run was asked to
-	// stop at the first failure (--fail-fast).
-	NotRunFailFast NotRun = "failFast"
-)
-
-// notRuns lists every NotRun, in the order of the report schema.
-var notRuns = []NotRun{NotRunFailFast}
-
 // reasonFailFast is the skip reason of the scenarios -x leaves out.
 const reasonFailFast = "not run: an earlier scenario failed (--fail-fast)"
-
-// Attempt is one run of a scenario that failed and was run again: its
-// steps as that run left them.
-type Attempt struct {
-	Steps []StepResult `json:"steps"`
-}
 
 // retries is how many times sc may run again after failing.
 func (r *runState) retries(sc *scenario) int {
@@ -82,7 +62,7 @@ func (r *runState) retries(sc *scenario) int {
 func (r *runState) startScenario(ctx context.Context, sc *scenario, shared *link) {
 	if r.opts.FailFast != nil && r.opts.FailFast.Load() {
 		res := &r.rep.Scenarios[sc.index]
-		res.NotRun = NotRunFailFast
+		res.NotRun = report.NotRunFailFast
 		skipFrom(res.Steps, 0, reasonFailFast)
 		if r.opts.OnScenario != nil {
 			r.opts.OnScenario(sc.index, visible(r.red, *res))
@@ -116,10 +96,10 @@ func (r *runState) runRetrying(ctx context.Context, sc *scenario, shared *link, 
 		if !failedSteps(res.Steps) || attempt == n || ctx.Err() != nil {
 			break
 		}
-		res.Attempts = append(res.Attempts, Attempt{Steps: slices.Clone(res.Steps)})
+		res.Attempts = append(res.Attempts, report.Attempt{Steps: slices.Clone(res.Steps)})
 		for j := range sc.steps {
 			res.Steps[j] = sc.steps[j].result()
-			res.Steps[j].Status, res.Steps[j].Reason = StatusSkipped, reasonNotRun
+			res.Steps[j].Status, res.Steps[j].Reason = report.StatusSkipped, reasonNotRun
 		}
 	}
 	sc.muted = false
@@ -132,6 +112,6 @@ func (r *runState) runRetrying(ctx context.Context, sc *scenario, shared *link, 
 }
 
 // failedSteps reports whether any of steps failed.
-func failedSteps(steps []StepResult) bool {
-	return slices.ContainsFunc(steps, func(st StepResult) bool { return st.Status == StatusFailed })
+func failedSteps(steps []report.StepResult) bool {
+	return slices.ContainsFunc(steps, func(st report.StepResult) bool { return st.Status == report.StatusFailed })
 }

@@ -11,38 +11,16 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/internal/mix"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
-
-// Exclusion says why a scenario was left out of a run: it is in the report
-// all the same, every step skipped with the reason, never dropped.
-type Exclusion string
-
-// The exclusions, in the order of the report schema.
-const (
-	// ExcludedTag: --tag was given and the scenario has none of its tags.
-	ExcludedTag Exclusion = "tag"
-	// ExcludedSkipTag: the scenario has a tag --skip-tag names.
-	ExcludedSkipTag Exclusion = "skipTag"
-	// ExcludedRun: --run matches neither the scenario's name nor
-	// "scenario/step" for any of its steps.
-	ExcludedRun Exclusion = "run"
-	// ExcludedShard: the scenario belongs to another shard (--shard).
-	ExcludedShard Exclusion = "shard"
-	// ExcludedLastFailed: --last-failed was given and the scenario did not
-	// fail in the last run.
-	ExcludedLastFailed Exclusion = "lastFailed"
-)
-
-// exclusions lists every exclusion, in the order of the report schema.
-var exclusions = []Exclusion{ExcludedTag, ExcludedSkipTag, ExcludedRun, ExcludedShard, ExcludedLastFailed}
 
 // reasons are the skip reasons of excluded scenarios' steps.
-var reasons = map[Exclusion]string{
-	ExcludedTag:        "not selected: it has no tag --tag names",
-	ExcludedSkipTag:    "not selected: it has a tag --skip-tag names",
-	ExcludedRun:        "not selected: --run matches neither the scenario nor one of its steps",
-	ExcludedShard:      "not selected: another shard runs it",
-	ExcludedLastFailed: "not selected: it did not fail last time (--last-failed)",
+var reasons = map[report.Exclusion]string{
+	report.ExcludedTag:        "not selected: it has no tag --tag names",
+	report.ExcludedSkipTag:    "not selected: it has a tag --skip-tag names",
+	report.ExcludedRun:        "not selected: --run matches neither the scenario nor one of its steps",
+	report.ExcludedShard:      "not selected: another shard runs it",
+	report.ExcludedLastFailed: "not selected: it did not fail last time (--last-failed)",
 }
 
 // Selection chooses the scenarios a run makes. Selection is per scenario:
@@ -61,14 +39,14 @@ type Selection struct {
 	Run *regexp.Regexp
 	// Shard, when set, runs only this shard's part of the selected
 	// scenarios (see shardScenarios); the report says which shard it is.
-	Shard *Shard
+	Shard *report.Shard
 	// Failed, when not nil, selects only the scenarios it names: those
 	// that failed in the last run (--last-failed). A scenario runs whole,
 	// so every step its $refs need runs with it.
 	Failed map[string]bool
 }
 
-func (sel *Selection) shard() *Shard {
+func (sel *Selection) shard() *report.Shard {
 	if sel == nil {
 		return nil
 	}
@@ -77,7 +55,7 @@ func (sel *Selection) shard() *Shard {
 
 // Excludes says why sel leaves out a fixture's scenario ("" when it runs
 // it); shards aside, which depend on every scenario of the run.
-func (sel *Selection) Excludes(sc *config.Scenario) Exclusion {
+func (sel *Selection) Excludes(sc *config.Scenario) report.Exclusion {
 	ids := make([]string, len(sc.Steps))
 	for j := range sc.Steps {
 		ids[j] = sc.Steps[j].ID
@@ -87,19 +65,19 @@ func (sel *Selection) Excludes(sc *config.Scenario) Exclusion {
 
 // exclusion is why sel leaves out the scenario of this name, step ids and
 // tags ("" when it runs).
-func (sel *Selection) exclusion(name string, ids, tags []string) Exclusion {
+func (sel *Selection) exclusion(name string, ids, tags []string) report.Exclusion {
 	hasAny := func(list []string) bool {
 		return slices.ContainsFunc(list, func(t string) bool { return slices.Contains(tags, t) })
 	}
 	switch {
 	case len(sel.Tags) > 0 && !hasAny(sel.Tags):
-		return ExcludedTag
+		return report.ExcludedTag
 	case hasAny(sel.SkipTags):
-		return ExcludedSkipTag
+		return report.ExcludedSkipTag
 	case sel.Run != nil && !sel.matches(name, ids):
-		return ExcludedRun
+		return report.ExcludedRun
 	case sel.Failed != nil && !sel.Failed[name]:
-		return ExcludedLastFailed
+		return report.ExcludedLastFailed
 	}
 	return ""
 }
@@ -155,12 +133,12 @@ func (r *runState) selectScenarios(from int) {
 }
 
 // exclude marks sc left out of the run for why ("" keeps it).
-func (r *runState) exclude(sc *scenario, why Exclusion) {
+func (r *runState) exclude(sc *scenario, why report.Exclusion) {
 	sc.excluded = why
 	res := &r.rep.Scenarios[sc.index]
 	res.NotSelected = why
 	if why != "" {
-		skipFor(res.Steps, 0, skipNotSelected, reasons[why])
+		skipFor(res.Steps, 0, report.SkipNotSelected, reasons[why])
 	}
 }
 
@@ -171,27 +149,6 @@ func (r *runState) listed() {
 			skipFrom(r.rep.Scenarios[i].Steps, 0, reasonListed)
 		}
 	}
-}
-
-// Shard is one part of a suite split over several runs (--shard K/N), for
-// a CI job matrix; mcpcheck merge puts the parts' reports back together.
-type Shard struct {
-	// Index is K, counting from 1; Total is N.
-	Index int `json:"index"`
-	Total int `json:"total"`
-}
-
-// String renders the shard as K/N.
-func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Total) }
-
-// ParseShard reads K/N, 1 <= K <= N.
-func ParseShard(v string) (Shard, error) {
-	var s Shard
-	var rest string
-	if n, _ := fmt.Sscanf(v, "%d/%d%s", &s.Index, &s.Total, &rest); n != 2 || s.Total < 1 || s.Index < 1 || s.Index > s.Total {
-		return Shard{}, fmt.Errorf("want K/N with 1 <= K <= N, such as 2/3, got %q", v)
-	}
-	return s, nil
 }
 
 // loadSlack is how far above an even share of the steps a shard may be
@@ -271,7 +228,7 @@ func (r *runState) shardScenarios(from int) {
 		load[to] += u.weight
 		if to != sh.Index {
 			for _, sc := range u.scens {
-				sc.excluded = ExcludedShard
+				sc.excluded = report.ExcludedShard
 			}
 		}
 	}

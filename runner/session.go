@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // session is one MCP session with the server under test.
@@ -99,16 +100,16 @@ type dialer struct {
 }
 
 // target describes the dialer's target for the report.
-func (d *dialer) target() Target {
+func (d *dialer) target() report.Target {
 	switch {
 	case d.opts.Dial != nil:
-		return Target{Transport: TargetMemory}
+		return report.Target{Transport: report.TargetMemory}
 	case d.suite.Endpoint != "" && d.suite.Transport == config.TransportSSE:
-		return Target{Transport: TargetSSE, Origin: endpointOrigin(d.suite.Endpoint)}
+		return report.Target{Transport: report.TargetSSE, Origin: endpointOrigin(d.suite.Endpoint)}
 	case d.suite.Endpoint != "":
-		return Target{Transport: TargetHTTP, Origin: endpointOrigin(d.suite.Endpoint)}
+		return report.Target{Transport: report.TargetHTTP, Origin: endpointOrigin(d.suite.Endpoint)}
 	default:
-		return Target{Transport: TargetStdio, Program: filepath.Base(d.suite.Command[0])}
+		return report.Target{Transport: report.TargetStdio, Program: filepath.Base(d.suite.Command[0])}
 	}
 }
 

@@ -18,11 +18,12 @@ import (
 	"github.com/mcpcheck/mcpcheck/assert"
 	"github.com/mcpcheck/mcpcheck/internal/jsonx"
 	"github.com/mcpcheck/mcpcheck/runner/internal/gen"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // result is the step's place in the report before it has run.
-func (p *step) result() StepResult {
-	out := StepResult{ID: p.spec.ID, Kind: p.call.kind, Origin: p.origin, Score: p.score, Case: p.caseName, Property: p.property,
+func (p *step) result() report.StepResult {
+	out := report.StepResult{ID: p.spec.ID, Kind: p.call.kind, Origin: p.origin, Score: p.score, Case: p.caseName, Property: p.property,
 		Forbidden: p.forbidden, TimedBy: p.timedBy, Pos: p.spec.Pos, Position: positionOf(p.spec.Pos)}
 	if p.call.kind == config.KindTool {
 		out.Tool = p.call.name
@@ -34,13 +35,13 @@ func (p *step) result() StepResult {
 
 // runStep runs step j of sc on sess: resolve its $refs, check its
 // arguments, make the call, classify what came back, and check it.
-func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j int, results map[string]any) StepResult {
+func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j int, results map[string]any) report.StepResult {
 	if r.opts.OnCall != nil {
 		r.opts.OnCall(sc.index, j)
 	}
 	p := &sc.steps[j]
 	out := p.result()
-	out.Status = StatusFailed
+	out.Status = report.StatusFailed
 	if why := unsupported(sess, &p.call); why != "" {
 		out.Reason = why
 		r.traceStep(sc, p, &out, nil, time.Now())
@@ -96,7 +97,7 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 		// The answer would be the spec's refusal of a plain call, whatever
 		// the input: nothing a bad-input case can judge.
 		cancel()
-		out.Status, out.Reason = StatusSkipped, skipTaskOnly
+		out.Status, out.Reason = report.StatusSkipped, skipTaskOnly
 		r.traceStep(sc, p, &out, argv, began)
 		return out
 	}
@@ -107,7 +108,7 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 		rep = task.rep
 		if task.skip != "" {
 			cancel()
-			out.Status, out.Reason = StatusSkipped, task.skip+"; nothing was sent"
+			out.Status, out.Reason = report.StatusSkipped, task.skip+"; nothing was sent"
 			r.traceStep(sc, p, &out, argv, began)
 			return out
 		}
@@ -133,7 +134,7 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 
 	if interrupted {
 		// The call was sent, so the trace has it.
-		out.Status, out.Reason = StatusSkipped, reasonInterruptedCall
+		out.Status, out.Reason = report.StatusSkipped, reasonInterruptedCall
 		r.traceStep(sc, p, &out, argv, began)
 		return out
 	}
@@ -190,14 +191,14 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 		}
 	}
 	if task.why != "" {
-		out.Status, out.Reason = StatusFailed, r.clean(task.why, 2000)
+		out.Status, out.Reason = report.StatusFailed, r.clean(task.why, 2000)
 	}
 	if task.note != "" {
 		out.Notes, out.Flagged = append(out.Notes, r.clean(task.note, 600)), true
 	}
 	r.expectUnchanged(ctx, sess, sc, j, &out, results)
 	if p.record {
-		out.result = decoded
+		out.Decoded = decoded
 	}
 	if r.wantsExchange(out.Status) {
 		var answer json.RawMessage
@@ -239,7 +240,7 @@ func stepParams(p *step, sess *session, results map[string]any) (params json.Raw
 // or the report needs the whole of it, and validates a tool's structured
 // content against its output schema. It returns the decoded result, if
 // decoded.
-func (r *runState) readAnswer(p *step, rep *reply, schemas *toolSchemas, ar *assert.Result, out *StepResult) (decoded map[string]any) {
+func (r *runState) readAnswer(p *step, rep *reply, schemas *toolSchemas, ar *assert.Result, out *report.StepResult) (decoded map[string]any) {
 	ar.HasResult, ar.IsError = true, rep.isError
 	ar.Text, ar.HasContent = rep.text, rep.hasContent
 	if p.measure {
@@ -284,7 +285,7 @@ func (r *runState) readAnswer(p *step, rep *reply, schemas *toolSchemas, ar *ass
 // no earlier await of the session consumed, with the method and params it
 // wants, within its time limit; none is the outcome timeout. The step's
 // result is {method, params} of the notification.
-func (r *runState) runAwait(ctx context.Context, sess *session, sc *scenario, j int, out StepResult, results map[string]any) StepResult {
+func (r *runState) runAwait(ctx context.Context, sess *session, sc *scenario, j int, out report.StepResult, results map[string]any) report.StepResult {
 	p := &sc.steps[j]
 	a := p.spec.Await
 	timeout := p.timeout
@@ -312,7 +313,7 @@ func (r *runState) runAwait(ctx context.Context, sess *session, sc *scenario, j 
 		out.Outcome, ar.Outcome, ar.HasResult = config.OutcomeOK, config.OutcomeOK, true
 		ar.Whole = map[string]any{"method": n.Method, "params": n.Params}
 	case cutShort(ctx, waitCtx):
-		out.Status, out.Reason = StatusSkipped, reasonInterruptedCall
+		out.Status, out.Reason = report.StatusSkipped, reasonInterruptedCall
 		return out
 	case sess.inbox.cutCount() > cuts:
 		// The stream that would carry the notification had a message
@@ -332,9 +333,9 @@ func (r *runState) runAwait(ctx context.Context, sess *session, sc *scenario, j 
 // inFlight splits the messages that arrived while a step was in flight into
 // the notifications its checks see (progress only with the step's own
 // token) and the requests the server made of the client, counted by method.
-func (r *runState) inFlight(window []received, token string, tp *tap) ([]assert.Notification, []ServerRequest) {
+func (r *runState) inFlight(window []received, token string, tp *tap) ([]assert.Notification, []report.ServerRequest) {
 	var notes []assert.Notification
-	var reqs []ServerRequest
+	var reqs []report.ServerRequest
 	for i := range window {
 		m := &window[i]
 		switch {
@@ -344,9 +345,9 @@ func (r *runState) inFlight(window []received, token string, tp *tap) ([]assert.
 				continue
 			}
 			method := r.clean(m.method, 100)
-			k := slices.IndexFunc(reqs, func(q ServerRequest) bool { return q.Method == method && slices.Equal(q.During, during) })
+			k := slices.IndexFunc(reqs, func(q report.ServerRequest) bool { return q.Method == method && slices.Equal(q.During, during) })
 			if k < 0 {
-				reqs = append(reqs, ServerRequest{Method: method, During: during})
+				reqs = append(reqs, report.ServerRequest{Method: method, During: during})
 				k = len(reqs) - 1
 			}
 			reqs[k].Count++
@@ -422,7 +423,7 @@ func orNull(raw json.RawMessage) json.RawMessage {
 // probe it before trusting it again, or know it is gone. A stdio server
 // whose pipe broke is usually exiting; it gets a moment so the step can
 // say how it ended.
-func (r *runState) noteTransport(sess *session, outcome config.Outcome, out *StepResult) {
+func (r *runState) noteTransport(sess *session, outcome config.Outcome, out *report.StepResult) {
 	switch outcome {
 	case config.OutcomeMalformedResponse:
 		// Some broken messages end the SDK's connection asynchronously.
@@ -443,7 +444,7 @@ func (r *runState) noteTransport(sess *session, outcome config.Outcome, out *Ste
 }
 
 // traceStep writes a step's trace line.
-func (r *runState) traceStep(sc *scenario, p *step, out *StepResult, args map[string]any, began time.Time) {
+func (r *runState) traceStep(sc *scenario, p *step, out *report.StepResult, args map[string]any, began time.Time) {
 	if r.trace == nil {
 		return
 	}
@@ -459,7 +460,7 @@ func (r *runState) traceStep(sc *scenario, p *step, out *StepResult, args map[st
 	if args != nil {
 		redacted, _ = r.red.Value(args).(map[string]any)
 	}
-	r.trace.write(TraceEntry{
+	r.trace.write(report.TraceEntry{
 		Scenario: sc.name, Step: p.spec.ID, Origin: p.origin, Kind: p.call.kind, Tool: out.Tool, Target: out.Target,
 		Case: p.caseName, Property: p.property, Outcome: out.Outcome, Status: out.Status,
 		Detail: detail, Arguments: redacted, StartedAt: traceTime(began), DurationMs: out.DurationMs,
@@ -468,7 +469,7 @@ func (r *runState) traceStep(sc *scenario, p *step, out *StepResult, args map[st
 
 // check runs the step's checkers and settles its status; a passing step's
 // result is kept for later $refs when one needs it.
-func (r *runState) check(p *step, out *StepResult, ar *assert.Result, decoded map[string]any, results map[string]any) {
+func (r *runState) check(p *step, out *report.StepResult, ar *assert.Result, decoded map[string]any, results map[string]any) {
 	st := p.spec
 	// Checkers are built per call rather than kept in the plan: a 10,000-step
 	// run would otherwise hold them all live, and every GC cycle rescans the
@@ -489,7 +490,7 @@ func (r *runState) check(p *step, out *StepResult, ar *assert.Result, decoded ma
 				continue
 			}
 			failed = true
-			out.Assertions = append(out.Assertions, AssertionResult{
+			out.Assertions = append(out.Assertions, report.AssertionResult{
 				Kind: f.Kind, Path: f.Path, Message: f.Message, Position: positionOf(assert.Position(&st.Expect, f.Kind)),
 				Expected: f.Expected, HasExpected: f.HasExpected,
 				Actual: r.red.Value(f.Actual), HasActual: f.HasActual,
@@ -503,10 +504,10 @@ func (r *runState) check(p *step, out *StepResult, ar *assert.Result, decoded ma
 	// else holds: a failing step's answer is no answer to keep.
 	if p.golden != nil && !failed && out.Reason == "" {
 		fails, note := r.checkGolden(p, ar)
-		out.goesOn = len(fails) > 0
+		out.GoesOn = len(fails) > 0
 		for _, f := range fails {
 			failed = true
-			out.Assertions = append(out.Assertions, AssertionResult{
+			out.Assertions = append(out.Assertions, report.AssertionResult{
 				Kind: f.Kind, Path: f.Path, Message: f.Message, Position: positionOf(assert.Position(&st.Expect, f.Kind)),
 				Expected: f.Expected, HasExpected: f.HasExpected,
 				Actual: f.Actual, HasActual: f.HasActual,
@@ -516,23 +517,23 @@ func (r *runState) check(p *step, out *StepResult, ar *assert.Result, decoded ma
 			out.Notes = append(out.Notes, r.clean(note, 600))
 		}
 	}
-	if out.goesOn && p.keep && decoded != nil {
+	if out.GoesOn && p.keep && decoded != nil {
 		// Later steps may refer to this answer: it held everything else.
 		results[st.ID] = decoded
 	}
 	if failed || out.Reason != "" && ar.Outcome == "" {
 		return
 	}
-	out.Status = StatusPassed
+	out.Status = report.StatusPassed
 	if p.capture != "" {
 		if decoded == nil || ar.Outcome != config.OutcomeOK {
-			out.Flagged, out.stop = true, "the create call did not succeed, so there is no resource to follow"
+			out.Flagged, out.Stop = true, "the create call did not succeed, so there is no resource to follow"
 			return
 		}
 		id, where, ok := gen.ExtractID(p.capture, decoded["structuredContent"], ar.Text)
 		if !ok {
-			out.Flagged, out.stop = true, "no id-shaped value ("+p.capture+"_id, id, uuid) in the result; the lifecycle check gives up rather than guess"
-			out.Notes = append(out.Notes, out.stop)
+			out.Flagged, out.Stop = true, "no id-shaped value ("+p.capture+"_id, id, uuid) in the result; the lifecycle check gives up rather than guess"
+			out.Notes = append(out.Notes, out.Stop)
 			return
 		}
 		out.Notes = append(out.Notes, "captured the "+p.capture+" id at "+where)
@@ -541,4 +542,17 @@ func (r *runState) check(p *step, out *StepResult, ar *assert.Result, decoded ma
 	if p.keep && decoded != nil {
 		results[st.ID] = decoded
 	}
+}
+
+// positionOf is p as a report position, or nil when it names no line
+// (generated steps).
+func positionOf(p config.Pos) *report.Position {
+	if p.File == "" || p.Line == 0 {
+		return nil
+	}
+	return &report.Position{File: p.File, Line: p.Line, Column: p.Col}
+}
+
+func ms(d time.Duration) float64 {
+	return float64(d.Microseconds()) / 1000
 }

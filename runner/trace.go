@@ -7,29 +7,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
-
-// TraceEntry is one line of a --trace JSONL file: one tool call, with what
-// the report leaves out (the arguments, redacted, and when it started), or
-// one tool that generation skipped.
-type TraceEntry struct {
-	Scenario   string          `json:"scenario,omitempty"`
-	Step       string          `json:"step,omitempty"`
-	Origin     config.Origin   `json:"origin,omitempty"`
-	Kind       config.StepKind `json:"kind,omitempty"`
-	Tool       string          `json:"tool,omitempty"`
-	Target     string          `json:"target,omitempty"`
-	Case       string          `json:"case,omitempty"`
-	Property   string          `json:"property,omitempty"`
-	Outcome    config.Outcome  `json:"outcome,omitempty"`
-	Status     Status          `json:"status,omitempty"`
-	Detail     string          `json:"detail,omitempty"`
-	Arguments  map[string]any  `json:"arguments,omitempty"`
-	StartedAt  string          `json:"startedAt,omitempty"`
-	DurationMs float64         `json:"durationMs"`
-	Skipped    string          `json:"skipped,omitempty"`
-}
 
 // tracer writes trace entries as JSON lines; it is safe for concurrent use
 // and a nil tracer writes nothing.
@@ -49,7 +28,7 @@ func newTracer(w io.Writer, red *redactor) *tracer {
 	return &tracer{enc: enc, red: red}
 }
 
-func (t *tracer) write(e TraceEntry) {
+func (t *tracer) write(e report.TraceEntry) {
 	if t == nil {
 		return
 	}

@@ -174,7 +174,7 @@ func TestEveryExampleRuns(t *testing.T) {
 
 // runEverything runs examples/everything.yaml against the pinned
 // server-everything, over stdio (installed in the peers cache) or over HTTP.
-func runEverything(t *testing.T, endpoint string, flags ...string) *runner.Report {
+func runEverything(t *testing.T, endpoint string, flags ...string) *report.Report {
 	dir := peerDir(t)
 	settings := endpointFlag(endpoint)
 	for i := 0; i+1 < len(flags); i += 2 {
@@ -258,7 +258,7 @@ func TestDemoExampleInMemory(t *testing.T) {
 	}
 }
 
-func reportJSON(t *testing.T, w *strings.Builder, rep *runner.Report) {
+func reportJSON(t *testing.T, w *strings.Builder, rep *report.Report) {
 	t.Helper()
 	if err := report.JSON(w, rep); err != nil {
 		t.Fatal(err)

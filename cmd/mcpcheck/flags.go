@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/runner"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // flagError writes the flag package's words with the flags as users type
@@ -122,7 +123,7 @@ func parseFlags(args []string) (*flags, error) {
 		return nil
 	})
 	fs.Func("shard", "", func(v string) error {
-		sh, err := runner.ParseShard(v)
+		sh, err := report.ParseShard(v)
 		f.sel.Shard = &sh
 		return err
 	})
