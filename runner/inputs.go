@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"github.com/mcpcheck/mcpcheck/runner/report"
 	"net/url"
 	"runtime"
 	"strings"
@@ -53,7 +54,7 @@ func (r *runState) scratchForGenerated(sess *session, from int) bool {
 		return true
 	}
 	if r.tmp = r.scratch.dir(); r.tmp == "" {
-		r.fail(StageConnect, scratchError(r.scratch.err))
+		r.fail(report.StageConnect, scratchError(r.scratch.err))
 		return false
 	}
 	sess.tmp = r.tmp
