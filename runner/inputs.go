@@ -1,10 +1,11 @@
 package runner
 
 import (
-	"github.com/mcpcheck/mcpcheck/runner/report"
 	"net/url"
 	"runtime"
 	"strings"
+
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // mayWrite says which tools may write, for the generator's path rules
