@@ -59,17 +59,19 @@ func addNotes(s *mcp.Server, root string) error {
 		return fmt.Errorf("--notes %s: not a directory", root)
 	}
 	n := &notes{root: filepath.Clean(abs)}
-	s.AddTool(&mcp.Tool{Name: toolNotesFolder, Title: "Notes folder", Description: "Names the folder the notes tools may use.",
+	mcp.AddTool(s, &mcp.Tool{Name: toolNotesFolder, Title: "Notes folder", Description: "Names the folder the notes tools may use.",
 		InputSchema: noArgsSchema, Annotations: readOnly("Notes folder")},
-		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return textResult("Notes folder:\n" + n.root), nil
+		func(context.Context, *mcp.CallToolRequest, noArgs) (*mcp.CallToolResult, any, error) {
+			return textResult("Notes folder:\n" + n.root), nil, nil
 		})
-	s.AddTool(&mcp.Tool{Name: toolListNotes, Title: "List notes", Description: "Lists a folder inside the notes folder.",
+	// The SDK validates arguments against these schemas, as a real
+	// filesystem server does: the tools are honest about their inputs.
+	mcp.AddTool(s, &mcp.Tool{Name: toolListNotes, Title: "List notes", Description: "Lists a folder inside the notes folder.",
 		InputSchema: listNotesSchema, Annotations: readOnly("List notes")}, n.list)
-	s.AddTool(&mcp.Tool{Name: toolReadNote, Title: "Read note", Description: "Reads a note, or its first (head) or last (tail) lines.",
+	mcp.AddTool(s, &mcp.Tool{Name: toolReadNote, Title: "Read note", Description: "Reads a note, or its first (head) or last (tail) lines.",
 		InputSchema: readNoteSchema, Annotations: readOnly("Read note")}, n.read)
 	destructive := true
-	s.AddTool(&mcp.Tool{Name: toolWriteNote, Title: "Write note", Description: "Creates a note or replaces its content.",
+	mcp.AddTool(s, &mcp.Tool{Name: toolWriteNote, Title: "Write note", Description: "Creates a note or replaces its content.",
 		InputSchema: writeNoteSchema, Annotations: &mcp.ToolAnnotations{Title: "Write note", DestructiveHint: &destructive}}, n.write)
 	return nil
 }
@@ -86,16 +88,29 @@ func (n *notes) inside(p string) (string, error) {
 	return c, nil
 }
 
-func (n *notes) list(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	var in struct{ Folder string }
-	_ = json.Unmarshal(req.Params.Arguments, &in)
+type listNotesIn struct {
+	Folder string `json:"folder"`
+}
+
+type readNoteIn struct {
+	Path string `json:"path"`
+	Head int    `json:"head,omitempty"`
+	Tail int    `json:"tail,omitempty"`
+}
+
+type writeNoteIn struct {
+	Path    string `json:"path"`
+	Content string `json:"content"`
+}
+
+func (n *notes) list(_ context.Context, _ *mcp.CallToolRequest, in listNotesIn) (*mcp.CallToolResult, any, error) {
 	dir, err := n.inside(in.Folder)
 	if err != nil {
-		return toolError(err), nil
+		return nil, nil, err
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return toolError(err), nil
+		return nil, nil, err
 	}
 	var lines []string
 	for i, e := range entries {
@@ -109,28 +124,23 @@ func (n *notes) list(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallTool
 		lines = append(lines, tag+" "+e.Name())
 	}
 	sort.Strings(lines)
-	return textResult(strings.Join(lines, "\n")), nil
+	return textResult(strings.Join(lines, "\n")), nil, nil
 }
 
-func (n *notes) read(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	var in struct {
-		Path       string
-		Head, Tail int
-	}
-	_ = json.Unmarshal(req.Params.Arguments, &in)
+func (n *notes) read(_ context.Context, _ *mcp.CallToolRequest, in readNoteIn) (*mcp.CallToolResult, any, error) {
 	if in.Head > 0 && in.Tail > 0 {
-		return toolError(errors.New("Cannot specify both head and tail")), nil
+		return nil, nil, errors.New("Cannot specify both head and tail")
 	}
 	p, err := n.inside(in.Path)
 	if err != nil {
-		return toolError(err), nil
+		return nil, nil, err
 	}
 	if fi, err := os.Stat(p); err == nil && fi.IsDir() {
-		return toolError(errors.New("EISDIR: illegal operation on a directory, read")), nil
+		return nil, nil, errors.New("EISDIR: illegal operation on a directory, read")
 	}
 	f, err := os.Open(p)
 	if err != nil {
-		return toolError(err), nil
+		return nil, nil, err
 	}
 	defer f.Close()
 	buf := make([]byte, maxNote)
@@ -142,24 +152,22 @@ func (n *notes) read(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallTool
 	case in.Tail > 0 && in.Tail < len(lines):
 		lines = lines[len(lines)-in.Tail:]
 	}
-	return textResult(strings.Join(lines, "\n")), nil
+	return textResult(strings.Join(lines, "\n")), nil, nil
 }
 
-func (n *notes) write(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	var in struct{ Path, Content string }
-	_ = json.Unmarshal(req.Params.Arguments, &in)
+func (n *notes) write(_ context.Context, _ *mcp.CallToolRequest, in writeNoteIn) (*mcp.CallToolResult, any, error) {
 	p, err := n.inside(in.Path)
 	if err != nil {
-		return toolError(err), nil
+		return nil, nil, err
 	}
 	if fi, err := os.Stat(p); err == nil && fi.IsDir() {
-		return toolError(errors.New("EISDIR: illegal operation on a directory, open")), nil
+		return nil, nil, errors.New("EISDIR: illegal operation on a directory, open")
 	}
 	if len(in.Content) > maxNote {
-		return toolError(fmt.Errorf("content is larger than %d bytes", maxNote)), nil
+		return nil, nil, fmt.Errorf("content is larger than %d bytes", maxNote)
 	}
 	if err := os.WriteFile(p, []byte(in.Content), 0o600); err != nil {
-		return toolError(err), nil
+		return nil, nil, err
 	}
-	return textResult(fmt.Sprintf("Wrote %d bytes to %s", len(in.Content), p)), nil
+	return textResult(fmt.Sprintf("Wrote %d bytes to %s", len(in.Content), p)), nil, nil
 }

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"net/url"
+	"os"
 	"runtime"
 	"strings"
 
@@ -60,4 +61,31 @@ func (r *runState) scratchForGenerated(sess *session, from int) bool {
 	}
 	sess.tmp = r.tmp
 	return true
+}
+
+// maxRootEntries bounds what a client root's local listing reads.
+const maxRootEntries = 64
+
+// localListing lists a directory a client root names, as listing tools
+// answer ("[FILE] name", "[DIR] name" lines): the roots are mcpcheck's own
+// offer, on its own machine, so it may read what they hold and offer the
+// entries as paths (gen.Offered.AddListing takes plain names only). At most
+// maxRootEntries entries are read; a root that cannot be read lists
+// nothing.
+func localListing(dir string) string {
+	f, err := os.Open(dir)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	entries, _ := f.ReadDir(maxRootEntries)
+	var b strings.Builder
+	for _, e := range entries {
+		tag := "[FILE] "
+		if e.IsDir() {
+			tag = "[DIR] "
+		}
+		b.WriteString(tag + e.Name() + "\n")
+	}
+	return b.String()
 }

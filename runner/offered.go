@@ -45,6 +45,7 @@ func (r *runState) offered(ctx context.Context, sess *session, found *discovered
 		for _, root := range c.Roots {
 			if dir := rootDir(root.URI); dir != "" {
 				o.AddRoot("client roots", dir)
+				o.AddListing("client roots", dir, localListing(dir))
 			}
 		}
 	}

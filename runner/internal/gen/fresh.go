@@ -17,9 +17,12 @@ import (
 // own, "mcpcheck-<tool>-<property>.txt" (no extension for a directory
 // property, or for a tool whose name says it makes directories), under:
 //
-//  1. a directory the server serves: one the client roots mcpcheck
-//     offered name, or one the server's own listing tool answered for
-//     ([Offered.Served]), in the order offered; else
+//  1. a directory the server serves ([Offered.Served]), in the order
+//     offered: one the client roots mcpcheck offered name, one an
+//     argument-free tool whose name says it names directories answered
+//     (list_allowed_directories), or one the server's own listing tool
+//     answered for; a directory merely mentioned in some answer (a HOME
+//     in an environment dump) is not one; else
 //  2. the run's scratch directory (${tmp}), made for the run and removed
 //     after it.
 //

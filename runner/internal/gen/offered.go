@@ -141,6 +141,19 @@ func (o *Offered) AddID(source string, id any, nouns ...string) {
 // has some (v, decoded with json.Number), else its text, read as JSON when
 // it is JSON and as lines of words otherwise.
 func (o *Offered) AddAnswer(tool string, structured any, text string) {
+	if listsDirectories(tool) {
+		// An argument-free tool whose name says it names directories
+		// (list_allowed_directories, notes_folder) lists the ones the
+		// server serves: fresh paths may go there (fresh.go).
+		from := len(o.dirs)
+		defer func() {
+			for _, d := range o.dirs[min(from, len(o.dirs)):] {
+				if s, ok := d.value.(string); ok {
+					o.serve(s)
+				}
+			}
+		}()
+	}
 	nouns := toolNouns(tool)
 	if structured != nil {
 		o.walk(tool, structured, "", nouns)
