@@ -1,5 +1,5 @@
 // Package runner runs a loaded fixture against an MCP server and produces a
-// [Report].
+// report (package runner/report).
 //
 // [Run] connects to the suite's target (a stdio command or a Streamable HTTP
 // endpoint), initializes with a pinned protocol version, discovers the
@@ -49,22 +49,22 @@
 //
 // The rules a run follows are stated where they are enforced: the child's
 // environment and ${tmp} in env.go, shutdown in stdio.go, outcome classes
-// in classify.go, scheduling in schedule.go and scenario.go, generated
+// in call.go, scheduling in schedule.go and scenario.go, generated
 // checks in generated.go and analyze.go, protocol probes in
 // internal/probe, contracts and drift in drift.go, golden answers in
-// golden.go, selection and shards in select.go, merge and baselines in
-// merge.go, what reaches an output in redact.go (and internal/safetext),
-// the verdict in report.Report.Tally.
+// golden.go, selection, shards, merge and baselines in merge.go, what
+// reaches an output in redact.go (and internal/safetext), the verdict in
+// report.Report.Tally.
 //
 // # One expectation, from the fixture to the report
 //
 // `expect: {structuredEquals: …}` is read by config (load.go: the value
 // with its position), compiled into the plan with its step (plan.go),
 // scheduled (schedule.go → scenario.go) and run (step.go: runStep makes
-// the call through call.go, classify.go gives the outcome, readAnswer
+// the call through call.go, which classifies the outcome, readAnswer
 // decodes structuredContent); check (step.go) builds the checker from
 // package assert (structured.go), whose failures become the step's
-// [AssertionResult] with the fixture position; runner/report prints it
+// report.AssertionResult with the fixture position; runner/report prints it
 // (failure.go). Each hop goes one way, down the list.
 //
 // # Example

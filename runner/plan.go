@@ -74,7 +74,7 @@ type scenario struct {
 	// excluded, when set, leaves the scenario out of the run (Selection).
 	excluded report.Exclusion
 	// muted keeps the run's hooks from hearing of the scenario's steps
-	// while it may still be retried (retry.go).
+	// while it may still be retried (schedule.go).
 	muted bool
 }
 
@@ -128,7 +128,7 @@ type step struct {
 	// the time the call takes (delayMs, duration, ...): latency does not
 	// judge such a call (timeArgument).
 	timedBy string
-	// taskCheck, when set, is a generated task check (task_checks.go) of
+	// taskCheck, when set, is a generated task check (task.go) of
 	// a tool whose execution.taskSupport is taskSupport.
 	taskCheck   taskCheck
 	taskSupport string

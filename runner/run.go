@@ -682,7 +682,7 @@ var ErrMissingCredential = errors.New("missing credential")
 // Options tune a run without changing what it checks.
 type Options struct {
 	// answerKey, in a run in several protocol eras, keys the steps'
-	// answer digests (eradiff.go).
+	// answer digests (protocols.go).
 	answerKey []byte
 	// Environ is the runner's environment as KEY=VALUE pairs, read for
 	// envFromEnv, headersFromEnv and the stdio child's base variables.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/go-openapi/jsonpointer"
 	"github.com/mcpcheck/mcpcheck/assert"
 	"github.com/mcpcheck/mcpcheck/internal/jsonx"
 	"github.com/mcpcheck/mcpcheck/runner/internal/gen"
@@ -34,7 +35,8 @@ func (p *step) result() report.StepResult {
 }
 
 // runStep runs step j of sc on sess: resolve its $refs, check its
-// arguments, make the call, classify what came back, and check it.
+// arguments, make the call (send), classify what came back, and check it
+// (judge).
 func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j int, results map[string]any) report.StepResult {
 	if r.opts.OnCall != nil {
 		r.opts.OnCall(sc.index, j)
@@ -62,102 +64,144 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 	if uri, ok := value.(string); ok && p.call.name == "" {
 		out.Target = r.clean(uriTarget(uri), 300)
 	}
-	argv, _ := value.(map[string]any)
-	var schemas *toolSchemas
+	sp := stepCall{sc: sc, j: j, p: p, params: params, value: value, results: results}
+	sp.argv, _ = value.(map[string]any)
 	if p.call.kind == config.KindTool {
-		schemas = r.schemas[p.call.name]
+		sp.schemas = r.schemas[p.call.name]
 	}
-	if p.validate && schemas != nil {
-		if rejected, reason, detail := checkArguments(schemas, argv); rejected {
+	if p.validate && sp.schemas != nil {
+		if rejected, reason, detail := checkArguments(sp.schemas, sp.argv); rejected {
 			out.Outcome, out.Reason, out.Detail = config.OutcomeInputRejected, reason, r.clean(detail, 2000)
 			r.check(p, &out, &assert.Result{Kind: p.call.kind, Outcome: config.OutcomeInputRejected}, nil, results)
 			if r.wantsExchange(out.Status) {
 				out.Exchange = r.exchange(&p.call, params, nil, nil, "")
 				out.Exchange.NotSent = true
 			}
-			r.traceStep(sc, p, &out, argv, time.Now())
+			r.traceStep(sc, p, &out, sp.argv, time.Now())
 			return out
 		}
 	}
+	a, done := r.send(ctx, sess, &sp, &out)
+	if done {
+		return out
+	}
+	r.judge(ctx, sess, &sp, a, &out)
+	return out
+}
 
+// stepCall is one step being run: where it is, and what it sends.
+type stepCall struct {
+	sc      *scenario
+	j       int
+	p       *step
+	params  json.RawMessage
+	value   any
+	argv    map[string]any
+	schemas *toolSchemas
+	results map[string]any
+}
+
+// callAnswer is what a step's call brought back, for judge.
+type callAnswer struct {
+	ctx             context.Context // the call's own (classify reads how it ended)
+	rep             *reply
+	err             error
+	task            taskRun
+	tp              *tap
+	token           string
+	window          []received
+	began           time.Time
+	elapsed         time.Duration
+	plainOfTaskOnly bool
+}
+
+// send makes the step's call: plain, as a task, or as a generated task
+// check. done means out is final (skipped, interrupted, or nothing sent).
+func (r *runState) send(ctx context.Context, sess *session, sp *stepCall, out *report.StepResult) (a callAnswer, done bool) {
+	p, sc, j := sp.p, sp.sc, sp.j
 	callCtx, cancel := context.WithTimeout(ctx, p.timeout)
-	tp := &tap{label: sc.label(j)}
-	token := ""
+	a.ctx, a.tp = callCtx, &tap{label: sc.label(j)}
 	if p.progress {
-		token = r.progressToken()
+		a.token = r.progressToken()
 	}
 	from := sess.inbox.next()
-	began := time.Now()
-	var rep *reply
-	var err error
-	var task taskRun
-	tc := taskFor(sess, p, schemas)
-	plainOfTaskOnly := tc == nil && schemas != nil && schemas.taskSupport == "required"
-	if plainOfTaskOnly && p.origin == config.OriginFuzz && p.caseName != caseValid {
+	a.began = time.Now()
+	tc := taskFor(sess, p, sp.schemas)
+	a.plainOfTaskOnly = tc == nil && sp.schemas != nil && sp.schemas.taskSupport == "required"
+	if a.plainOfTaskOnly && p.origin == config.OriginFuzz && p.caseName != caseValid {
 		// The answer would be the spec's refusal of a plain call, whatever
 		// the input: nothing a bad-input case can judge.
 		cancel()
 		out.Status, out.Reason = report.StatusSkipped, skipTaskOnly
-		r.traceStep(sc, p, &out, argv, began)
-		return out
+		r.traceStep(sc, p, out, sp.argv, a.began)
+		return a, true
 	}
 	switch {
 	case p.taskCheck != taskCheckNone:
 		out.AsTask = p.taskCheck == taskCheckEnds || p.taskCheck == taskCheckCancelFinished
-		task, err = runTaskCheck(withTap(callCtx, tp), sess, p, params, token)
-		rep = task.rep
-		if task.skip != "" {
+		a.task, a.err = runTaskCheck(withTap(callCtx, a.tp), sess, p, sp.params, a.token)
+		a.rep = a.task.rep
+		if a.task.skip != "" {
 			cancel()
-			out.Status, out.Reason = report.StatusSkipped, task.skip+"; nothing was sent"
-			r.traceStep(sc, p, &out, argv, began)
-			return out
+			out.Status, out.Reason = report.StatusSkipped, a.task.skip+"; nothing was sent"
+			r.traceStep(sc, p, out, sp.argv, a.began)
+			return a, true
 		}
 	case tc != nil:
 		out.AsTask = true
-		task, err = runTask(withTap(callCtx, tp), sess, p.call.name, params, tc)
-		rep = task.rep
+		a.task, a.err = runTask(withTap(callCtx, a.tp), sess, p.call.name, sp.params, tc)
+		a.rep = a.task.rep
 	default:
-		rep, err = p.call.do(withTap(callCtx, tp), sess, params, token)
+		a.rep, a.err = p.call.do(withTap(callCtx, a.tp), sess, sp.params, a.token)
 	}
-	elapsed := time.Since(began)
-	interrupted := err != nil && cutShort(ctx, callCtx)
-	tp.cancelAfterBody(cancel) // over HTTP, once the answer's stream has ended (httpkeep.go)
-	sess.finish(tp)
-	out.DurationMs = ms(elapsed)
+	a.elapsed = time.Since(a.began)
+	interrupted := a.err != nil && cutShort(ctx, callCtx)
+	a.tp.cancelAfterBody(cancel) // over HTTP, once the answer's stream has ended (cancelAfterBody in http.go)
+	sess.finish(a.tp)
+	out.DurationMs = ms(a.elapsed)
 	var bad errBadParams
-	if errors.As(err, &bad) {
+	if errors.As(a.err, &bad) {
 		out.Reason = bad.Error() + "; nothing was sent"
-		r.traceStep(sc, p, &out, argv, began)
-		return out
+		r.traceStep(sc, p, out, sp.argv, a.began)
+		return a, true
 	}
-	window := sess.inbox.between(from, sess.inbox.next())
-
+	a.window = sess.inbox.between(from, sess.inbox.next())
 	if interrupted {
 		// The call was sent, so the trace has it.
 		out.Status, out.Reason = report.StatusSkipped, reasonInterruptedCall
-		r.traceStep(sc, p, &out, argv, began)
-		return out
+		r.traceStep(sc, p, out, sp.argv, a.began)
+		return a, true
 	}
+	return a, false
+}
+
+// judge classifies what the step's call brought back and checks it: the
+// fixture's expectations, golden answers, an app's UI resource, a task's
+// own verdict, unchanged observations; then keeps the exchange and traces
+// the step.
+func (r *runState) judge(ctx context.Context, sess *session, sp *stepCall, a callAnswer, out *report.StepResult) {
+	p, sc, j := sp.p, sp.sc, sp.j
+	rep, err := a.rep, a.err
 	var walk errListWalk
 	if errors.As(err, &walk) {
 		rep, err = nil, nil
 		out.Reason = walk.msg
 	}
-	cl := classify(callCtx, rep, err, tp)
+	cl := classify(a.ctx, rep, err, a.tp)
 	if cl.Outcome == config.OutcomeMalformedResponse {
 		rep = nil // whatever the SDK made of a broken message is not a result
 	}
-	if tp.Duplicates() > 0 {
+	if a.tp.Duplicates() > 0 {
 		r.warn(fmt.Sprintf("%s: the server sent %s (the client ignored it)", sc.label(j), duplicateResponse))
 	}
 	out.Outcome, out.ErrorCode = cl.Outcome, cl.Code
 	if cl.Detail != "" {
 		out.Detail = r.clean(cl.Detail, 2000)
 	}
-	r.noteTransport(sess, cl.Outcome, &out)
+	r.noteTransport(sess, cl.Outcome, out)
 
-	ar := &assert.Result{Kind: p.call.kind, Outcome: cl.Outcome, ErrorCode: cl.Code, Duration: elapsed, Arguments: argv,
-		PlainOfTaskOnly: plainOfTaskOnly}
+	ar := &assert.Result{Kind: p.call.kind, Outcome: cl.Outcome, ErrorCode: cl.Code, Duration: a.elapsed, Arguments: sp.argv,
+		PlainOfTaskOnly: a.plainOfTaskOnly}
 	if p.spec.Expect.Fidelity && p.call.kind == config.KindTool {
 		t, known := r.tools[p.call.name]
 		ar.MayBeEmpty = known && mayBeEmpty(t)
@@ -165,38 +209,39 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 	if cl.Outcome == config.OutcomeProtocolError {
 		ar.ErrorText = cl.Detail
 	}
-	ar.Notifications, out.ServerRequests = r.inFlight(window, token, tp)
+	ar.Notifications, out.ServerRequests = r.inFlight(a.window, a.token, a.tp)
 	var decoded map[string]any
 	if err == nil && rep != nil {
-		decoded = r.readAnswer(p, rep, schemas, ar, &out)
+		decoded = r.readAnswer(p, rep, sp.schemas, ar, out)
 	}
-	if a := p.spec.Expect.Absent; a != nil {
-		v, _, err := resolveValue(a.V, results)
+	if x := p.spec.Expect.Absent; x != nil {
+		v, _, err := resolveValue(x.V, sp.results)
 		if err != nil {
 			out.Reason = "expect.absent: " + err.Error()
-			r.traceStep(sc, p, &out, argv, began)
-			return out
+			r.traceStep(sc, p, out, sp.argv, a.began)
+			return
 		}
 		ar.Absent = v
 	}
-	r.check(p, &out, ar, decoded, results)
+	r.check(p, out, ar, decoded, sp.results)
+	why := a.task.why
 	if p.app != nil && rep != nil && err == nil {
-		uri, _ := value.(string)
+		uri, _ := sp.value.(string)
 		fails, notes := judgeApp(p.app, uri, rep.raw)
 		if len(fails) > 0 {
-			task.why = strings.Join(fails, "; ")
+			why = strings.Join(fails, "; ")
 		}
 		for _, n := range notes {
 			out.Notes = append(out.Notes, r.clean(n, 600))
 		}
 	}
-	if task.why != "" {
-		out.Status, out.Reason = report.StatusFailed, r.clean(task.why, 2000)
+	if why != "" {
+		out.Status, out.Reason = report.StatusFailed, r.clean(why, 2000)
 	}
-	if task.note != "" {
-		out.Notes, out.Flagged = append(out.Notes, r.clean(task.note, 600)), true
+	if a.task.note != "" {
+		out.Notes, out.Flagged = append(out.Notes, r.clean(a.task.note, 600)), true
 	}
-	r.expectUnchanged(ctx, sess, sc, j, &out, results)
+	r.expectUnchanged(ctx, sess, sc, j, out, sp.results)
 	if p.record {
 		out.Decoded = decoded
 	}
@@ -209,10 +254,9 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 		if cl.Outcome == config.OutcomeProtocolError {
 			code = cl.Code
 		}
-		out.Exchange = r.exchange(&p.call, params, answer, code, cl.Detail)
+		out.Exchange = r.exchange(&p.call, sp.params, answer, code, cl.Detail)
 	}
-	r.traceStep(sc, p, &out, argv, began)
-	return out
+	r.traceStep(sc, p, out, sp.argv, a.began)
 }
 
 // stepParams is what the step sends: its parameters with ${tmp} expanded
@@ -555,4 +599,124 @@ func positionOf(p config.Pos) *report.Position {
 
 func ms(d time.Duration) float64 {
 	return float64(d.Microseconds()) / 1000
+}
+
+// resolveValue returns v with every $ref marker replaced by the value it
+// points at in an earlier step's result, and whether anything changed. Only
+// the containers on the way to a marker are copied; the rest is shared.
+// results maps step ids of the same scenario to their decoded results
+// ({content, structuredContent, isError}).
+func resolveValue(v any, results map[string]any) (any, bool, error) {
+	if s, ok := config.RefMarker(v); ok {
+		r, err := resolveRef(s, results)
+		return r, true, err
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		var out map[string]any
+		for k, e := range x {
+			r, changed, err := resolveValue(e, results)
+			if err != nil {
+				return nil, false, err
+			}
+			if !changed {
+				continue
+			}
+			if out == nil {
+				out = make(map[string]any, len(x))
+				for k2, e2 := range x {
+					out[k2] = e2
+				}
+			}
+			out[k] = r
+		}
+		if out == nil {
+			return x, false, nil
+		}
+		return out, true, nil
+	case []any:
+		var out []any
+		for i, e := range x {
+			r, changed, err := resolveValue(e, results)
+			if err != nil {
+				return nil, false, err
+			}
+			if !changed {
+				continue
+			}
+			if out == nil {
+				out = append([]any(nil), x...)
+			}
+			out[i] = r
+		}
+		if out == nil {
+			return x, false, nil
+		}
+		return out, true, nil
+	}
+	return v, false, nil
+}
+
+// resolveRef resolves one `stepId#/pointer` against the results of earlier
+// steps. Error messages name the step and pointer but never the values.
+func resolveRef(s string, results map[string]any) (any, error) {
+	ref, err := config.ParseRef(s)
+	if err != nil {
+		return nil, err
+	}
+	doc, ok := results[ref.Step]
+	if !ok {
+		return nil, fmt.Errorf("$ref %q: step %q has no result to read (it did not run or did not pass)", s, ref.Step)
+	}
+	// RFC 6901 array indexes are plain decimal; jsonpointer would also
+	// accept "01" and "+1", so reject those first.
+	cur := doc
+	for i, tok := range ref.Tokens {
+		if arr, isArr := cur.([]any); isArr {
+			n, err := strconv.Atoi(tok)
+			if err != nil || n < 0 || strconv.Itoa(n) != tok {
+				return nil, fmt.Errorf("$ref %q: %q is not an array index", s, tok)
+			}
+			if n >= len(arr) {
+				return nil, fmt.Errorf("$ref %q: index %d is past the end of an array of %d", s, n, len(arr))
+			}
+		}
+		next, _, err := jsonpointer.GetForToken(cur, tok)
+		if err != nil {
+			return nil, fmt.Errorf("$ref %q: nothing at %s", s, pointerOf(ref.Tokens[:i+1]))
+		}
+		cur = next
+	}
+	return cur, nil
+}
+
+// pointerOf writes tokens as a JSON Pointer, for messages.
+func pointerOf(tokens []string) string {
+	var b strings.Builder
+	for _, t := range tokens {
+		b.WriteString("/" + jsonpointer.Escape(t))
+	}
+	return b.String()
+}
+
+// hasRef reports whether v contains a $ref marker anywhere.
+func hasRef(v any) bool {
+	if _, ok := config.RefMarker(v); ok {
+		return true
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		for _, e := range x {
+			if hasRef(e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if hasRef(e) {
+				return true
+			}
+		}
+	}
+	return false
 }
