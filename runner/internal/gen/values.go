@@ -16,7 +16,9 @@ import (
 
 // Values generates realistic arguments that satisfy a tool's inputSchema.
 //
-// A Values holds only its seed, so one value may be shared by goroutines.
+// A Values holds its seed and what Offer and Fresh gave it, read only, so
+// one value may be shared by goroutines (an Offered records what was used:
+// see [Offered]).
 // Output depends on nothing but the seed, the tool name, the schema
 // document and (for [Values.Distinct]) the variant number: never on map
 // iteration order or on earlier calls.
