@@ -126,6 +126,13 @@ generate: {fidelity: true, includeDestructive: true}
 		t.Errorf("read_note path %v, want %v (a file of the root)", got, want)
 	}
 
+	// Quick mode's --root offers the same.
+	run = runNotes(t, "--no-protocol-probes", "--no-behaviour", "--include-destructive", "--root", dir,
+		"--allow-tools", "read_note,write_note", "--", "mcpcheck", "demo", "--notes", dir)
+	if run.outcome["read_note"] != "ok" || run.outcome["write_note"] != "ok" {
+		t.Errorf("--root: valid calls %v (args %v)", run.outcome, run.args)
+	}
+
 	// Without any directory offered, paths are absolute under the run's
 	// scratch directory: nothing is resolved against the server's working
 	// directory, and the demo refuses them (outside its folder).
