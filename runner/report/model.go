@@ -49,9 +49,14 @@ type Report struct {
 	Passed bool   `json:"passed"`
 	// NothingTested, when set, says why a run of generated checks called
 	// nothing: its verdict is NOTHING TESTED, not PASS.
-	NothingTested   *NothingTested `json:"nothingTested,omitempty"`
-	Target          Target         `json:"target"`
-	ProtocolVersion string         `json:"protocolVersion"`
+	NothingTested *NothingTested `json:"nothingTested,omitempty"`
+	// Coverage, in a run of generated checks that called some of the
+	// server's tools but not all, says how many and why the others were
+	// not ("3 of 4 tools called; 1 not: ..."): the headline of a PASS
+	// says what it covers.
+	Coverage        string `json:"coverage,omitempty"`
+	Target          Target `json:"target"`
+	ProtocolVersion string `json:"protocolVersion"`
 	// RequestedProtocolVersion is the version the run asked for, when the
 	// server negotiated another (ProtocolVersion): a run pinned to
 	// 2026-07-28 against a 2025-11-25 server says both.

@@ -207,6 +207,8 @@ func (t *textWriter) verdict(r *Report) {
 		t.printf("  %s\n  what ran: %s\n  to test the tools: %s\n", n.Reason, n.Ran, n.Fix)
 	case n != nil:
 		t.printf("  no call was made: %s\n  to test something: %s\n", n.Reason, n.Fix)
+	case r.Coverage != "":
+		t.printf("  %s\n", r.Coverage)
 	}
 }
 
