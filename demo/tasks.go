@@ -110,6 +110,7 @@ func taskToolResult(name string, args json.RawMessage) *mcp.CallToolResult {
 // taskStore holds the tasks of one server.
 type taskStore struct {
 	defects bool
+	asker   *taskAsker // with Ask over stdio: tasks ask the client (taskask.go)
 	mu      sync.Mutex
 	seq     int
 	tasks   map[string]*demoTask // by session + "/" + task id
@@ -270,6 +271,7 @@ func (s *taskStore) start(session, name string, args json.RawMessage) (*demoTask
 	now := time.Now()
 	t := &demoTask{id: "task-" + strconv.Itoa(s.seq), status: "working", created: now, updated: now, done: make(chan struct{}), stop: make(chan struct{})}
 	s.tasks[session+"/"+t.id] = t
+	go s.asker.ask(t.stop)
 	go func() {
 		timer := time.NewTimer(taskWork)
 		defer timer.Stop()
@@ -370,6 +372,9 @@ func taskStdio(ctx context.Context, store *taskStore, in io.Reader, out *lockedW
 		r := bufio.NewReaderSize(in, 64<<10)
 		for {
 			line, err := r.ReadBytes('\n')
+			if store.asker != nil && answersAsk(line) {
+				line = nil // the answer to the layer's own request
+			}
 			if req, ok := claims(line); ok {
 				select {
 				case waiting <- struct{}{}:

@@ -41,6 +41,7 @@ type flags struct {
 	lastFailed, failOnFlaky, failFast bool
 	watch                             bool
 	watchPaths                        []string
+	roots                             []string // --root, quick mode's client roots (inputs.go)
 	// settings are the flags that set a config setting, keyed by the
 	// setting (config.Settings), for config's flag layer.
 	settings map[string]any
@@ -236,6 +237,7 @@ func parseFlags(args []string) (*flags, error) {
 	}
 	fs.Func("env", "", keyValue(&f.env, "KEY"))
 	fs.Func("header", "", keyValue(&f.headers, "NAME"))
+	fs.Func("root", "", func(v string) error { f.roots = append(f.roots, v); return nil })
 	fs.Func("allow-tools", "", func(v string) error {
 		for _, t := range strings.Split(v, ",") {
 			if t = strings.TrimSpace(t); t != "" {
