@@ -360,9 +360,10 @@ func TestDefectBehaviours(t *testing.T) {
 }
 
 // TestDefectToolsListed checks which tools each combination of profiles
-// lists on each transport: the defects profile adds exactly its tools, on
-// every transport, and leaves the household's and the fault profile's lists
-// as they were.
+// lists on each transport: the fault profile adds the tools its transport
+// can serve; the defects profile adds exactly its tools, on every
+// transport, and leaves the household's and the fault profile's lists as
+// they were.
 func TestDefectToolsListed(t *testing.T) {
 	household := householdTools
 	neutral := []string{"bad_output", "delay", "hang", "local_ref", "ping", "protocol_error", "protocol_ping_liveness", "remote_ref", "tool_error"}

@@ -1,7 +1,6 @@
 package demo
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -9,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -171,51 +169,16 @@ func eraDefectResponse(msg []byte) []byte {
 // eraDefectStdio applies the request and response rewrites to a stdio
 // server's lines.
 func eraDefectStdio(in io.Reader, out io.Writer) (io.Reader, io.Writer) {
-	pr, pw := io.Pipe()
-	go func() {
-		r := bufio.NewReaderSize(in, 64<<10)
-		for {
-			line, err := r.ReadBytes('\n')
-			if len(bytes.TrimSpace(line)) > 0 {
-				if m, ok := eraDefectRequest(bytes.TrimSpace(line)); ok {
-					line = append(m, '\n')
-				}
-				if _, werr := pw.Write(line); werr != nil {
-					return
-				}
-			}
-			if err != nil {
-				pw.CloseWithError(err)
-				return
-			}
+	r := passLines(in, func(line []byte) []byte {
+		if len(bytes.TrimSpace(line)) == 0 {
+			return nil
 		}
-	}()
-	return pr, &lineRewriter{w: out, rewrite: eraDefectResponse}
-}
-
-// lineRewriter passes lines on, each through rewrite.
-type lineRewriter struct {
-	mu      sync.Mutex
-	w       io.Writer
-	buf     []byte
-	rewrite func([]byte) []byte
-}
-
-func (l *lineRewriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.buf = append(l.buf, p...)
-	for {
-		i := bytes.IndexByte(l.buf, '\n')
-		if i < 0 {
-			return len(p), nil
+		if m, ok := eraDefectRequest(bytes.TrimSpace(line)); ok {
+			return append(m, '\n')
 		}
-		line := append(l.rewrite(bytes.TrimSpace(l.buf[:i])), '\n')
-		l.buf = l.buf[i+1:]
-		if _, err := l.w.Write(line); err != nil {
-			return len(p), err
-		}
-	}
+		return line
+	})
+	return r, &lineRewriter{w: out, rewrite: eraDefectResponse}
 }
 
 // eraDefectHTTP plants the HTTP defects of 2026-07-28 in front of the

@@ -435,68 +435,6 @@ func TestHTTPFaults(t *testing.T) {
 	}
 }
 
-// TestFaultToolsListed checks which tools each transport lists, with and
-// without the fault profile.
-func TestFaultToolsListed(t *testing.T) {
-	household := householdTools
-	neutral := []string{"bad_output", "delay", "hang", "local_ref", "ping", "protocol_error", "protocol_ping_liveness", "remote_ref", "tool_error"}
-	stdio := []string{"crash", "disconnect", "duplicate_response", "malformed_message", "response_after_cancellation"}
-	httpOnly := []string{"disconnect", "duplicate_response", "malformed_message", "session_loss"}
-	sorted := func(lists ...[]string) []string { return slices.Sorted(slices.Values(slices.Concat(lists...))) }
-
-	stdioChild := func(args ...string) func(t *testing.T) *mcp.ClientSession {
-		return func(t *testing.T) *mcp.ClientSession {
-			cmd, _ := childCommand(t, args...)
-			cs, err := newClient().Connect(testContext(t), &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { cs.Close() })
-			return cs
-		}
-	}
-	httpServer := func(opts Options) func(t *testing.T) *mcp.ClientSession {
-		return func(t *testing.T) *mcp.ClientSession {
-			srv := httptest.NewServer(Handler(opts))
-			t.Cleanup(srv.Close)
-			return connectHTTP(t, srv.URL+"/mcp", "2025-11-25")
-		}
-	}
-	inMemory := func(opts Options) func(t *testing.T) *mcp.ClientSession {
-		return func(t *testing.T) *mcp.ClientSession {
-			return connectInMemory(t, testContext(t), NewServer(opts), "2025-11-25")
-		}
-	}
-	tests := []struct {
-		name    string
-		connect func(t *testing.T) *mcp.ClientSession
-		want    []string
-	}{
-		{"NewServer", inMemory(Options{}), household},
-		{"NewServer with Faults", inMemory(Options{Faults: true}), sorted(household, neutral)},
-		{"mcpcheck demo", stdioChild(), household},
-		{"mcpcheck demo --faults", stdioChild("--faults"), sorted(household, neutral, stdio)},
-		{"Handler", httpServer(Options{}), household},
-		{"Handler with Faults", httpServer(Options{Faults: true}), sorted(household, neutral, httpOnly)},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			res, err := tt.connect(t).ListTools(testContext(t), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []string
-			for _, tool := range res.Tools {
-				got = append(got, tool.Name)
-			}
-			slices.Sort(got)
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("tools\n got %v\nwant %v", got, tt.want)
-			}
-		})
-	}
-}
-
 // TestFaultToolContracts checks every fault tool's declared contract: a
 // strict inputSchema, an outputSchema exactly where it returns structured
 // content, and its annotations.

@@ -1,7 +1,6 @@
 package demo
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -362,60 +361,26 @@ func withTasks(msg []byte) []byte {
 // claims are answered on out and never reach the SDK; what the SDK writes
 // gets withTasks.
 func taskStdio(ctx context.Context, store *taskStore, in io.Reader, out *lockedWriter) (io.Reader, io.Writer) {
-	pr, pw := io.Pipe()
 	// At most maxWaiting answers wait at once (tasks/result blocks until
 	// its task ends); beyond it a request is refused at once.
 	waiting := make(chan struct{}, maxWaiting)
-	go func() {
-		r := bufio.NewReaderSize(in, 64<<10)
-		for {
-			line, err := r.ReadBytes('\n')
-			if req, ok := claims(line); ok {
-				select {
-				case waiting <- struct{}{}:
-					go func() {
-						defer func() { <-waiting }()
-						out.writeLines([][]byte{store.answer(ctx, "stdio", req)})
-					}()
-				default:
-					out.writeLines([][]byte{fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"too many task requests at once"}}`, req.ID)})
-				}
-			} else if len(line) > 0 {
-				if _, werr := pw.Write(line); werr != nil {
-					return
-				}
-			}
-			if err != nil {
-				pw.CloseWithError(err)
-				return
-			}
+	r := passLines(in, func(line []byte) []byte {
+		req, ok := claims(line)
+		if !ok {
+			return line
 		}
-	}()
-	return pr, &taskWriter{out: out}
-}
-
-// taskWriter applies withTasks to each line the SDK writes.
-type taskWriter struct {
-	out *lockedWriter
-	mu  sync.Mutex
-	buf []byte
-}
-
-func (w *taskWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.buf = append(w.buf, p...)
-	for {
-		i := bytes.IndexByte(w.buf, '\n')
-		if i < 0 {
-			return len(p), nil
+		select {
+		case waiting <- struct{}{}:
+			go func() {
+				defer func() { <-waiting }()
+				out.writeLines([][]byte{store.answer(ctx, "stdio", req)})
+			}()
+		default:
+			out.writeLines([][]byte{fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"too many task requests at once"}}`, req.ID)})
 		}
-		line := withTasks(w.buf[:i])
-		if _, err := w.out.Write(append(bytes.Clone(line), '\n')); err != nil {
-			return 0, err
-		}
-		w.buf = w.buf[i+1:]
-	}
+		return nil
+	})
+	return r, &lineRewriter{w: out, rewrite: withTasks}
 }
 
 // taskHTTP is the tasks layer in front of the SDK's HTTP handler: a POST
