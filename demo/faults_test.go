@@ -494,17 +494,7 @@ func TestFaultToolContracts(t *testing.T) {
 func TestFaultOutputsMatchDeclaredSchemas(t *testing.T) {
 	fc := connectFaultsHTTP(t, newClient(), "2025-11-25")
 	ctx := testContext(t)
-	res, err := fc.cs.ListTools(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var withOutput []*mcp.Tool
-	for _, tool := range res.Tools {
-		if tool.OutputSchema != nil {
-			withOutput = append(withOutput, tool)
-		}
-	}
-	schemas := compileOutputSchemas(t, withOutput)
+	schemas := outputSchemas(t, ctx, fc.cs)
 	for _, c := range []struct {
 		tool  string
 		args  map[string]any

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -141,6 +142,28 @@ func eventually(t *testing.T, what string, cond func() bool) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// runHTTP starts Run(ctx, args) in the background and waits for its
+// listening line on stderr; it returns the URL and Run's exit code.
+func runHTTP(t *testing.T, ctx context.Context, stdout io.Writer, stderr *syncBuffer, args ...string) (string, <-chan int) {
+	t.Helper()
+	done := make(chan int, 1)
+	go func() { done <- Run(ctx, args, strings.NewReader(""), stdout, stderr) }()
+	var url string
+	eventually(t, "the listening line on stderr", func() bool {
+		if m := listeningLine.FindStringSubmatch(stderr.String()); m != nil {
+			url = m[1]
+			return true
+		}
+		select {
+		case code := <-done:
+			t.Fatalf("Run exited with %d before listening; stderr: %q", code, stderr.String())
+		default:
+		}
+		return false
+	})
+	return url, done
 }
 
 // householdFlow runs the fixture of the seed README against one session and
