@@ -23,22 +23,7 @@ import (
 func TestTasksEverything(t *testing.T) {
 	dir := peerDir(t)
 	for _, endpoint := range []string{"", startEverythingHTTP(t, dir)} {
-		suite, err := config.Load("../../examples/tasks.yaml", config.LoadOptions{Flags: endpointFlag(endpoint)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if endpoint == "" {
-			suite.Cwd = dir
-		}
-		rep, err := runner.Run(context.Background(), suite, runner.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var b strings.Builder
-		report.Text(&b, rep, report.TextOptions{})
-		if !rep.Passed {
-			t.Fatalf("tasks.yaml (endpoint %q) failed:\n%s", endpoint, b.String())
-		}
+		rep, _ := passExample(t, "tasks.yaml", dir, endpoint, nil)
 		steps := rep.Scenarios[0].Steps
 		// The research works through four one-second stages: a call that
 		// came back sooner did not wait for the task.
