@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/runner/internal/score"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // caseKind is the kind of a finding about generated steps: their case
@@ -17,12 +18,12 @@ import (
 // and, when they were aimed at one property, that property, e.g.
 // "wrong-type limit" or "missing-required,wrong-type city". This is the
 // one place such a kind is put together.
-func caseKind(property string, cases ...string) FindingKind {
+func caseKind(property string, cases ...string) report.FindingKind {
 	kind := strings.Join(cases, ",")
 	if property != "" {
 		kind += " " + property
 	}
-	return FindingKind(kind)
+	return report.FindingKind(kind)
 }
 
 // Probe defaults (mcp-fuzz's): absolute thresholds, and the relative rule
@@ -43,10 +44,10 @@ const (
 )
 
 // analysisSettings are g's settings for [Analyze].
-func analysisSettings(g *config.Generate) *AnalysisSettings {
-	a := &AnalysisSettings{FailUnder: g.FailUnder}
+func analysisSettings(g *config.Generate) *report.AnalysisSettings {
+	a := &report.AnalysisSettings{FailUnder: g.FailUnder}
 	if g.Probes {
-		a.Probes = &ProbeSettings{SlowThresholdMs: defaultSlowMs, BloatThresholdChars: defaultBloatChars, PriceModel: g.PriceModel}
+		a.Probes = &report.ProbeSettings{SlowThresholdMs: defaultSlowMs, BloatThresholdChars: defaultBloatChars, PriceModel: g.PriceModel}
 		if g.SlowThresholdMs > 0 {
 			a.Probes.SlowThresholdMs = float64(g.SlowThresholdMs)
 		}
@@ -68,9 +69,9 @@ func analysisSettings(g *config.Generate) *AnalysisSettings {
 // joined; each version's scenarios are analysed apart and what they yield
 // carries the version). What it added before is replaced, so analysing a
 // report read back from JSON gives what the run gave.
-func Analyze(rep *Report) {
+func Analyze(rep *report.Report) {
 	rep.Findings, rep.Summary.Scores, rep.Tokens, rep.NothingTested = nil, nil, nil, nil
-	eras := rep.eras()
+	eras := erasOf(rep)
 	if rep.Analysis != nil {
 		var notes []string
 		nothing := 0
@@ -121,9 +122,9 @@ func Analyze(rep *Report) {
 		for k, e := range eras {
 			// Each pass's verdict: its steps, findings and scores, and
 			// what failed it outside them.
-			part := Report{Scenarios: e.scenarios, Summary: Summary{Scores: rep.scoresOf(e.version)}, Findings: rep.findingsOf(e.version)}
+			part := report.Report{Scenarios: e.scenarios, Summary: report.Summary{Scores: scoresOf(rep, e.version)}, Findings: findingsOf(rep, e.version)}
 			part.Tally()
-			rep.ProtocolRuns[k].Passed = part.Passed && !rep.ProtocolRuns[k].failed
+			rep.ProtocolRuns[k].Passed = part.Passed && !rep.ProtocolRuns[k].Failed
 		}
 		rep.Divergences = divergences(eras)
 	}
@@ -137,61 +138,23 @@ type era struct {
 	// its warnings and failure do ("" for the whole report); two passes
 	// may negotiate the same one. negotiated is what it ran under.
 	version, negotiated string
-	scenarios           []ScenarioResult
-	skipped             []SkippedTool
-}
-
-// eras splits the report by protocol version (ProtocolRuns' scenario
-// ranges).
-func (r *Report) eras() []era {
-	if len(r.ProtocolRuns) == 0 {
-		return []era{{negotiated: r.ProtocolVersion, scenarios: r.Scenarios, skipped: r.SkippedTools}}
-	}
-	out := make([]era, len(r.ProtocolRuns))
-	for k, pr := range r.ProtocolRuns {
-		out[k] = era{version: pr.Requested, negotiated: pr.Negotiated, scenarios: r.Scenarios[pr.from:pr.to:pr.to]}
-		for _, s := range r.SkippedTools {
-			if s.ProtocolVersion == pr.Requested {
-				out[k].skipped = append(out[k].skipped, s)
-			}
-		}
-	}
-	return out
-}
-
-func (r *Report) scoresOf(version string) []Score {
-	var out []Score
-	for _, s := range r.Summary.Scores {
-		if s.ProtocolVersion == version {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-func (r *Report) findingsOf(version string) []Finding {
-	var out []Finding
-	for _, f := range r.Findings {
-		if f.ProtocolVersion == version {
-			out = append(out, f)
-		}
-	}
-	return out
+	scenarios           []report.ScenarioResult
+	skipped             []report.SkippedTool
 }
 
 // analysis judges the generated steps of one era's scenarios.
 type analysis struct {
-	settings  *AnalysisSettings
+	settings  *report.AnalysisSettings
 	shard     bool // a shard's report: it sees some of the tools only
-	scenarios []ScenarioResult
-	skipped   []SkippedTool
+	scenarios []report.ScenarioResult
+	skipped   []report.SkippedTool
 	listed    int // tools the server lists
 
-	findings []Finding
-	scores   []Score
-	tokens   *Tokens
+	findings []report.Finding
+	scores   []report.Score
+	tokens   *report.Tokens
 	notes    []string
-	nothing  *NothingTested
+	nothing  *report.NothingTested
 }
 
 // run judges, in the order the findings are listed: the probes (latency,
@@ -216,7 +179,7 @@ func (a *analysis) run() {
 }
 
 // each calls f with every step of the era and its scenario.
-func (a *analysis) each(f func(sc *ScenarioResult, st *StepResult)) {
+func (a *analysis) each(f func(sc *report.ScenarioResult, st *report.StepResult)) {
 	for i := range a.scenarios {
 		sc := &a.scenarios[i]
 		for j := range sc.Steps {
@@ -239,12 +202,12 @@ func (a *analysis) schemaEnforcement() {
 	var order []key
 	cases := map[key][]string{}
 	outcomes := map[key][]string{}
-	a.each(func(_ *ScenarioResult, st *StepResult) {
+	a.each(func(_ *report.ScenarioResult, st *report.StepResult) {
 		if !st.Forbidden {
 			return
 		}
 		judged = true
-		if st.Status != StatusSkipped {
+		if st.Status != report.StatusSkipped {
 			tried++
 		}
 		switch st.Outcome {
@@ -267,7 +230,7 @@ func (a *analysis) schemaEnforcement() {
 	}
 	for _, k := range order {
 		kind := caseKind(k.property, cases[k]...)
-		a.findings = append(a.findings, Finding{Tool: k.tool, Origin: config.OriginFuzz, Kind: kind, Status: StatusFailed,
+		a.findings = append(a.findings, report.Finding{Tool: k.tool, Origin: config.OriginFuzz, Kind: kind, Status: report.StatusFailed,
 			Score: config.ScoreSchemaEnforcement, Message: "answered " + strings.Join(outcomes[k], ", ") + " to arguments its own inputSchema forbids (" + string(kind) + "): the server does not enforce its schema"})
 	}
 	sc := percentScore(config.ScoreSchemaEnforcement, enforced, enforced+accepted)
@@ -281,20 +244,20 @@ func (a *analysis) schemaEnforcement() {
 // verdicts are listed last, with what the spec asks); a concurrency
 // check's calls are judged together, so only its failed calls are listed.
 func (a *analysis) stepFindings() {
-	a.each(func(sc *ScenarioResult, st *StepResult) {
+	a.each(func(sc *report.ScenarioResult, st *report.StepResult) {
 		switch st.Origin {
 		case config.OriginFixture, config.OriginProtocol, config.OriginBehaviour:
 			// A behaviour check's calls are judged together (its scenario's
 			// verdicts), like the probes'.
 			return
 		}
-		failed := st.Status == StatusFailed
+		failed := st.Status == report.StatusFailed
 		if !failed && (!st.Flagged || st.Origin == config.OriginConcurrency) {
 			return
 		}
-		f := Finding{Tool: st.Tool, Origin: st.Origin, Kind: caseKind(st.Property, st.Case), Score: st.Score, Step: sc.Name + " / " + st.ID}
+		f := report.Finding{Tool: st.Tool, Origin: st.Origin, Kind: caseKind(st.Property, st.Case), Score: st.Score, Step: sc.Name + " / " + st.ID}
 		if failed {
-			f.Status = StatusFailed
+			f.Status = report.StatusFailed
 			f.Message = stepMessage(st)
 		} else {
 			f.Flagged = true
@@ -308,16 +271,16 @@ func (a *analysis) stepFindings() {
 // protocolFindings lists the protocol probes' failed and flagged verdicts,
 // in step order.
 func (a *analysis) protocolFindings() {
-	a.each(func(sc *ScenarioResult, st *StepResult) {
+	a.each(func(sc *report.ScenarioResult, st *report.StepResult) {
 		v := st.Probe
 		if v == nil {
 			return
 		}
-		f := Finding{Tool: v.Tool, Origin: config.OriginProtocol, Kind: caseKind("", st.Case), Step: sc.Name + " / " + st.ID,
+		f := report.Finding{Tool: v.Tool, Origin: config.OriginProtocol, Kind: caseKind("", st.Case), Step: sc.Name + " / " + st.ID,
 			Expected: v.Expected, Got: v.Got, Reference: v.Reference}
 		switch {
-		case st.Status == StatusFailed:
-			f.Status, f.Score, f.Message = StatusFailed, config.ScoreProtocol, st.Reason
+		case st.Status == report.StatusFailed:
+			f.Status, f.Score, f.Message = report.StatusFailed, config.ScoreProtocol, st.Reason
 		case st.Flagged:
 			f.Flagged, f.Message = true, st.Notes[0]
 		default:
@@ -332,7 +295,7 @@ func (a *analysis) protocolFindings() {
 // at least): that comes from the server's SDK, not from its tools. The
 // steps keep their verdicts; the per-tool findings are replaced by one
 // whose tool is empty, listed after the others.
-func sdkFindings(findings []Finding, scenarios []ScenarioResult) []Finding {
+func sdkFindings(findings []report.Finding, scenarios []report.ScenarioResult) []report.Finding {
 	type key struct {
 		kase, outcome string
 		code          int64
@@ -345,14 +308,14 @@ func sdkFindings(findings []Finding, scenarios []ScenarioResult) []Finding {
 		res := &scenarios[i]
 		for j := range res.Steps {
 			st := &res.Steps[j]
-			if st.Origin != config.OriginFuzz || st.Status == StatusSkipped || st.Case == caseValid {
+			if st.Origin != config.OriginFuzz || st.Status == report.StatusSkipped || st.Case == caseValid {
 				continue
 			}
 			if tried[st.Case] == nil {
 				tried[st.Case] = map[string]bool{}
 			}
 			tried[st.Case][st.Tool] = true
-			if st.Status != StatusFailed || st.Score != config.ScoreCrashResilience {
+			if st.Status != report.StatusFailed || st.Score != config.ScoreCrashResilience {
 				continue
 			}
 			k := key{kase: st.Case, outcome: string(st.Outcome)}
@@ -368,7 +331,7 @@ func sdkFindings(findings []Finding, scenarios []ScenarioResult) []Finding {
 		}
 	}
 	drop := map[string]bool{}
-	var add []Finding
+	var add []report.Finding
 	for _, k := range order {
 		if len(tools[k]) < 2 || len(tools[k]) != len(tried[k.kase]) {
 			continue
@@ -377,7 +340,7 @@ func sdkFindings(findings []Finding, scenarios []ScenarioResult) []Finding {
 		if k.code != 0 {
 			got += " " + strconv.FormatInt(k.code, 10)
 		}
-		add = append(add, Finding{Origin: config.OriginFuzz, Kind: caseKind("", k.kase), Status: StatusFailed, Score: config.ScoreCrashResilience, Step: failed[k][0],
+		add = append(add, report.Finding{Origin: config.OriginFuzz, Kind: caseKind("", k.kase), Status: report.StatusFailed, Score: config.ScoreCrashResilience, Step: failed[k][0],
 			Message: fmt.Sprintf("every tool given a %s case (%d) answered %s: this comes from the server's SDK or transport, not from its tools", k.kase, len(tools[k]), got)})
 		for _, ref := range failed[k] {
 			drop[ref] = true
@@ -396,7 +359,7 @@ func sdkFindings(findings []Finding, scenarios []ScenarioResult) []Finding {
 }
 
 // stepMessage summarises why a step failed, in the runner's words.
-func stepMessage(st *StepResult) string {
+func stepMessage(st *report.StepResult) string {
 	switch {
 	case len(st.Assertions) > 0:
 		a := st.Assertions[0]
@@ -410,10 +373,10 @@ func stepMessage(st *StepResult) string {
 
 // validRuns are the tools' generated valid calls that ran: what the probes
 // measure.
-func (a *analysis) validRuns() []*StepResult {
-	var out []*StepResult
-	a.each(func(_ *ScenarioResult, st *StepResult) {
-		if st.Case == caseValid && st.Status != StatusSkipped {
+func (a *analysis) validRuns() []*report.StepResult {
+	var out []*report.StepResult
+	a.each(func(_ *report.ScenarioResult, st *report.StepResult) {
+		if st.Case == caseValid && st.Status != report.StatusSkipped {
 			out = append(out, st)
 		}
 	})
@@ -422,7 +385,7 @@ func (a *analysis) validRuns() []*StepResult {
 
 // measurable reports whether a call produced a real response to measure:
 // crashed, hung or broken calls are excluded from the probes.
-func measurable(st *StepResult) bool {
+func measurable(st *report.StepResult) bool {
 	switch st.Outcome {
 	case config.OutcomeOK, config.OutcomeToolError, config.OutcomeProtocolError, config.OutcomeOutputInvalid:
 		return true
@@ -433,7 +396,7 @@ func measurable(st *StepResult) bool {
 // probes flags the latency and size outliers among the valid calls and
 // adds the two scores and the token estimate. Outliers are judged against
 // the median of every tool, so a shard's are judged again when merged.
-func (a *analysis) probes(p *ProbeSettings) {
+func (a *analysis) probes(p *report.ProbeSettings) {
 	latency, size := map[string]float64{}, map[string]float64{}
 	chars, unmeasured := 0, 0
 	for _, st := range a.validRuns() {
@@ -455,7 +418,7 @@ func (a *analysis) probes(p *ProbeSettings) {
 		latency[st.Tool] = st.DurationMs
 	}
 	again := a.remeasured(latency)
-	add := func(kind FindingKind, name config.ScoreName, unit string, values map[string]float64, flags map[string]string, measured int) {
+	add := func(kind report.FindingKind, name config.ScoreName, unit string, values map[string]float64, flags map[string]string, measured int) {
 		names := make([]string, 0, len(flags))
 		for t := range flags {
 			names = append(names, t)
@@ -463,19 +426,19 @@ func (a *analysis) probes(p *ProbeSettings) {
 		sort.Strings(names)
 		for _, t := range names {
 			msg := fmt.Sprintf("valid call: %.0f %s (%s)", values[t], unit, flags[t])
-			if kind == FindingLatency {
+			if kind == report.FindingLatency {
 				msg = latencyMessage(values[t], again[t], flags[t])
 			}
-			a.findings = append(a.findings, Finding{Tool: t, Origin: config.OriginProbe, Kind: kind, Flagged: true, Score: name, Message: msg})
+			a.findings = append(a.findings, report.Finding{Tool: t, Origin: config.OriginProbe, Kind: kind, Flagged: true, Score: name, Message: msg})
 		}
 		sc := percentScore(name, measured-len(flags), measured)
 		sc.Inconclusive = unmeasured
 		a.scores = append(a.scores, sc)
 	}
-	add(FindingLatency, config.ScoreLatency, "ms", latency, score.Outliers(latency, p.SlowThresholdMs, outlierRatio, slowMarginMs, minProbeSamples), len(latency))
-	add(FindingResponseSize, config.ScoreResponseSize, "characters", size, score.Outliers(size, p.BloatThresholdChars, outlierRatio, bloatMarginChars, minProbeSamples), len(size))
+	add(report.FindingLatency, config.ScoreLatency, "ms", latency, score.Outliers(latency, p.SlowThresholdMs, outlierRatio, slowMarginMs, minProbeSamples), len(latency))
+	add(report.FindingResponseSize, config.ScoreResponseSize, "characters", size, score.Outliers(size, p.BloatThresholdChars, outlierRatio, bloatMarginChars, minProbeSamples), len(size))
 	if len(size) > 0 {
-		tok := &Tokens{Total: score.EstimateTokens(chars), Calls: len(size), Method: "about 4 characters a token over each tool's valid call, an estimate, not a tokenizer"}
+		tok := &report.Tokens{Total: score.EstimateTokens(chars), Calls: len(size), Method: "about 4 characters a token over each tool's valid call, an estimate, not a tokenizer"}
 		tok.PerCall = tok.Total / tok.Calls
 		if m := p.PriceModel; m != "" {
 			if price, ok := score.PricePerMTok(m); ok {
@@ -504,10 +467,10 @@ func (a *analysis) concurrencyFindings() (checked, failedTools int) {
 	for _, st := range a.validRuns() {
 		seqOK[st.Tool] = st.Outcome == config.OutcomeOK
 	}
-	fail := func(tool string, kind FindingKind, msg string) {
-		a.findings = append(a.findings, Finding{Tool: tool, Origin: config.OriginConcurrency, Kind: kind, Status: StatusFailed, Score: config.ScoreConcurrency, Message: msg})
+	fail := func(tool string, kind report.FindingKind, msg string) {
+		a.findings = append(a.findings, report.Finding{Tool: tool, Origin: config.OriginConcurrency, Kind: kind, Status: report.StatusFailed, Score: config.ScoreConcurrency, Message: msg})
 	}
-	caseOf := func(sc *ScenarioResult) string {
+	caseOf := func(sc *report.ScenarioResult) string {
 		if len(sc.Steps) == 0 || sc.Steps[0].Origin != config.OriginConcurrency {
 			return ""
 		}
@@ -524,7 +487,7 @@ func (a *analysis) concurrencyFindings() (checked, failedTools int) {
 		ran, okCount := 0, 0
 		var outcomes []string
 		for _, st := range sc.Steps {
-			if st.Status == StatusSkipped && st.Outcome == "" {
+			if st.Status == report.StatusSkipped && st.Outcome == "" {
 				continue
 			}
 			ran++
@@ -540,12 +503,12 @@ func (a *analysis) concurrencyFindings() (checked, failedTools int) {
 		checked++
 		switch {
 		case okCount > 0 && okCount < ran:
-			fail(tool, FindingIndependentConnections, fmt.Sprintf("%d of %d identical calls on independent connections succeeded and the rest ended in %s: the failure depends on load", okCount, ran, strings.Join(outcomes, ", ")))
+			fail(tool, report.FindingIndependentConnections, fmt.Sprintf("%d of %d identical calls on independent connections succeeded and the rest ended in %s: the failure depends on load", okCount, ran, strings.Join(outcomes, ", ")))
 		case okCount == 0 && seqOK[tool]:
-			fail(tool, FindingIndependentConnections, fmt.Sprintf("the call succeeds alone but all %d concurrent calls on independent connections ended in %s", ran, strings.Join(outcomes, ", ")))
+			fail(tool, report.FindingIndependentConnections, fmt.Sprintf("the call succeeds alone but all %d concurrent calls on independent connections ended in %s", ran, strings.Join(outcomes, ", ")))
 		}
 	}
-	var seq *ScenarioResult
+	var seq *report.ScenarioResult
 	for i := range a.scenarios {
 		par := &a.scenarios[i]
 		switch caseOf(par) {
@@ -580,15 +543,15 @@ func (a *analysis) concurrencyFindings() (checked, failedTools int) {
 				a.notes = append(a.notes, fmt.Sprintf("tool %q: %s", tool, why))
 				break
 			}
-			fail(tool, FindingCrossedResponses, fmt.Sprintf("%d distinct calls overlapping on one session did not all get the answer each gets alone, and each still gets it alone afterwards: responses crossed", len(par.Steps)))
+			fail(tool, report.FindingCrossedResponses, fmt.Sprintf("%d distinct calls overlapping on one session did not all get the answer each gets alone, and each still gets it alone afterwards: responses crossed", len(par.Steps)))
 		case len(failedOutcomes) > 0:
 			sort.Strings(failedOutcomes)
-			fail(tool, FindingCrossedResponses, fmt.Sprintf("%d distinct calls overlapping on one session did not all come back (%s); each succeeds alone", len(par.Steps), strings.Join(failedOutcomes, ", ")))
+			fail(tool, report.FindingCrossedResponses, fmt.Sprintf("%d distinct calls overlapping on one session did not all come back (%s); each succeeds alone", len(par.Steps), strings.Join(failedOutcomes, ", ")))
 		}
 	}
 	tools := map[string]bool{}
 	for _, f := range a.findings {
-		if f.Score == config.ScoreConcurrency && f.Status == StatusFailed {
+		if f.Score == config.ScoreConcurrency && f.Status == report.StatusFailed {
 			tools[f.Tool] = true
 		}
 	}
@@ -600,8 +563,8 @@ func (a *analysis) concurrencyFindings() (checked, failedTools int) {
 func (a *analysis) tally(concurrencyChecked, concurrencyFailed int) {
 	type tally struct{ passed, total, inconclusive int }
 	t := map[config.ScoreName]*tally{}
-	a.each(func(_ *ScenarioResult, st *StepResult) {
-		if st.Score == "" || st.Status == StatusSkipped {
+	a.each(func(_ *report.ScenarioResult, st *report.StepResult) {
+		if st.Score == "" || st.Status == report.StatusSkipped {
 			return
 		}
 		c := t[st.Score]
@@ -616,7 +579,7 @@ func (a *analysis) tally(concurrencyChecked, concurrencyFailed int) {
 			return
 		}
 		c.total++
-		if st.Status == StatusPassed {
+		if st.Status == report.StatusPassed {
 			c.passed++
 		}
 	})
@@ -634,7 +597,7 @@ func (a *analysis) tally(concurrencyChecked, concurrencyFailed int) {
 	// meet it: the score is listed as n/a, and the threshold as not met.
 	failUnder := a.settings.FailUnder
 	for _, name := range config.ScoreNames {
-		if _, ok := failUnder[name]; ok && !slices.ContainsFunc(a.scores, func(sc Score) bool { return sc.Name == name }) {
+		if _, ok := failUnder[name]; ok && !slices.ContainsFunc(a.scores, func(sc report.Score) bool { return sc.Name == name }) {
 			a.scores = append(a.scores, percentScore(name, 0, 0))
 		}
 	}
@@ -656,8 +619,8 @@ func (a *analysis) tally(concurrencyChecked, concurrencyFailed int) {
 
 func scoreOrder(name config.ScoreName) int { return slices.Index(config.ScoreNames, name) }
 
-func percentScore(name config.ScoreName, passed, total int) Score {
-	s := Score{Name: name, Passed: passed, Total: total, Grade: "n/a"}
+func percentScore(name config.ScoreName, passed, total int) report.Score {
+	s := report.Score{Name: name, Passed: passed, Total: total, Grade: "n/a"}
 	if total > 0 {
 		pct := math.Round(float64(passed)/float64(total)*10000) / 100
 		s.Percent, s.Grade = &pct, score.Grade(pct)
@@ -673,7 +636,7 @@ func (a *analysis) nothingTested() {
 	called, fixture := false, false
 	tools := map[string]bool{}
 	ran := map[config.StepKind]int{}
-	a.each(func(_ *ScenarioResult, st *StepResult) {
+	a.each(func(_ *report.ScenarioResult, st *report.StepResult) {
 		fixture = fixture || st.Origin == config.OriginFixture
 		if st.Outcome == "" {
 			return
@@ -692,9 +655,9 @@ func (a *analysis) nothingTested() {
 		a.noToolTested(len(tools), ran)
 		return
 	}
-	n := &NothingTested{Reason: "the server lists no tool", Fix: "check that the server is the one you meant"}
+	n := &report.NothingTested{Reason: "the server lists no tool", Fix: "check that the server is the one you meant"}
 	if k := len(a.skipped); k > 0 {
-		groups := skippedGroups(a.skipped)
+		groups := report.SkippedGroupsOf(a.skipped)
 		var parts, fixes []string
 		for _, gr := range groups {
 			parts = append(parts, fmt.Sprintf("%d %s", len(gr.Tools), gr.Reason))
@@ -706,4 +669,40 @@ func (a *analysis) nothingTested() {
 		n.Fix = strings.Join(fixes, "; ")
 	}
 	a.nothing = n
+}
+
+// eras splits the report by protocol version (ProtocolRuns' scenario
+// ranges).
+func erasOf(r *report.Report) []era {
+	if len(r.ProtocolRuns) == 0 {
+		return []era{{negotiated: r.ProtocolVersion, scenarios: r.Scenarios, skipped: r.SkippedTools}}
+	}
+	out := make([]era, len(r.ProtocolRuns))
+	for k, pr := range r.ProtocolRuns {
+		out[k] = era{version: pr.Requested, negotiated: pr.Negotiated, scenarios: r.Scenarios[pr.From:pr.To:pr.To]}
+		for _, s := range r.SkippedTools {
+			if s.ProtocolVersion == pr.Requested {
+				out[k].skipped = append(out[k].skipped, s)
+			}
+		}
+	}
+	return out
+}
+func scoresOf(r *report.Report, version string) []report.Score {
+	var out []report.Score
+	for _, s := range r.Summary.Scores {
+		if s.ProtocolVersion == version {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+func findingsOf(r *report.Report, version string) []report.Finding {
+	var out []report.Finding
+	for _, f := range r.Findings {
+		if f.ProtocolVersion == version {
+			out = append(out, f)
+		}
+	}
+	return out
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // Analysis is a function of the report: a report written as JSON and read
@@ -28,7 +29,7 @@ scenarios: [{name: fixture, steps: [{id: one, tool: get_household}]}]
 	t.Setenv("TMPDIR", t.TempDir()) // ticket_counter's lock
 	rep := mustRun(t, s, defectsInMemory())
 
-	summary := func(r *Report) string {
+	summary := func(r *report.Report) string {
 		var b strings.Builder
 		for _, f := range r.Findings {
 			fmt.Fprintf(&b, "finding %+v\n", f)
@@ -44,7 +45,7 @@ scenarios: [{name: fixture, steps: [{id: one, tool: get_household}]}]
 	}
 	want := summary(rep)
 	for _, origin := range []config.Origin{config.OriginFuzz, config.OriginFidelity, config.OriginProbe, config.OriginConcurrency} {
-		if !slices.ContainsFunc(rep.Findings, func(f Finding) bool { return f.Origin == origin }) {
+		if !slices.ContainsFunc(rep.Findings, func(f report.Finding) bool { return f.Origin == origin }) {
 			t.Errorf("no %s finding: the planted defects were not found\n%s", origin, want)
 		}
 	}
@@ -56,7 +57,7 @@ scenarios: [{name: fixture, steps: [{id: one, tool: get_household}]}]
 	if err != nil {
 		t.Fatal(err)
 	}
-	var back Report
+	var back report.Report
 	if err := json.Unmarshal(data, &back); err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // MCP Apps (the extension io.modelcontextprotocol/ui, 2026-01-26): a tool
@@ -51,7 +52,7 @@ func (c *generator) apps(tools []tool, listed []json.RawMessage) {
 	sc := c.scenario("apps")
 	sc.continueOnFailure = true
 	for _, t := range sortedTools(tools) {
-		uri := UIResource(t)
+		uri := report.UIResource(t)
 		if uri == "" {
 			continue
 		}

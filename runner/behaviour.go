@@ -7,10 +7,15 @@ import (
 	"slices"
 	"strings"
 
+	"context"
+	"time"
+
+	"github.com/mcpcheck/mcpcheck/assert"
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/runner/internal/gen"
 	"github.com/mcpcheck/mcpcheck/runner/internal/observe"
 	"github.com/mcpcheck/mcpcheck/runner/internal/schema"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // # Behaviour checks: annotations verified by observing state
@@ -63,7 +68,7 @@ const (
 // behaviourCheck is what a behaviour scenario judges.
 type behaviourCheck struct {
 	tool  string
-	rules []BehaviourRule
+	rules []report.BehaviourRule
 	key   string // the idempotency key property, when the tool has one
 	// sources is how many places each observation reads.
 	sources int
@@ -109,7 +114,7 @@ func (b *behaviourCheck) dropped(p *step) string {
 
 // observed drops the source of observation step p when its answer res
 // shows it cannot serve.
-func (b *behaviourCheck) observed(p *step, res *StepResult) {
+func (b *behaviourCheck) observed(p *step, res *report.StepResult) {
 	if b == nil || p.observation == 0 || res.Outcome == "" {
 		return
 	}
@@ -162,7 +167,7 @@ func (c *generator) behaviour(tools []tool, resources []resource) {
 		}
 		check := &behaviourCheck{tool: t.Name, health: health}
 		if isReadOnly(t) {
-			check.rules = []BehaviourRule{RuleReadOnly}
+			check.rules = []report.BehaviourRule{report.RuleReadOnly}
 		} else {
 			if !c.g.IncludeDestructive && !behaviourPermits(c.suite, t.Name) {
 				continue // listed among the skipped tools already
@@ -197,24 +202,24 @@ func behaviourPermits(suite *config.Suite, name string) bool {
 
 // mutatingRules are the claims a tool that is not read-only makes, and
 // the retry comparison when it claims no idempotence.
-func mutatingRules(t tool, in *schema.Schema) []BehaviourRule {
-	var rules []BehaviourRule
+func mutatingRules(t tool, in *schema.Schema) []report.BehaviourRule {
+	var rules []report.BehaviourRule
 	if v, present := gen.Hint(t.Annotations, "destructiveHint"); present && !v {
-		rules = append(rules, RuleNonDestructive)
+		rules = append(rules, report.RuleNonDestructive)
 	}
 	idem, _ := gen.Hint(t.Annotations, "idempotentHint")
 	if idem {
-		rules = append(rules, RuleIdempotent)
+		rules = append(rules, report.RuleIdempotent)
 	}
 	key := ""
 	if in != nil {
 		key = gen.IdempotencyKey(in.Doc())
 	}
 	if key != "" {
-		rules = append(rules, RuleIdempotencyKey)
+		rules = append(rules, report.RuleIdempotencyKey)
 	}
 	if !idem && key == "" {
-		rules = append(rules, RuleRetry)
+		rules = append(rules, report.RuleRetry)
 	}
 	return rules
 }
@@ -265,7 +270,7 @@ func (c *generator) behaviourScenario(t tool, check *behaviourCheck, sources []o
 	observation(2)
 	action("call", caseCall)
 	observation(3)
-	if check.rules[0] != RuleReadOnly {
+	if check.rules[0] != report.RuleReadOnly {
 		action("retry", caseRetry)
 		observation(4)
 	}
@@ -281,7 +286,7 @@ func requiredCount(in *schema.Schema) int {
 	return len(req)
 }
 
-func rulesText(rules []BehaviourRule) string {
+func rulesText(rules []report.BehaviourRule) string {
 	var parts []string
 	for _, r := range rules {
 		parts = append(parts, ruleClaims[r])
@@ -290,12 +295,12 @@ func rulesText(rules []BehaviourRule) string {
 }
 
 // ruleClaims say each rule's claim in the annotation's words.
-var ruleClaims = map[BehaviourRule]string{
-	RuleReadOnly:       "readOnlyHint: true",
-	RuleIdempotent:     "idempotentHint: true",
-	RuleNonDestructive: "destructiveHint: false",
-	RuleIdempotencyKey: "its idempotency key",
-	RuleRetry:          "a retry after a lost response",
+var ruleClaims = map[report.BehaviourRule]string{
+	report.RuleReadOnly:       "readOnlyHint: true",
+	report.RuleIdempotent:     "idempotentHint: true",
+	report.RuleNonDestructive: "destructiveHint: false",
+	report.RuleIdempotencyKey: "its idempotency key",
+	report.RuleRetry:          "a retry after a lost response",
 }
 
 // release closes the link of a scenario of its own. A behaviour check's
@@ -321,25 +326,25 @@ func (r *runState) judgeBehaviour(sc *scenario) {
 	for k := range obs {
 		obs[k] = observe.Observation{}
 	}
-	var call, retry *StepResult
+	var call, retry *report.StepResult
 	for j := range sc.steps {
 		p, st := &sc.steps[j], &res.Steps[j]
 		switch {
 		case p.observation > 0:
-			if st.Outcome == config.OutcomeOK && st.result != nil {
-				obs[p.observation][p.source] = observe.Normalize(observedAnswer(p.call.kind, st.result))
+			if st.Outcome == config.OutcomeOK && st.Decoded != nil {
+				obs[p.observation][p.source] = observe.Normalize(observedAnswer(p.call.kind, st.Decoded))
 			}
-			st.result = nil
+			st.Decoded = nil
 		case p.caseName == caseCall:
 			call = st
 		case p.caseName == caseRetry:
 			retry = st
 		}
 	}
-	verdict := func(rule BehaviourRule, status BehaviourStatus, reason string, changes []observe.Change) BehaviourVerdict {
-		return BehaviourVerdict{Tool: check.tool, Rule: rule, Status: status, Reason: reason, Changes: r.observedChanges(changes)}
+	verdict := func(rule report.BehaviourRule, status report.BehaviourStatus, reason string, changes []observe.Change) report.BehaviourVerdict {
+		return report.BehaviourVerdict{Tool: check.tool, Rule: rule, Status: status, Reason: reason, Changes: r.observedChanges(changes)}
 	}
-	all := func(status BehaviourStatus, reason string) {
+	all := func(status report.BehaviourStatus, reason string) {
 		for _, rule := range check.rules {
 			res.Behaviour = append(res.Behaviour, verdict(rule, status, reason, nil))
 		}
@@ -349,30 +354,30 @@ func (r *runState) judgeBehaviour(sc *scenario) {
 		if call != nil && call.Reason != "" {
 			why += " (" + call.Reason + ")"
 		}
-		all(BehaviourNotVerifiable, why)
+		all(report.BehaviourNotVerifiable, why)
 		return
 	}
 	vol := observe.Volatile(obs[1], obs[2])
 	seen := observe.Comparable(obs[2], obs[3], vol)
 	if len(seen) == 0 {
-		all(BehaviourNotVerifiable, fmt.Sprintf("none of the %d observed sources answered in every observation without moving by itself: nothing to compare", check.sources))
+		all(report.BehaviourNotVerifiable, fmt.Sprintf("none of the %d observed sources answered in every observation without moving by itself: nothing to compare", check.sources))
 		return
 	}
 	first := observe.Diff(obs[2], obs[3], vol)
 	where := fmt.Sprintf("%d observed source(s)", len(seen))
-	if check.rules[0] == RuleReadOnly {
+	if check.rules[0] == report.RuleReadOnly {
 		switch {
 		case len(first) > 0:
-			res.Behaviour = append(res.Behaviour, verdict(RuleReadOnly, BehaviourViolated, "annotated readOnlyHint: true, but the call changed the observed state: "+changesText(first), first))
+			res.Behaviour = append(res.Behaviour, verdict(report.RuleReadOnly, report.BehaviourViolated, "annotated readOnlyHint: true, but the call changed the observed state: "+changesText(first), first))
 		case call.Outcome != config.OutcomeOK:
-			res.Behaviour = append(res.Behaviour, verdict(RuleReadOnly, BehaviourNotVerifiable, "the call came back "+string(call.Outcome)+", so it exercised nothing to judge", nil))
+			res.Behaviour = append(res.Behaviour, verdict(report.RuleReadOnly, report.BehaviourNotVerifiable, "the call came back "+string(call.Outcome)+", so it exercised nothing to judge", nil))
 		default:
-			res.Behaviour = append(res.Behaviour, verdict(RuleReadOnly, BehaviourVerified, "nothing changed in "+where+" after the call", nil))
+			res.Behaviour = append(res.Behaviour, verdict(report.RuleReadOnly, report.BehaviourVerified, "nothing changed in "+where+" after the call", nil))
 		}
 		return
 	}
 	if len(first) == 0 {
-		all(BehaviourNotVerifiable, fmt.Sprintf("the call (%s) changed nothing in %s: with these arguments it had no visible effect (they may name nothing that exists, or it acts outside what the server lets a client read)", call.Outcome, where))
+		all(report.BehaviourNotVerifiable, fmt.Sprintf("the call (%s) changed nothing in %s: with these arguments it had no visible effect (they may name nothing that exists, or it acts outside what the server lets a client read)", call.Outcome, where))
 		return
 	}
 	var second []observe.Change
@@ -382,7 +387,7 @@ func (r *runState) judgeBehaviour(sc *scenario) {
 	}
 	for _, rule := range check.rules {
 		switch rule {
-		case RuleNonDestructive:
+		case report.RuleNonDestructive:
 			var lost []observe.Change
 			for _, ch := range first {
 				if ch.Loses() {
@@ -390,33 +395,33 @@ func (r *runState) judgeBehaviour(sc *scenario) {
 				}
 			}
 			if len(lost) > 0 {
-				res.Behaviour = append(res.Behaviour, verdict(rule, BehaviourViolated, "annotated destructiveHint: false, but the call removed or overwrote what was observed before: "+changesText(lost), lost))
+				res.Behaviour = append(res.Behaviour, verdict(rule, report.BehaviourViolated, "annotated destructiveHint: false, but the call removed or overwrote what was observed before: "+changesText(lost), lost))
 			} else {
-				res.Behaviour = append(res.Behaviour, verdict(rule, BehaviourVerified, "the call only added to the observed state: "+changesText(first), nil))
+				res.Behaviour = append(res.Behaviour, verdict(rule, report.BehaviourVerified, "the call only added to the observed state: "+changesText(first), nil))
 			}
-		case RuleIdempotent, RuleIdempotencyKey, RuleRetry:
+		case report.RuleIdempotent, report.RuleIdempotencyKey, report.RuleRetry:
 			switch {
 			case !secondSeen:
 				why := "the repeated call could not be compared"
 				if retry != nil && retry.Outcome == "" && retry.Reason != "" {
 					why += " (" + retry.Reason + ")"
 				}
-				res.Behaviour = append(res.Behaviour, verdict(rule, BehaviourNotVerifiable, why, nil))
+				res.Behaviour = append(res.Behaviour, verdict(rule, report.BehaviourNotVerifiable, why, nil))
 			case len(second) > 0:
-				res.Behaviour = append(res.Behaviour, verdict(rule, BehaviourViolated, repeatViolation(rule, check.key)+changesText(second), second))
+				res.Behaviour = append(res.Behaviour, verdict(rule, report.BehaviourViolated, repeatViolation(rule, check.key)+changesText(second), second))
 			default:
-				res.Behaviour = append(res.Behaviour, verdict(rule, BehaviourVerified, "the call changed the observed state once; the same call again (a new JSON-RPC id, as a retry) changed nothing more", nil))
+				res.Behaviour = append(res.Behaviour, verdict(rule, report.BehaviourVerified, "the call changed the observed state once; the same call again (a new JSON-RPC id, as a retry) changed nothing more", nil))
 			}
 		}
 	}
 }
 
 // repeatViolation says what a second change means under each rule.
-func repeatViolation(rule BehaviourRule, key string) string {
+func repeatViolation(rule report.BehaviourRule, key string) string {
 	switch rule {
-	case RuleIdempotent:
+	case report.RuleIdempotent:
 		return "annotated idempotentHint: true, but the same call again (same arguments, a new JSON-RPC id, as a retry) changed the state again: "
-	case RuleIdempotencyKey:
+	case report.RuleIdempotencyKey:
 		return fmt.Sprintf("the idempotency key %q was repeated with the same arguments and the state changed again (the key is ignored): ", key)
 	}
 	return "a retry after a lost response applies the change twice (the same call, a new JSON-RPC id, changed the state again): "
@@ -441,10 +446,10 @@ const maxChangeValue = 200
 
 // observedChanges are changes as the report keeps them: the values
 // encoded, redacted and shortened (the JSON report drops them).
-func (r *runState) observedChanges(changes []observe.Change) []ObservedChange {
-	out := make([]ObservedChange, 0, len(changes))
+func (r *runState) observedChanges(changes []observe.Change) []report.ObservedChange {
+	out := make([]report.ObservedChange, 0, len(changes))
 	for _, ch := range changes {
-		oc := ObservedChange{Source: ch.Source, Path: ch.Path, Kind: string(ch.Kind)}
+		oc := report.ObservedChange{Source: ch.Source, Path: ch.Path, Kind: string(ch.Kind)}
 		if ch.Kind != observe.Added {
 			oc.Old = r.clean(encodeValue(ch.Old), maxChangeValue)
 		}
@@ -500,23 +505,23 @@ func (a *analysis) behaviourFindings() {
 		}
 		for _, v := range sc.Behaviour {
 			found = true
-			claim := v.Rule != RuleRetry
+			claim := v.Rule != report.RuleRetry
 			switch v.Status {
-			case BehaviourVerified:
+			case report.BehaviourVerified:
 				if claim {
 					verified++
 					judged++
 				}
-			case BehaviourNotVerifiable:
+			case report.BehaviourNotVerifiable:
 				if claim {
 					inconclusive++
 				}
 				a.notes = append(a.notes, fmt.Sprintf("behaviour: tool %q: %s not verifiable: %s", v.Tool, ruleClaims[v.Rule], v.Reason))
-			case BehaviourViolated:
-				f := Finding{Tool: v.Tool, Origin: config.OriginBehaviour, Kind: FindingKind(v.Rule), Message: v.Reason, Changes: v.Changes}
+			case report.BehaviourViolated:
+				f := report.Finding{Tool: v.Tool, Origin: config.OriginBehaviour, Kind: report.FindingKind(v.Rule), Message: v.Reason, Changes: v.Changes}
 				if claim {
 					judged++
-					f.Status, f.Score = StatusFailed, config.ScoreAnnotationHonesty
+					f.Status, f.Score = report.StatusFailed, config.ScoreAnnotationHonesty
 				} else {
 					f.Flagged = true
 				}
@@ -538,4 +543,153 @@ func cutID(s string) string {
 		return string(r[:79]) + "…"
 	}
 	return s
+}
+
+// A fixture's observe step records the server's state under a name, and a
+// later step's expect.unchanged compares with it, so that a fixture can say
+// "this leaves the state as it was" without naming every field. The
+// sources are fixed by rule: the allowed read-only tools that need no
+// argument (called with {}) and the listed resources, at most
+// maxObservedTools and maxObservedResources of each, by name. Each is read
+// twice by the observe step, to learn what moves by itself.
+
+// fixtureObservation is an observe step's record, kept in the scenario's
+// results under observationKey (no step id can reach it by $ref).
+type fixtureObservation struct {
+	state    observe.Observation
+	volatile observe.Paths
+}
+
+func observationKey(name string) string { return "\x00observe " + name }
+
+// observedSource is one place a fixture observation reads.
+type observedSource struct {
+	name string // as the changes name it: the tool's name, the resource's URI
+	c    call
+}
+
+// fixtureSources are the places a fixture observation reads, by rule.
+func (r *runState) fixtureSources() []observedSource {
+	var tools, reads []observedSource
+	if r.found == nil {
+		return nil
+	}
+	for _, t := range sortedTools(r.found.tools) {
+		if len(tools) == maxObservedTools {
+			break
+		}
+		var in struct {
+			Required []string `json:"required"`
+		}
+		_ = json.Unmarshal(t.InputSchema, &in)
+		if !isReadOnly(t) || !r.suite.AllowsTool(t.Name) || len(in.Required) > 0 {
+			continue
+		}
+		tools = append(tools, observedSource{name: t.Name, c: call{kind: config.KindTool, method: methods[config.KindTool], name: t.Name, raw: json.RawMessage(`{}`)}})
+	}
+	list := slices.Clone(r.found.resources)
+	slices.SortFunc(list, func(a, b resource) int { return strings.Compare(a.URI, b.URI) })
+	for _, res := range list {
+		if len(reads) == maxObservedResources {
+			break
+		}
+		raw, _ := json.Marshal(res.URI)
+		reads = append(reads, observedSource{name: res.URI, c: call{kind: config.KindResource, method: methods[config.KindResource], name: res.URI, raw: raw}})
+	}
+	return append(tools, reads...)
+}
+
+// observeNow reads every source once on sess: the sources that answered
+// ok, by name.
+func (r *runState) observeNow(ctx context.Context, sess *session, sc *scenario, j int, sources []observedSource) observe.Observation {
+	obs := observe.Observation{}
+	for _, s := range sources {
+		callCtx, cancel := context.WithTimeout(ctx, ms2d(r.suite.TimeoutMs))
+		tp := &tap{label: sc.label(j)}
+		rep, err := s.c.do(withTap(callCtx, tp), sess, s.c.raw, r.progressToken())
+		cancel()
+		sess.finish(tp)
+		if err != nil || rep == nil || rep.isError {
+			continue
+		}
+		if decoded := decodeResult(rep.raw); decoded != nil {
+			obs[s.name] = observe.Normalize(observedAnswer(s.c.kind, decoded))
+		}
+	}
+	return obs
+}
+
+// runObserve runs an observe step: two reads of every source, kept in
+// results under the step's name. A server with nothing to read fails the
+// step: the fixture asked for what cannot be had.
+func (r *runState) runObserve(ctx context.Context, sess *session, sc *scenario, j int, out report.StepResult, results map[string]any) report.StepResult {
+	p := &sc.steps[j]
+	began := time.Now()
+	sources := r.fixtureSources()
+	first := r.observeNow(ctx, sess, sc, j, sources)
+	second := r.observeNow(ctx, sess, sc, j, sources)
+	out.DurationMs = ms(time.Since(began))
+	seen := observe.Comparable(first, second, observe.Paths{})
+	if len(seen) == 0 {
+		out.Reason = fmt.Sprintf("nothing to observe: of %d read-only tools without arguments and listed resources, none answered ok", len(sources))
+		r.traceStep(sc, p, &out, nil, began)
+		return out
+	}
+	out.Outcome, out.Status = config.OutcomeOK, report.StatusPassed
+	vol := observe.Volatile(first, second)
+	out.Notes = append(out.Notes, fmt.Sprintf("observed %d source(s): %s", len(seen), r.clean(strings.Join(seen, ", "), 600)))
+	results[observationKey(p.spec.Observe)] = &fixtureObservation{state: second, volatile: vol}
+	r.traceStep(sc, p, &out, nil, began)
+	return out
+}
+
+// expectUnchanged observes the state again after step j's call and fails
+// the step (or, advisory, flags it) for every change since the named
+// observation outside its changedOnly places.
+func (r *runState) expectUnchanged(ctx context.Context, sess *session, sc *scenario, j int, out *report.StepResult, results map[string]any) {
+	e := &sc.steps[j].spec.Expect
+	if e.Unchanged == "" || out.Outcome == "" {
+		return
+	}
+	var fails []assert.Failure
+	was, _ := results[observationKey(e.Unchanged)].(*fixtureObservation)
+	if was == nil {
+		fails = append(fails, assert.Failure{Kind: assert.KindUnchanged, Message: "the observation " + e.Unchanged + " was not made (its step did not pass)"})
+	} else {
+		now := r.observeNow(ctx, sess, sc, j, r.fixtureSources())
+		for _, ch := range observe.Diff(was.state, now, was.volatile) {
+			if allowedChange(e.ChangedOnly, ch) {
+				continue
+			}
+			fails = append(fails, assert.Failure{Kind: assert.KindUnchanged, Path: ch.Source + "#" + ch.Path,
+				Message:  "changed since observation " + e.Unchanged + " (" + string(ch.Kind) + ")",
+				Expected: ch.Old, HasExpected: ch.Kind != observe.Added, Actual: ch.New, HasActual: ch.Kind != observe.Removed})
+		}
+	}
+	for _, f := range fails {
+		if sc.steps[j].spec.Advisory {
+			out.Notes = append(out.Notes, r.clean(string(f.Kind)+" "+f.Path+": "+f.Message, 600))
+			out.Flagged = true
+			continue
+		}
+		out.Status = report.StatusFailed
+		out.Assertions = append(out.Assertions, report.AssertionResult{Kind: f.Kind, Path: r.clean(f.Path, 600), Message: f.Message,
+			Position: positionOf(assert.Position(e, f.Kind)), Expected: r.red.Value(f.Expected), HasExpected: f.HasExpected,
+			Actual: r.red.Value(f.Actual), HasActual: f.HasActual})
+	}
+}
+
+// allowedChange reports whether ch is at or under one of the places
+// changedOnly names ("SOURCE" or "SOURCE#/pointer").
+func allowedChange(places []string, ch observe.Change) bool {
+	for _, pl := range places {
+		src, ptr, _ := strings.Cut(pl, "#")
+		if src != ch.Source {
+			continue
+		}
+		if ptr == "" || ch.Path == ptr || strings.HasPrefix(ch.Path, ptr+"/") {
+			return true
+		}
+	}
+	return false
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // TestBehaviourReadBack runs the behaviour checks against the demo's
@@ -24,7 +25,7 @@ scenarios: [{name: fixture, steps: [{id: one, tool: list_pantry}]}]
 `)
 	s.Generate = &config.Generate{Fuzz: true, Behaviour: true, FuzzCases: 5}
 	rep := mustRun(t, s, defectsInMemory())
-	summary := func(r *Report) string {
+	summary := func(r *report.Report) string {
 		var b strings.Builder
 		for _, f := range r.Findings {
 			if f.Origin != config.OriginBehaviour {
@@ -67,7 +68,7 @@ scenarios: [{name: fixture, steps: [{id: one, tool: list_pantry}]}]
 	if strings.Contains(string(data), "peeked at flour") {
 		t.Error("the JSON report carries an observed value")
 	}
-	var back Report
+	var back report.Report
 	if err := json.Unmarshal(data, &back); err != nil {
 		t.Fatal(err)
 	}

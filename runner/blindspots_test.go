@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/demo"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // TestCancellationAsksForProgress (issue 19 item 8): the cancellation
@@ -16,13 +17,13 @@ import (
 // reads the POST's answer only, the late answer stays a note.
 func TestCancellationAsksForProgress(t *testing.T) {
 	rep := mustRun(t, protocolSuite(t, "protocol-defects", ""), stdioOptions())
-	var f *Finding
+	var f *report.Finding
 	for i := range rep.Findings {
 		if rep.Findings[i].Kind == "cancellation" {
 			f = &rep.Findings[i]
 		}
 	}
-	if f == nil || f.Status != StatusFailed || f.Tool != "slow_status" || !strings.Contains(f.Got, "a result after the cancellation") ||
+	if f == nil || f.Status != report.StatusFailed || f.Tool != "slow_status" || !strings.Contains(f.Got, "a result after the cancellation") ||
 		!strings.Contains(f.Got, "progress notification(s) after its result") || f.Reference != "MCP 2025-11-25 basic/utilities/cancellation" {
 		t.Fatalf("cancellation finding = %+v", f)
 	}
@@ -40,7 +41,7 @@ func TestNullArgumentsWithoutReadOnlyTools(t *testing.T) {
 	for _, f := range rep.Findings {
 		if f.Kind == "null-arguments" || f.Kind == "omitted-arguments" {
 			found[string(f.Kind)] = true
-			if f.Tool != "commit_task" || f.Status != StatusFailed || f.Score != config.ScoreProtocol || !strings.Contains(f.Got, "-32603") {
+			if f.Tool != "commit_task" || f.Status != report.StatusFailed || f.Score != config.ScoreProtocol || !strings.Contains(f.Got, "-32603") {
 				t.Errorf("finding %+v", f)
 			}
 		}
@@ -77,12 +78,12 @@ func TestRebindingAndPriming(t *testing.T) {
 			srv := httptest.NewServer(demo.Handler(c.opts))
 			defer srv.Close()
 			rep := mustRun(t, protocolSuite(t, "", srv.URL+"/mcp"), stdioOptions())
-			seen := map[string]StepResult{}
+			seen := map[string]report.StepResult{}
 			for _, st := range rep.Scenarios[0].Steps {
 				seen[st.ID] = st
 			}
 			host, prime := seen["foreign-host"], seen["sse-priming"]
-			if host.Status != StatusPassed || prime.Status != StatusPassed || host.Flagged != c.notes || prime.Flagged != c.notes {
+			if host.Status != report.StatusPassed || prime.Status != report.StatusPassed || host.Flagged != c.notes || prime.Flagged != c.notes {
 				t.Fatalf("foreign-host %s flagged %v %v, sse-priming %s flagged %v %v", host.Status, host.Flagged, host.Notes, prime.Status, prime.Flagged, prime.Notes)
 			}
 			if c.notes && (!strings.HasPrefix(host.Notes[0], "risk: ") || !strings.Contains(host.Notes[0], "rebound") ||

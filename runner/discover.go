@@ -6,6 +6,12 @@ import (
 	"fmt"
 	"time"
 
+	"slices"
+	"sort"
+
+	"github.com/mcpcheck/mcpcheck/assert"
+	"github.com/mcpcheck/mcpcheck/runner/internal/schema"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -21,9 +27,9 @@ const (
 // what discovery keeps of each listing, as the server sent it; they are
 // the exported Surface types (mcpcheck tools prints them).
 type (
-	tool     = SurfaceTool
-	resource = SurfaceResource
-	prompt   = SurfacePrompt
+	tool     = report.SurfaceTool
+	resource = report.SurfaceResource
+	prompt   = report.SurfacePrompt
 )
 
 // discovered is what discovery found: the tools always, resources,
@@ -212,4 +218,118 @@ func listPage(ctx context.Context, cs *mcp.ClientSession, what, cursor string) (
 	}
 	raw, err := json.Marshal(res)
 	return raw, next, err
+}
+
+// surface is the report's view of what discovery found, with the run's
+// secrets redacted from every string (a server may echo a credential in a
+// description).
+func surface(red *redactor, ir *mcp.InitializeResult, protocol string, found *discovered) *report.Surface {
+	s := rawSurface(ir, protocol, found)
+	if red == nil || len(red.needles) == 0 {
+		return s
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		return s
+	}
+	if v := numbers(json.RawMessage(b)); v != nil {
+		if b, err = json.Marshal(red.Value(v)); err == nil {
+			var out report.Surface
+			if json.Unmarshal(b, &out) == nil {
+				return &out
+			}
+		}
+	}
+	return s
+}
+
+func rawSurface(ir *mcp.InitializeResult, protocol string, found *discovered) *report.Surface {
+	s := &report.Surface{ProtocolVersion: protocol, Capabilities: []string{}, Tools: []report.SurfaceTool{}}
+	if ir != nil {
+		if ir.ServerInfo != nil {
+			s.Server = &report.ServerInfo{Name: ir.ServerInfo.Name, Version: ir.ServerInfo.Version}
+		}
+		s.Instructions = ir.Instructions
+		if c := ir.Capabilities; c != nil {
+			for _, k := range []struct {
+				name string
+				on   bool
+			}{{"completions", c.Completions != nil}, {"logging", c.Logging != nil}, {"prompts", c.Prompts != nil},
+				{"resources", c.Resources != nil}, {"tools", c.Tools != nil}} {
+				if k.on {
+					s.Capabilities = append(s.Capabilities, k.name)
+				}
+			}
+		}
+	}
+	s.Tools = append(s.Tools, sortedTools(found.tools)...)
+	s.Resources = sortedBy(found.resources, func(x resource) string { return x.URI })
+	s.ResourceTemplates = sortedBy(found.templates, func(x resource) string { return x.URITemplate })
+	s.Prompts = sortedBy(found.prompts, func(x prompt) string { return x.Name })
+	return s
+}
+
+// sortedBy is a sorted copy of list (nil when it is empty).
+func sortedBy[T any](list []T, key func(T) string) []T {
+	if len(list) == 0 {
+		return nil
+	}
+	out := slices.Clone(list)
+	sort.SliceStable(out, func(i, j int) bool { return key(out[i]) < key(out[j]) })
+	return out
+}
+
+// toolSchemas are a discovered tool's input and output schemas, compiled
+// once at discovery (not to be confused with the contract file of package
+// internal/contract, which records a whole server's surface). A schema that
+// was refused (see package schema) is a discovery warning; steps that call
+// the tool with argument validation on end as input_rejected.
+type toolSchemas struct {
+	input, output       *schema.Schema
+	inputErr, outputErr error
+	// taskSupport is the tool's execution.taskSupport ("" when absent).
+	taskSupport string
+}
+
+func compileSchemas(t tool) toolSchemas {
+	c := toolSchemas{taskSupport: taskSupportOf(t)}
+	c.input, c.inputErr = schema.Compile(t.Name, "input", t.InputSchema)
+	c.output, c.outputErr = schema.Compile(t.Name, "output", t.OutputSchema)
+	return c
+}
+
+// checkArguments validates a step's arguments against the tool's
+// inputSchema before anything is sent.
+func checkArguments(c *toolSchemas, args map[string]any) (rejected bool, reason, detail string) {
+	if c.inputErr != nil {
+		return true, "the tool's inputSchema was refused, so its arguments cannot be checked; nothing was sent", c.inputErr.Error()
+	}
+	if c.input == nil {
+		return false, "", ""
+	}
+	var v any = args
+	if args == nil {
+		v = map[string]any{}
+	}
+	err := c.input.Validate(v)
+	if err == nil {
+		return false, "", ""
+	}
+	vi := schema.Explain(err)
+	return true, fmt.Sprintf("arguments do not match the tool's inputSchema at %q (%s); nothing was sent", vi.Path, vi.Keyword), vi.Message
+}
+
+// checkOutput validates structuredContent against the tool's outputSchema.
+// A successful result of a tool that declares one must carry conforming
+// structuredContent.
+func checkOutput(c *toolSchemas, ar *assert.Result) (bad bool, reason, detail string) {
+	if !ar.HasStructured {
+		return true, "the tool declares an outputSchema but the result has no structuredContent", ""
+	}
+	err := c.output.Validate(ar.Structured)
+	if err == nil {
+		return false, "", ""
+	}
+	vi := schema.Explain(err)
+	return true, fmt.Sprintf("structuredContent does not match the tool's outputSchema at %q (%s)", vi.Path, vi.Keyword), vi.Message
 }

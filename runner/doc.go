@@ -1,5 +1,5 @@
 // Package runner runs a loaded fixture against an MCP server and produces a
-// [Report].
+// report (package runner/report).
 //
 // [Run] connects to the suite's target (a stdio command or a Streamable HTTP
 // endpoint), initializes with a pinned protocol version, discovers the
@@ -26,44 +26,45 @@
 //   - [Options] tune a run without changing what it checks: the
 //     environment, a transport for tests, a selection, a trace, and hooks
 //     that follow the run as it goes ([Options.OnStep]).
-//   - [Report] is the one result model every writer renders (package
-//     runner/report); [StepResult] is one step's status, outcome and
-//     failed assertions, [Finding] and [Score] what generated checks add;
-//     [Analyze] computes those from the report's steps, once, at the end.
+//   - The report model lives in package runner/report (model.go), beside
+//     the writers that render it: report.Report is one run's result,
+//     report.StepResult one step's status, outcome and failed assertions,
+//     report.Finding and report.Score what generated checks add. [Analyze]
+//     computes those from the report's steps, once, at the end.
 //   - [GuardedCall] and [LatencyGate] apply the same classification and
 //     fidelity rules to an agent's own calls on its own session.
-//   - [Drift] is a change between a contract file and the live server
+//   - Drift (report.Drift) is a change between a contract file and the live server
 //     (a suite's contract) or another file ([DiffContracts]), graded by
-//     [Severity]; [Snapshot] builds the contract file itself.
+//     severity; [Snapshot] builds the contract file itself.
 //   - Golden answers (expect.snapshot) live beside the fixture;
 //     [RecordAnswers] writes them from a recorded session.
-//   - For CI: a [Selection] (tags, --run, a [Shard]) leaves scenarios out,
+//   - For CI: a [Selection] (tags, --run, a shard) leaves scenarios out,
 //     reported skipped; [Merge] joins shards' reports and analyses them
 //     as the whole run's; [ApplyBaseline] judges a report against known
 //     failures.
-//   - The report's vocabularies ([Status], [Exclusion], [Stage],
-//     [TargetTransport], [Severity], [FindingKind]) are named string types
-//     with their values as constants; vocabulary_test.go holds each that
-//     the report schema enumerates to its enum.
+//   - The report's vocabularies (report.Status, Exclusion, Stage,
+//     TargetTransport, Severity, FindingKind) are named string types with
+//     their values as constants; vocabulary_test.go holds each that the
+//     report schema enumerates to its enum.
 //
 // The rules a run follows are stated where they are enforced: the child's
 // environment and ${tmp} in env.go, shutdown in stdio.go, outcome classes
-// in classify.go, scheduling in schedule.go and scenario.go, generated
+// in call.go, scheduling in schedule.go and scenario.go, generated
 // checks in generated.go and analyze.go, protocol probes in
 // internal/probe, contracts and drift in drift.go, golden answers in
-// golden.go, selection and shards in select.go, merge and baselines in
-// merge.go, what reaches an output in redact.go, the verdict in
-// [Report.Tally].
+// golden.go, selection, shards, merge and baselines in merge.go, what
+// reaches an output in redact.go (and internal/safetext), the verdict in
+// report.Report.Tally.
 //
 // # One expectation, from the fixture to the report
 //
 // `expect: {structuredEquals: …}` is read by config (load.go: the value
 // with its position), compiled into the plan with its step (plan.go),
 // scheduled (schedule.go → scenario.go) and run (step.go: runStep makes
-// the call through call.go, classify.go gives the outcome, readAnswer
+// the call through call.go, which classifies the outcome, readAnswer
 // decodes structuredContent); check (step.go) builds the checker from
 // package assert (structured.go), whose failures become the step's
-// [AssertionResult] with the fixture position; runner/report prints it
+// report.AssertionResult with the fixture position; runner/report prints it
 // (failure.go). Each hop goes one way, down the list.
 //
 // # Example

@@ -8,68 +8,42 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/internal/fileio"
+	"github.com/mcpcheck/mcpcheck/internal/safetext"
 	cfile "github.com/mcpcheck/mcpcheck/runner/internal/contract"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
-
-// Severity grades a contract change by what it breaks for a client.
-type Severity = cfile.Severity
-
-// The severities, most severe first.
-const (
-	SeverityBreaking   = cfile.Breaking
-	SeverityRisky      = cfile.Risky
-	SeverityCompatible = cfile.Compatible
-	SeverityInfo       = cfile.Info
-)
-
-// Severities lists every severity, most severe first (the report schema's
-// order).
-var Severities = cfile.Severities
-
-// DriftKind names a contract change (property_added, renamed, ...).
-type DriftKind = cfile.Kind
-
-// driftKinds lists every kind of contract change, in the report schema's
-// order.
-var driftKinds = cfile.Kinds
-
-// DriftSubject is what a contract change concerns (tool, prompt, ...).
-type DriftSubject = cfile.Subject
-
-// driftSubjects lists every subject, in the report schema's order.
-var driftSubjects = cfile.Subjects
 
 // failsAt reports whether severity s fails a run with failOn.
-func failsAt(s Severity, failOn config.FailOn) bool {
+func failsAt(s report.Severity, failOn config.FailOn) bool {
 	if failOn == config.FailOnNone {
 		return false
 	}
 	if failOn == "" {
 		failOn = config.DefaultFailOn
 	}
-	return s.Rank() >= Severity(failOn).Rank()
+	return s.Rank() >= report.Severity(failOn).Rank()
 }
 
 // drift converts the contract package's findings, redacted and bounded.
-func drift(fs []cfile.Finding, failOn config.FailOn, clean func(string, int) string) ([]Drift, *DriftSummary) {
+func drift(fs []cfile.Finding, failOn config.FailOn, clean func(string, int) string) ([]report.Drift, *report.DriftSummary) {
 	if failOn == "" {
 		failOn = config.DefaultFailOn
 	}
-	sum := &DriftSummary{FailOn: failOn}
-	out := make([]Drift, 0, len(fs))
+	sum := &report.DriftSummary{FailOn: failOn}
+	out := make([]report.Drift, 0, len(fs))
 	for _, f := range fs {
-		out = append(out, Drift{
+		out = append(out, report.Drift{
 			Severity: f.Severity, Kind: f.Kind, Subject: f.Subject,
 			Name: clean(f.Name, 300), Path: clean(f.Path, 1000),
 			Failing: failsAt(f.Severity, failOn),
 			Old:     clean(f.Old, 2000), New: clean(f.New, 2000),
 		})
 		switch f.Severity {
-		case SeverityBreaking:
+		case report.SeverityBreaking:
 			sum.Breaking++
-		case SeverityRisky:
+		case report.SeverityRisky:
 			sum.Risky++
-		case SeverityCompatible:
+		case report.SeverityCompatible:
 			sum.Compatible++
 		default:
 			sum.Info++
@@ -164,7 +138,7 @@ func (r *runState) checkContract(sess *session, found *discovered) error {
 // DiffContracts compares two contract files (calling nothing) and returns
 // a report whose only content is their drift, failing as a run with
 // failOn would. Files that are not contracts are an error (exit 2).
-func DiffContracts(oldName string, oldData []byte, newName string, newData []byte, failOn config.FailOn) (*Report, error) {
+func DiffContracts(oldName string, oldData []byte, newName string, newData []byte, failOn config.FailOn) (*report.Report, error) {
 	old, err := cfile.Read(oldData)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", oldName, err)
@@ -173,19 +147,19 @@ func DiffContracts(oldName string, oldData []byte, newName string, newData []byt
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", newName, err)
 	}
-	rep := &Report{
-		SchemaVersion:   SchemaVersion,
+	rep := &report.Report{
+		SchemaVersion:   report.SchemaVersion,
 		Suite:           fmt.Sprintf("contract drift from %s to %s", oldName, newName),
-		Target:          Target{Transport: TargetNone},
+		Target:          report.Target{Transport: report.TargetNone},
 		ProtocolVersion: nw.ProtocolVersion,
-		Server:          &ServerInfo{Name: nw.Server.Name, Version: nw.Server.Version},
+		Server:          &report.ServerInfo{Name: nw.Server.Name, Version: nw.Server.Version},
 		ToolsDiscovered: []string{},
-		Scenarios:       []ScenarioResult{},
+		Scenarios:       []report.ScenarioResult{},
 	}
 	for _, t := range nw.Tools {
-		rep.ToolsDiscovered = append(rep.ToolsDiscovered, Clean(t.Name, 200))
+		rep.ToolsDiscovered = append(rep.ToolsDiscovered, safetext.Clean(t.Name, 200))
 	}
-	rep.Drift, rep.Summary.Drift = drift(cfile.Diff(old, nw), failOn, Clean)
+	rep.Drift, rep.Summary.Drift = drift(cfile.Diff(old, nw), failOn, safetext.Clean)
 	rep.Tally()
 	// The edge: contract files may come from a hostile server.
 	(*redactor)(nil).report(rep)

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/internal/safetext"
 )
 
 // baseEnvNames are the runner's variables a stdio server inherits. Nothing
@@ -101,7 +102,7 @@ func resolveSecrets(s *config.Suite, env environ) (*secrets, error) {
 // is a plain short word, which it will not hide.
 func (s *secrets) declare(name, v string, declared bool) {
 	s.values = append(s.values, Secret{Value: v, Declared: declared})
-	if declared && len(Sanitize(v)) >= minSecret && !looksLikeCredential(Sanitize(v)) && PlainWord(Sanitize(v)) {
+	if declared && len(safetext.Sanitize(v)) >= minSecret && !looksLikeCredential(safetext.Sanitize(v)) && PlainWord(safetext.Sanitize(v)) {
 		s.plain = append(s.plain, name)
 	}
 }

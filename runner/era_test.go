@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/demo"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // eraProbeSuite runs only the protocol probes under 2026-07-28.
@@ -30,13 +31,13 @@ var (
 
 // probeIDs lists the probe steps of the report's first scenario, sorted,
 // with their statuses.
-func probeIDs(rep *Report) (ids []string, notPassed []string) {
+func probeIDs(rep *report.Report) (ids []string, notPassed []string) {
 	for _, st := range rep.Scenarios[0].Steps {
 		if strings.HasSuffix(st.ID, ".alive") {
 			continue
 		}
 		ids = append(ids, st.ID)
-		if st.Status != StatusPassed || st.Flagged {
+		if st.Status != report.StatusPassed || st.Flagged {
 			notPassed = append(notPassed, st.ID+": "+string(st.Status)+" "+st.Reason+strings.Join(st.Notes, " "))
 		}
 	}
@@ -105,7 +106,7 @@ func TestEraProbesPlantedDefects(t *testing.T) {
 				if f.Origin == config.OriginProtocol && !strings.HasPrefix(f.Reference, "MCP 2026-07-28 ") {
 					t.Errorf("finding %s cites %q", f.Kind, f.Reference)
 				}
-				if f.Kind == "state-tampered" && (f.Status != StatusFailed || !strings.Contains(f.Got, "a result")) {
+				if f.Kind == "state-tampered" && (f.Status != report.StatusFailed || !strings.Contains(f.Got, "a result")) {
 					t.Errorf("state-tampered finding %+v", f)
 				}
 			}
@@ -165,13 +166,13 @@ scenarios:
 	}
 	for k, method := range []string{"ping", "logging/setLevel"} {
 		st := rep.Scenarios[3+k].Steps[0] // the 2026-07-28 pass's
-		if rep.Scenarios[3+k].ProtocolVersion != "2026-07-28" || st.Status != StatusFailed ||
+		if rep.Scenarios[3+k].ProtocolVersion != "2026-07-28" || st.Status != report.StatusFailed ||
 			!strings.Contains(st.Reason, method+" is not in 2026-07-28") || !strings.Contains(st.Reason, "nothing was sent") {
 			t.Errorf("%s under 2026-07-28: %+v", method, st)
 		}
 	}
 	tagged := rep.Scenarios[5]
-	if tagged.Steps[0].Status != StatusSkipped || tagged.Steps[1].Status != StatusPassed {
+	if tagged.Steps[0].Status != report.StatusSkipped || tagged.Steps[1].Status != report.StatusPassed {
 		t.Errorf("tagged scenario under 2026-07-28: %s", statuses(rep))
 	}
 	if len(rep.Divergences) != 2 || rep.Divergences[0].Step != "ping" || rep.Divergences[1].Step != "level" {

@@ -6,8 +6,15 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"io"
+	"reflect"
+	"sync"
+	"time"
+
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/internal/jsonx"
+	"github.com/mcpcheck/mcpcheck/internal/safetext"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // # Exchanges (-v, -vv)
@@ -43,31 +50,6 @@ const (
 	ExchangeAll
 )
 
-// Exchange is a step's request and the answer to it, as the server saw and
-// sent them (sanitized, redacted and cut; see "Exchanges" in the runner's
-// code). Params and Result are indented JSON text.
-type Exchange struct {
-	Method string `json:"method"`
-	Params string `json:"params,omitempty"`
-	// Result is the JSON-RPC result; Error the JSON-RPC error. Neither
-	// means no answer came (the step's outcome says why), or nothing was
-	// sent (NotSent).
-	Result string         `json:"result,omitempty"`
-	Error  *ExchangeError `json:"error,omitempty"`
-	// NotSent marks a request that was never sent (its arguments failed the
-	// tool's inputSchema).
-	NotSent bool `json:"notSent,omitempty"`
-	// Omitted says why the parameters and answer are not shown (the run's
-	// budget for exchanges was spent).
-	Omitted string `json:"omitted,omitempty"`
-}
-
-// ExchangeError is a JSON-RPC error answer.
-type ExchangeError struct {
-	Code    int64  `json:"code"`
-	Message string `json:"message,omitempty"`
-}
-
 const (
 	// exchangeValueChars bounds one string value inside an exchange.
 	exchangeValueChars = 500
@@ -80,12 +62,12 @@ const (
 
 // wantsExchange reports whether a step whose status is st keeps its
 // exchange.
-func (r *runState) wantsExchange(st Status) bool {
+func (r *runState) wantsExchange(st report.Status) bool {
 	switch r.opts.Exchanges {
 	case ExchangeAll:
 		return true
 	case ExchangeFailed:
-		return st == StatusFailed
+		return st == report.StatusFailed
 	}
 	return false
 }
@@ -93,8 +75,8 @@ func (r *runState) wantsExchange(st Status) bool {
 // exchange builds the exchange of a call of c with params (encoded as
 // sent), whose answer is result (raw, nil when none came) or the JSON-RPC
 // error code with message.
-func (r *runState) exchange(c *call, params json.RawMessage, result json.RawMessage, code *int64, message string) *Exchange {
-	ex := &Exchange{Method: c.method}
+func (r *runState) exchange(c *call, params json.RawMessage, result json.RawMessage, code *int64, message string) *report.Exchange {
+	ex := &report.Exchange{Method: c.method}
 	if c.kind == config.KindList {
 		ex.Method = listMethods[c.name]
 	}
@@ -107,7 +89,7 @@ func (r *runState) exchange(c *call, params json.RawMessage, result json.RawMess
 		ex.Result = r.pretty(jsonx.Value(result))
 	}
 	if code != nil {
-		ex.Error = &ExchangeError{Code: *code, Message: r.clean(message, exchangeValueChars)}
+		ex.Error = &report.ExchangeError{Code: *code, Message: r.clean(message, exchangeValueChars)}
 	}
 	r.exchanged.Add(int64(len(ex.Params) + len(ex.Result) + len(ex.Method)))
 	return ex
@@ -145,7 +127,7 @@ func (r *runState) pretty(v any) string {
 	case nil:
 		return ""
 	case namedParams:
-		x.Name, x.Arguments = cut(r.red.String(x.Name), exchangeValueChars), cutStrings(r.red.Value(x.Arguments))
+		x.Name, x.Arguments = safetext.Cut(r.red.String(x.Name), exchangeValueChars), cutStrings(r.red.Value(x.Arguments))
 		v = x
 	default:
 		v = cutStrings(r.red.Value(v))
@@ -159,7 +141,7 @@ func (r *runState) pretty(v any) string {
 	}
 	// JSON escapes C0 controls; the sanitizer also shows C1 controls and
 	// bidirectional overrides the encoder passes through.
-	return cut(Sanitize(string(bytes.TrimRight(b.Bytes(), "\n"))), exchangeSideChars)
+	return safetext.Cut(safetext.Sanitize(string(bytes.TrimRight(b.Bytes(), "\n"))), exchangeSideChars)
 }
 
 // cutStrings cuts every string of a generic JSON value (already a copy
@@ -169,7 +151,7 @@ func cutStrings(v any) any {
 	switch x := v.(type) {
 	case string:
 		if len(x) > exchangeValueChars && utf8.RuneCountInString(x) > exchangeValueChars {
-			return cut(x, exchangeValueChars)
+			return safetext.Cut(x, exchangeValueChars)
 		}
 	case []any:
 		out := make([]any, len(x))
@@ -180,9 +162,43 @@ func cutStrings(v any) any {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[cut(k, exchangeValueChars)] = cutStrings(e)
+			out[safetext.Cut(k, exchangeValueChars)] = cutStrings(e)
 		}
 		return out
 	}
 	return v
 }
+
+// tracer writes trace entries as JSON lines; it is safe for concurrent use
+// and a nil tracer writes nothing.
+type tracer struct {
+	mu  sync.Mutex
+	enc *json.Encoder
+	red *redactor
+	err error
+}
+
+func newTracer(w io.Writer, red *redactor) *tracer {
+	if w == nil {
+		return nil
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return &tracer{enc: enc, red: red}
+}
+
+func (t *tracer) write(e report.TraceEntry) {
+	if t == nil {
+		return
+	}
+	// The trace's one funnel: every string of the entry, names and
+	// argument keys included, is sanitized and redacted here.
+	t.red.walk(reflect.ValueOf(&e).Elem())
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.err == nil {
+		t.err = t.enc.Encode(e)
+	}
+}
+
+func traceTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }

@@ -11,35 +11,8 @@ import (
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/runner/internal/gen"
 	"github.com/mcpcheck/mcpcheck/runner/internal/schema"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
-
-// SkippedGroup is the skipped tools that share a reason (and protocol
-// version, in a multi-protocol run), for reports that say it once.
-type SkippedGroup struct {
-	ProtocolVersion string
-	Reason, Fix     string
-	Tools           []string
-}
-
-// skippedGroups groups skipped tools by version, reason and fix, in the
-// order the reasons first appear.
-func skippedGroups(list []SkippedTool) []SkippedGroup {
-	var out []SkippedGroup
-	for _, s := range list {
-		i := slices.IndexFunc(out, func(g SkippedGroup) bool {
-			return g.ProtocolVersion == s.ProtocolVersion && g.Reason == s.Reason && g.Fix == s.Fix
-		})
-		if i < 0 {
-			out = append(out, SkippedGroup{ProtocolVersion: s.ProtocolVersion, Reason: s.Reason, Fix: s.Fix})
-			i = len(out) - 1
-		}
-		out[i].Tools = append(out[i].Tools, s.Tool)
-	}
-	return out
-}
-
-// SkippedGroups groups a report's skipped tools by reason.
-func (r *Report) SkippedGroups() []SkippedGroup { return skippedGroups(r.SkippedTools) }
 
 // Cases of generated steps, as the report names them.
 const (
@@ -50,7 +23,7 @@ const (
 	caseDelete           = "delete"
 	caseStaleRead        = "stale-read"
 	caseOrphanRead       = "orphan-read"
-	caseIndependent      = "independent-connections"
+	caseIndependent      = string(report.FindingIndependentConnections)
 	caseSequential       = "sequential"
 	caseSequentialRepeat = "sequential-repeat"
 	caseOverlapping      = "overlapping"
@@ -63,7 +36,7 @@ const (
 // forbidden), the tools it left alone, and notes.
 type generated struct {
 	scenarios []*scenario
-	skipped   []SkippedTool
+	skipped   []report.SkippedTool
 	notes     []string // observations about the contracts (placeholders, no groups, ...)
 }
 
@@ -174,7 +147,7 @@ func compileGenerated(suite *config.Suite, found *discovered, input func(string)
 }
 
 func (c *generator) skip(tool, why, fix string) {
-	c.out.skipped = append(c.out.skipped, SkippedTool{Tool: tool, Reason: why, Fix: fix})
+	c.out.skipped = append(c.out.skipped, report.SkippedTool{Tool: tool, Reason: why, Fix: fix})
 }
 
 func (c *generator) note(format string, args ...any) {

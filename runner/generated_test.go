@@ -15,6 +15,7 @@ import (
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/demo"
 	"github.com/mcpcheck/mcpcheck/runner/internal/gen"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // plantedOptions serves a few annotated tools with planted defects, in
@@ -96,7 +97,7 @@ func TestGeneratedFuzzAndFidelity(t *testing.T) {
 	if len(rep.SkippedTools) != 1 || rep.SkippedTools[0].Tool != "writer" || !strings.Contains(rep.SkippedTools[0].Reason, "no readOnlyHint") {
 		t.Errorf("skipped = %+v", rep.SkippedTools)
 	}
-	scores := map[config.ScoreName]Score{}
+	scores := map[config.ScoreName]report.Score{}
 	for _, sc := range rep.Summary.Scores {
 		scores[sc.Name] = sc
 	}
@@ -224,7 +225,7 @@ func TestListCallsNothing(t *testing.T) {
 	for _, sc := range rep.Scenarios {
 		for _, st := range sc.Steps {
 			n++
-			if st.Status != StatusSkipped || st.Reason != reasonListed {
+			if st.Status != report.StatusSkipped || st.Reason != reasonListed {
 				t.Errorf("%s/%s: %s %q", sc.Name, st.ID, st.Status, st.Reason)
 			}
 		}
@@ -261,7 +262,7 @@ func TestCrossedStopsOnNondeterministicTool(t *testing.T) {
 	s.Scenarios = nil
 	s.Concurrency = 4
 	rep := mustRun(t, s, opts)
-	byName := map[string]ScenarioResult{}
+	byName := map[string]report.ScenarioResult{}
 	for _, sc := range rep.Scenarios {
 		byName[sc.Name] = sc
 	}
@@ -273,7 +274,7 @@ func TestCrossedStopsOnNondeterministicTool(t *testing.T) {
 		t.Errorf("first pair not run: %+v", seq.Steps[:2])
 	}
 	for _, st := range append(seq.Steps[2:], par.Steps...) {
-		if st.Status != StatusSkipped || !strings.Contains(st.Reason, "not deterministic") {
+		if st.Status != report.StatusSkipped || !strings.Contains(st.Reason, "not deterministic") {
 			t.Errorf("%s: %s %q, want skipped as not deterministic", st.ID, st.Status, st.Reason)
 		}
 	}
@@ -291,12 +292,12 @@ func TestCrossedStopsOnNondeterministicTool(t *testing.T) {
 		t.Errorf("notes analysed from JSON %q, the run's %q", back.Notes, rep.Notes)
 	}
 	for _, st := range byName["crossed: good (all at once)"].Steps {
-		if st.Status != StatusPassed || st.Outcome != "ok" {
+		if st.Status != report.StatusPassed || st.Outcome != "ok" {
 			t.Errorf("good all at once %s: %s %s %q", st.ID, st.Status, st.Outcome, st.Reason)
 		}
 	}
 	for _, f := range rep.Findings {
-		if f.Status == StatusFailed {
+		if f.Status == report.StatusFailed {
 			t.Errorf("unexpected failed finding %+v", f)
 		}
 	}
@@ -321,7 +322,7 @@ func TestOfferedInputs(t *testing.T) {
 		s.AllowTools = []string{"list_projects", "get_project", "shared_folders", "list_folder", "format_address"}
 		return s
 	}
-	valid := func(rep *Report, tool string) StepResult {
+	valid := func(rep *report.Report, tool string) report.StepResult {
 		for _, sc := range rep.Scenarios {
 			for _, st := range sc.Steps {
 				if st.Tool == tool && st.Case == "valid" {
@@ -330,16 +331,16 @@ func TestOfferedInputs(t *testing.T) {
 			}
 		}
 		t.Fatalf("no valid step of %s", tool)
-		return StepResult{}
+		return report.StepResult{}
 	}
-	score := func(rep *Report, name config.ScoreName) Score {
+	score := func(rep *report.Report, name config.ScoreName) report.Score {
 		for _, s := range rep.Summary.Scores {
 			if s.Name == name {
 				return s
 			}
 		}
 		t.Fatalf("no score %s", name)
-		return Score{}
+		return report.Score{}
 	}
 
 	var trace strings.Builder
@@ -414,7 +415,7 @@ func TestSDKFindingOnce(t *testing.T) {
 	suite := parse(t, "name: gen\ncommand: [x]\nallowTools: [find_a]\ngenerate: {fuzz: true}\n")
 	suite.AllowTools = nil // every discovered tool
 	rep := mustRun(t, suite, opts)
-	var server, perTool []Finding
+	var server, perTool []report.Finding
 	failedSteps := 0
 	for _, f := range rep.Findings {
 		if f.Origin != config.OriginFuzz || f.Kind != gen.CaseNull {
@@ -428,7 +429,7 @@ func TestSDKFindingOnce(t *testing.T) {
 	}
 	for _, sc := range rep.Scenarios {
 		for _, st := range sc.Steps {
-			if st.Case == gen.CaseNull && st.Status == StatusFailed {
+			if st.Case == gen.CaseNull && st.Status == report.StatusFailed {
 				failedSteps++
 			}
 		}
@@ -436,7 +437,7 @@ func TestSDKFindingOnce(t *testing.T) {
 	if len(server) != 1 || len(perTool) != 0 || failedSteps != 3 {
 		t.Fatalf("server-level %+v, per tool %+v, failed null steps %d: %s", server, perTool, failedSteps, statuses(rep))
 	}
-	if f := server[0]; f.Status != StatusFailed || f.Score != config.ScoreCrashResilience || !strings.Contains(f.Message, "every tool given a null case (3) answered protocol_error -32603") {
+	if f := server[0]; f.Status != report.StatusFailed || f.Score != config.ScoreCrashResilience || !strings.Contains(f.Message, "every tool given a null case (3) answered protocol_error -32603") {
 		t.Errorf("finding = %+v", f)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/internal/jsonx"
 	"github.com/mcpcheck/mcpcheck/runner/internal/golden"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // goldenStep is what a step with expect.snapshot needs: its key in the
@@ -126,7 +127,7 @@ func (r *runState) saveGoldens() {
 	if _, err := g.file.Save(); err != nil {
 		msg := r.clean("the golden answers were not saved: "+strings.TrimSpace(err.Error()), 1000)
 		if r.rep.Failure == nil {
-			r.rep.Failure = &SuiteFailure{Stage: StageSnapshot, Message: msg}
+			r.rep.Failure = &report.SuiteFailure{Stage: report.StageSnapshot, Message: msg}
 		} else {
 			r.rep.Warnings = append(r.rep.Warnings, "snapshot: "+msg)
 		}

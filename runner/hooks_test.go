@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // hookLog records what the hooks of a run saw, and every broken promise.
@@ -16,14 +17,14 @@ type hookLog struct {
 	t         *testing.T
 	mu        sync.Mutex
 	starts    int
-	atStart   []ScenarioResult // deep copy of the report OnStart saw
-	steps     map[[2]int]StepResult
-	scenarios map[int]ScenarioResult
+	atStart   []report.ScenarioResult // deep copy of the report OnStart saw
+	steps     map[[2]int]report.StepResult
+	scenarios map[int]report.ScenarioResult
 }
 
 func followed(t *testing.T, opts Options) (Options, *hookLog) {
-	h := &hookLog{t: t, steps: map[[2]int]StepResult{}, scenarios: map[int]ScenarioResult{}}
-	opts.OnStart = func(r *Report) {
+	h := &hookLog{t: t, steps: map[[2]int]report.StepResult{}, scenarios: map[int]report.ScenarioResult{}}
+	opts.OnStart = func(r *report.Report) {
 		h.mu.Lock()
 		defer h.mu.Unlock()
 		h.starts++
@@ -31,11 +32,11 @@ func followed(t *testing.T, opts Options) (Options, *hookLog) {
 			t.Errorf("OnStart after OnStep or OnScenario")
 		}
 		for _, sc := range r.Scenarios {
-			sc.Steps = append([]StepResult(nil), sc.Steps...)
+			sc.Steps = append([]report.StepResult(nil), sc.Steps...)
 			h.atStart = append(h.atStart, sc)
 		}
 	}
-	opts.OnStep = func(i, j int, st StepResult) {
+	opts.OnStep = func(i, j int, st report.StepResult) {
 		h.mu.Lock()
 		defer h.mu.Unlock()
 		switch {
@@ -52,7 +53,7 @@ func followed(t *testing.T, opts Options) (Options, *hookLog) {
 		}
 		h.steps[[2]int{i, j}] = st
 	}
-	opts.OnScenario = func(i int, sc ScenarioResult) {
+	opts.OnScenario = func(i int, sc report.ScenarioResult) {
 		h.mu.Lock()
 		defer h.mu.Unlock()
 		if h.starts != 1 {
@@ -61,7 +62,7 @@ func followed(t *testing.T, opts Options) (Options, *hookLog) {
 		if _, twice := h.scenarios[i]; twice {
 			t.Errorf("OnScenario(%d) twice", i)
 		}
-		sc.Steps = append([]StepResult(nil), sc.Steps...)
+		sc.Steps = append([]report.StepResult(nil), sc.Steps...)
 		h.scenarios[i] = sc
 	}
 	return opts, h
@@ -69,10 +70,10 @@ func followed(t *testing.T, opts Options) (Options, *hookLog) {
 
 // stepCmp compares step results on every field, the unexported ones
 // (analysis' inputs) left out.
-var stepCmp = cmpopts.IgnoreUnexported(StepResult{})
+var stepCmp = cmpopts.IgnoreUnexported(report.StepResult{})
 
 // check holds the hooks to their documentation against the final report.
-func (h *hookLog) check(rep *Report) {
+func (h *hookLog) check(rep *report.Report) {
 	t := h.t
 	t.Helper()
 	if h.starts != 1 {
@@ -89,7 +90,7 @@ func (h *hookLog) check(rep *Report) {
 			continue
 		}
 		for j, st := range start.Steps {
-			if st.Status != StatusSkipped || st.ID != sc.Steps[j].ID || st.Tool != sc.Steps[j].Tool {
+			if st.Status != report.StatusSkipped || st.ID != sc.Steps[j].ID || st.Tool != sc.Steps[j].Tool {
 				t.Errorf("step %d/%d at OnStart: %s %s %s, want skipped %s %s", i, j, st.Status, st.ID, st.Tool, sc.Steps[j].ID, sc.Steps[j].Tool)
 			}
 		}
@@ -105,7 +106,7 @@ func (h *hookLog) check(rep *Report) {
 		for j, st := range sc.Steps {
 			hooked, ok := h.steps[[2]int{i, j}]
 			if !ok {
-				if st.Outcome != "" || st.Status != StatusSkipped {
+				if st.Outcome != "" || st.Status != report.StatusSkipped {
 					t.Errorf("step %s / %s was run (%s %s) but had no OnStep", sc.Name, st.ID, st.Status, st.Outcome)
 				}
 				continue
@@ -186,7 +187,7 @@ func TestHooks(t *testing.T) {
 		defer cancel()
 		opts, h := followed(t, inMemory(nil))
 		step := opts.OnStep
-		opts.OnStep = func(i, j int, st StepResult) {
+		opts.OnStep = func(i, j int, st report.StepResult) {
 			step(i, j, st)
 			cancel() // Ctrl-C after the first step
 		}
@@ -208,7 +209,7 @@ func TestHooksNotCalled(t *testing.T) {
 	for name, tc := range map[string]struct {
 		suite string
 		edit  func(*Options)
-		run   func(context.Context, *config.Suite, Options) (*Report, error)
+		run   func(context.Context, *config.Suite, Options) (*report.Report, error)
 	}{
 		"missing tool": {missing, nil, Run},
 		"list":         {hooksSuite, nil, List},
@@ -219,9 +220,9 @@ func TestHooksNotCalled(t *testing.T) {
 			calls := 0
 			count := func() { mu.Lock(); calls++; mu.Unlock() }
 			opts := inMemory(nil)
-			opts.OnStart = func(*Report) { count() }
-			opts.OnStep = func(int, int, StepResult) { count() }
-			opts.OnScenario = func(int, ScenarioResult) { count() }
+			opts.OnStart = func(*report.Report) { count() }
+			opts.OnStep = func(int, int, report.StepResult) { count() }
+			opts.OnScenario = func(int, report.ScenarioResult) { count() }
 			if tc.edit != nil {
 				tc.edit(&opts)
 			}

@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpcheck/mcpcheck/demo"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // kindsFixture exercises every step kind against the demo: reads, a
@@ -131,11 +132,11 @@ scenarios:
 	rep := mustRun(t, suite, bare)
 	steps := rep.Scenarios[0].Steps
 	for i, want := range []string{"prompts", "resources", "completions"} {
-		if st := steps[i]; st.Status != StatusFailed || st.Outcome != "" || st.Reason != "the server does not declare the "+want+" capability; nothing was sent" {
+		if st := steps[i]; st.Status != report.StatusFailed || st.Outcome != "" || st.Reason != "the server does not declare the "+want+" capability; nothing was sent" {
 			t.Errorf("step %s: %s %q %q", st.ID, st.Status, st.Outcome, st.Reason)
 		}
 	}
-	if steps[3].Status != StatusPassed {
+	if steps[3].Status != report.StatusPassed {
 		t.Errorf("ping: %+v", steps[3])
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/runner/internal/gen"
 	"github.com/mcpcheck/mcpcheck/runner/internal/hist"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // A load run repeats a suite's scenarios as virtual users do, and measures
@@ -62,7 +63,7 @@ type LoadOptions struct {
 	// Segment, when set, runs part K of N of the load (users, rate and
 	// iterations split as k6's execution segments split them), for N
 	// processes or CI jobs whose reports `mcpcheck merge` joins.
-	Segment *Shard
+	Segment *report.Shard
 	// StagesText is the ramp as written, for the report.
 	StagesText string
 	// OnProgress is called about once a second from the run's own
@@ -86,7 +87,7 @@ type LoadProgress struct {
 // the measurements and the thresholds' verdicts, and Passed says whether
 // every threshold held (with none given: whether every call passed). The
 // error is non-nil only when the run could not begin.
-func Load(ctx context.Context, suite *config.Suite, opts LoadOptions) (*Report, error) {
+func Load(ctx context.Context, suite *config.Suite, opts LoadOptions) (*report.Report, error) {
 	shape, err := loadShape(suite, &opts)
 	if err != nil {
 		return nil, err
@@ -224,20 +225,20 @@ type loadRun struct {
 	window  *hist.H
 	wCalls  uint64
 	wErrors uint64
-	series  []LoadWindow
+	series  []report.LoadWindow
 	width   time.Duration
 }
 
 var errLoadAborted = errors.New("aborted")
 
-func (r *runState) load(ctx context.Context, sh shape, o *LoadOptions) *Report {
+func (r *runState) load(ctx context.Context, sh shape, o *LoadOptions) *report.Report {
 	start := time.Now()
-	rep := &Report{SchemaVersion: SchemaVersion, Suite: r.suite.Name, Target: r.d.target(), ProtocolVersion: r.d.version, ToolsDiscovered: []string{}, StartedAt: start}
+	rep := &report.Report{SchemaVersion: report.SchemaVersion, Suite: r.suite.Name, Target: r.d.target(), ProtocolVersion: r.d.version, ToolsDiscovered: []string{}, StartedAt: start}
 	r.rep = rep
 	r.addScenarios(r.plan)
 	r.selectScenarios(0)
 	defer func() {
-		rep.Scenarios = []ScenarioResult{} // a load run reports measurements, not steps
+		rep.Scenarios = []report.ScenarioResult{} // a load run reports measurements, not steps
 		rep.Summary.DurationMs = ms(time.Since(start))
 		sort.Strings(rep.Warnings)
 		rep.Tally()
@@ -245,7 +246,7 @@ func (r *runState) load(ctx context.Context, sh shape, o *LoadOptions) *Report {
 	}()
 	if r.usesScratch() {
 		if r.tmp = r.scratch.dir(); r.tmp == "" {
-			r.fail(StageConnect, scratchError(r.scratch.err))
+			r.fail(report.StageConnect, scratchError(r.scratch.err))
 			return rep
 		}
 	}
@@ -254,7 +255,7 @@ func (r *runState) load(ctx context.Context, sh shape, o *LoadOptions) *Report {
 	first := &link{tmp: r.tmp}
 	sess, err := r.session(ctx, first, true)
 	if err != nil {
-		r.fail(StageConnect, err)
+		r.fail(report.StageConnect, err)
 		return rep
 	}
 	if !r.discoverAll(ctx, sess) || !r.compile(ctx, sess) {
@@ -278,7 +279,7 @@ func (r *runState) load(ctx context.Context, sh shape, o *LoadOptions) *Report {
 	}
 	if len(lr.plan) == 0 {
 		first.close(r)
-		r.fail(StageAllowlist, errors.New("nothing to load: no scenario is selected (quick mode needs a read-only tool that allowTools allows)"))
+		r.fail(report.StageAllowlist, errors.New("nothing to load: no scenario is selected (quick mode needs a read-only tool that allowTools allows)"))
 		return rep
 	}
 	var shared *link
@@ -456,7 +457,7 @@ func (lr *loadRun) iteration(ctx context.Context, l, shared *link, intended time
 				began, intended = intended, time.Time{}
 			}
 			res := r.runStep(ctx, sess, sc, j, results)
-			if ctx.Err() != nil && res.Status != StatusPassed {
+			if ctx.Err() != nil && res.Status != report.StatusPassed {
 				return l // cut short by the end of the run: not the server's failure
 			}
 			lr.record(lr.steps[k][j], &res, time.Since(began))
@@ -465,7 +466,7 @@ func (lr *loadRun) iteration(ctx context.Context, l, shared *link, intended time
 					return l
 				}
 			}
-			if res.Status != StatusPassed && !sc.continueOnFailure {
+			if res.Status != report.StatusPassed && !sc.continueOnFailure {
 				break
 			}
 		}
@@ -475,9 +476,9 @@ func (lr *loadRun) iteration(ctx context.Context, l, shared *link, intended time
 }
 
 // record counts one call.
-func (lr *loadRun) record(ls *loadStep, res *StepResult, d time.Duration) {
+func (lr *loadRun) record(ls *loadStep, res *report.StepResult, d time.Duration) {
 	us := d.Microseconds()
-	failed := res.Status != StatusPassed
+	failed := res.Status != report.StatusPassed
 	ls.mu.Lock()
 	ls.h.Record(us)
 	ls.calls++
@@ -525,11 +526,11 @@ func (lr *loadRun) tick(ctx context.Context, done <-chan struct{}) {
 
 // closeWindow ends the current window at elapsed time t and keeps it in
 // the series, joining pairs once the series is full.
-func (lr *loadRun) closeWindow(t time.Duration) LoadWindow {
+func (lr *loadRun) closeWindow(t time.Duration) report.LoadWindow {
 	lr.wmu.Lock()
 	defer lr.wmu.Unlock()
-	w := LoadWindow{AtMs: t.Milliseconds(), Calls: lr.wCalls, Errors: lr.wErrors, Histogram: lr.window.Encode()}
-	w.fill(lr.window)
+	w := report.LoadWindow{AtMs: t.Milliseconds(), Calls: lr.wCalls, Errors: lr.wErrors, Histogram: lr.window.Encode()}
+	w.Fill(lr.window)
 	lr.series = append(lr.series, w)
 	lr.window.Reset()
 	lr.wCalls, lr.wErrors = 0, 0

@@ -11,6 +11,7 @@ import (
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/internal/jsonx"
 	"github.com/mcpcheck/mcpcheck/runner/internal/hist"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 	"github.com/mcpcheck/mcpcheck/schemas"
 )
 
@@ -35,7 +36,7 @@ scenarios:
 	return s
 }
 
-func runLoad(t *testing.T, s *config.Suite, o LoadOptions) *Report {
+func runLoad(t *testing.T, s *config.Suite, o LoadOptions) *report.Report {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -121,9 +122,9 @@ func TestLoadThresholdsAndErrors(t *testing.T) {
 func TestLoadSegmentsMergeExactly(t *testing.T) {
 	th, _ := config.ParseThreshold("p99<30s")
 	var parts []Part
-	var steps [][]LoadStats
+	var steps [][]report.LoadStats
 	for k := 1; k <= 2; k++ {
-		rep := runLoad(t, loadSuite(t, ""), LoadOptions{LoadRun: config.LoadRun{VUs: 4, Iterations: 21, Thresholds: []config.Threshold{th}}, Segment: &Shard{Index: k, Total: 2}})
+		rep := runLoad(t, loadSuite(t, ""), LoadOptions{LoadRun: config.LoadRun{VUs: 4, Iterations: 21, Thresholds: []config.Threshold{th}}, Segment: &report.Shard{Index: k, Total: 2}})
 		if rep.Load.Segment == nil || rep.Load.VUs != 2 {
 			t.Fatalf("segment %d: %+v", k, rep.Load)
 		}
@@ -132,7 +133,7 @@ func TestLoadSegmentsMergeExactly(t *testing.T) {
 		if err := schemas.Validate(schemas.ReportURL, jsonx.Value(data)); err != nil {
 			t.Fatalf("segment report against the schema: %v", err)
 		}
-		var back Report
+		var back report.Report
 		if err := json.Unmarshal(data, &back); err != nil {
 			t.Fatal(err)
 		}

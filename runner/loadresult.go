@@ -11,114 +11,13 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/runner/internal/hist"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
-
-// LoadResult is what a load run measured (Report.Load).
-type LoadResult struct {
-	// Model is "closed" (VUs users) or "open" (Rate iterations a second on
-	// at most MaxVUs users).
-	Model  string  `json:"model"`
-	VUs    int     `json:"vus,omitempty"`
-	Rate   float64 `json:"rate,omitempty"`
-	MaxVUs int     `json:"maxVUs,omitempty"`
-	Stages string  `json:"stages,omitempty"`
-	// Segment is the part of the load this process ran (--segment K/N).
-	Segment *Shard `json:"segment,omitempty"`
-	// PlannedMs is the duration asked for (0: the run ended on iterations);
-	// ElapsedMs how long the users ran.
-	PlannedMs  int64  `json:"plannedMs"`
-	ElapsedMs  int64  `json:"elapsedMs"`
-	Iterations uint64 `json:"iterations"`
-	// Dropped are the open model's iterations that found every user busy.
-	Dropped uint64 `json:"dropped,omitempty"`
-	// SessionsOpened and SessionsFailed count the users' sessions
-	// (connection failures are the latter).
-	SessionsOpened int64 `json:"sessionsOpened"`
-	SessionsFailed int64 `json:"sessionsFailed"`
-	// Aborted says why the run stopped before its end, if it did.
-	Aborted string `json:"aborted,omitempty"`
-	// Overall is every call of the run; Steps each step's calls, in plan
-	// order.
-	Overall    LoadStats         `json:"overall"`
-	Steps      []LoadStats       `json:"steps"`
-	Series     LoadSeries        `json:"series"`
-	Thresholds []ThresholdResult `json:"thresholds"`
-	Passed     bool              `json:"passed"`
-}
-
-// LoadStats are the measurements of a set of calls.
-type LoadStats struct {
-	Scenario string `json:"scenario,omitempty"`
-	Step     string `json:"step,omitempty"`
-	Target   string `json:"target,omitempty"`
-	Calls    uint64 `json:"calls"`
-	// Errors are the calls that failed (their outcome or expectations);
-	// Failed those of them whose expectations failed.
-	Errors   uint64            `json:"errors"`
-	Failed   uint64            `json:"failedExpectations"`
-	Outcomes map[string]uint64 `json:"outcomes"`
-	// RPS is calls per second over the run's elapsed time.
-	RPS float64 `json:"rps"`
-	// Latency in milliseconds, read from Histogram (microseconds).
-	Latency   Latency      `json:"latency"`
-	Histogram hist.Encoded `json:"histogram"`
-}
-
-// Latency are a histogram's percentiles in milliseconds.
-type Latency struct {
-	P50  float64 `json:"p50"`
-	P90  float64 `json:"p90"`
-	P95  float64 `json:"p95"`
-	P99  float64 `json:"p99"`
-	Max  float64 `json:"max"`
-	Mean float64 `json:"mean"`
-}
-
-// LoadSeries is the run over time: windows of WindowMs each.
-type LoadSeries struct {
-	WindowMs int64        `json:"windowMs"`
-	Windows  []LoadWindow `json:"windows"`
-}
-
-// LoadWindow is one window of the series: the calls that ended in it.
-type LoadWindow struct {
-	AtMs      int64        `json:"atMs"` // the window's end, from the start
-	Calls     uint64       `json:"calls"`
-	Errors    uint64       `json:"errors"`
-	P50       float64      `json:"p50"`
-	P95       float64      `json:"p95"`
-	P99       float64      `json:"p99"`
-	Max       float64      `json:"max"`
-	Histogram hist.Encoded `json:"histogram"`
-}
-
-// ThresholdResult is one threshold's verdict.
-type ThresholdResult struct {
-	Rule   string  `json:"rule"`
-	Actual float64 `json:"actual"`
-	Unit   string  `json:"unit"` // "ms", "%", "calls", "calls/s"
-	Met    bool    `json:"met"`
-	// Default marks the rule used when none was given: every call passes.
-	Default bool   `json:"default,omitempty"`
-	Reason  string `json:"reason,omitempty"`
-}
-
-func usToMs(v float64) float64 { return math.Round(v) / 1000 }
-
-func latencyOf(h *hist.H) Latency {
-	q := func(p float64) float64 { return usToMs(float64(h.Quantile(p))) }
-	return Latency{P50: q(0.5), P90: q(0.9), P95: q(0.95), P99: q(0.99), Max: usToMs(float64(h.Max())), Mean: math.Round(h.Mean()) / 1000}
-}
-
-func (w *LoadWindow) fill(h *hist.H) {
-	l := latencyOf(h)
-	w.P50, w.P95, w.P99, w.Max = l.P50, l.P95, l.P99, l.Max
-}
 
 // joinWindows halves the series by joining adjacent windows (exactly: the
 // histograms merge).
-func joinWindows(ws []LoadWindow) []LoadWindow {
-	var out []LoadWindow
+func joinWindows(ws []report.LoadWindow) []report.LoadWindow {
+	var out []report.LoadWindow
 	for i := 0; i < len(ws); i += 2 {
 		w := ws[i]
 		if i+1 < len(ws) {
@@ -129,27 +28,27 @@ func joinWindows(ws []LoadWindow) []LoadWindow {
 	return out
 }
 
-func mergeWindow(a, b LoadWindow) LoadWindow {
+func mergeWindow(a, b report.LoadWindow) report.LoadWindow {
 	ha, err1 := hist.Decode(a.Histogram)
 	hb, err2 := hist.Decode(b.Histogram)
 	if err1 != nil || err2 != nil || ha.Merge(hb) != nil {
 		return a
 	}
-	w := LoadWindow{AtMs: max(a.AtMs, b.AtMs), Calls: a.Calls + b.Calls, Errors: a.Errors + b.Errors, Histogram: ha.Encode()}
-	w.fill(ha)
+	w := report.LoadWindow{AtMs: max(a.AtMs, b.AtMs), Calls: a.Calls + b.Calls, Errors: a.Errors + b.Errors, Histogram: ha.Encode()}
+	w.Fill(ha)
 	return w
 }
 
 // result is the run's LoadResult, thresholds judged.
-func (lr *loadRun) result(o *LoadOptions) *LoadResult {
+func (lr *loadRun) result(o *LoadOptions) *report.LoadResult {
 	elapsed := time.Since(lr.start)
 	if lr.sh.duration > 0 {
 		elapsed = min(elapsed, lr.sh.duration+time.Second) // the last calls drain after the end
 	}
-	res := &LoadResult{Model: "closed", VUs: lr.sh.vus, Stages: o.StagesText, Segment: o.Segment,
+	res := &report.LoadResult{Model: "closed", VUs: lr.sh.vus, Stages: o.StagesText, Segment: o.Segment,
 		PlannedMs: lr.sh.duration.Milliseconds(), ElapsedMs: elapsed.Milliseconds(), Iterations: lr.iterations.Load(), Dropped: lr.dropped.Load(),
 		SessionsOpened: lr.opened.Load(), SessionsFailed: lr.failedOpens.Load(),
-		Series: LoadSeries{WindowMs: lr.width.Milliseconds(), Windows: lr.series}}
+		Series: report.LoadSeries{WindowMs: lr.width.Milliseconds(), Windows: lr.series}}
 	if lr.sh.rate > 0 {
 		res.Model, res.VUs, res.Rate, res.MaxVUs = "open", 0, lr.sh.rate, lr.sh.maxVUs
 	}
@@ -174,8 +73,8 @@ func (lr *loadRun) result(o *LoadOptions) *LoadResult {
 
 func pct(f float64) string { return strconv.FormatFloat(f*100, 'g', 4, 64) + " %" }
 
-func statsOf(h *hist.H, calls, errs, failed uint64, outcomes map[config.Outcome]uint64, elapsed time.Duration) LoadStats {
-	st := LoadStats{Calls: calls, Errors: errs, Failed: failed, Outcomes: map[string]uint64{}, Latency: latencyOf(h), Histogram: h.Encode()}
+func statsOf(h *hist.H, calls, errs, failed uint64, outcomes map[config.Outcome]uint64, elapsed time.Duration) report.LoadStats {
+	st := report.LoadStats{Calls: calls, Errors: errs, Failed: failed, Outcomes: map[string]uint64{}, Latency: report.LatencyOf(h), Histogram: h.Encode()}
 	for o, n := range outcomes {
 		key := string(o)
 		if key == "" {
@@ -190,7 +89,7 @@ func statsOf(h *hist.H, calls, errs, failed uint64, outcomes map[config.Outcome]
 }
 
 // joinStats is the measurements of several sets of calls together.
-func joinStats(parts []LoadStats, elapsed time.Duration) LoadStats {
+func joinStats(parts []report.LoadStats, elapsed time.Duration) report.LoadStats {
 	h := hist.New(loadBits)
 	var calls, errs, failed uint64
 	outcomes := map[config.Outcome]uint64{}
@@ -209,16 +108,16 @@ func joinStats(parts []LoadStats, elapsed time.Duration) LoadStats {
 // judgeThresholds judges each rule on the calls it names; with no rule,
 // the run passes when every call passed (a load run checks expectations
 // like any run; `errors<1%` tolerates some).
-func judgeThresholds(rules []config.Threshold, res *LoadResult) ([]ThresholdResult, bool) {
+func judgeThresholds(rules []config.Threshold, res *report.LoadResult) ([]report.ThresholdResult, bool) {
 	if len(rules) == 0 {
 		t, _ := config.ParseThreshold("errors<=0")
 		out := judgeOne(t, res)
 		out.Default = true
 		out.Rule = "every call passes (no threshold given)"
-		return []ThresholdResult{out}, out.Met
+		return []report.ThresholdResult{out}, out.Met
 	}
 	all := true
-	out := make([]ThresholdResult, 0, len(rules))
+	out := make([]report.ThresholdResult, 0, len(rules))
 	for _, t := range rules {
 		tr := judgeOne(t, res)
 		all = all && tr.Met
@@ -227,9 +126,9 @@ func judgeThresholds(rules []config.Threshold, res *LoadResult) ([]ThresholdResu
 	return out, all
 }
 
-func judgeOne(t config.Threshold, res *LoadResult) ThresholdResult {
-	tr := ThresholdResult{Rule: t.Text}
-	var parts []LoadStats
+func judgeOne(t config.Threshold, res *report.LoadResult) report.ThresholdResult {
+	tr := report.ThresholdResult{Rule: t.Text}
+	var parts []report.LoadStats
 	for _, st := range res.Steps {
 		if (t.Scenario == "" || st.Scenario == t.Scenario) && (t.Step == "" || st.Step == t.Step) {
 			parts = append(parts, st)
@@ -293,7 +192,7 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 // mergeLoad joins the load results of a run's segments: counts and
 // histograms add exactly; the elapsed time is the longest segment's, so
 // rates add; thresholds are judged again on the whole.
-func mergeLoad(parts []*LoadResult, rules []config.Threshold) (*LoadResult, error) {
+func mergeLoad(parts []*report.LoadResult, rules []config.Threshold) (*report.LoadResult, error) {
 	if len(parts) == 0 {
 		return nil, nil
 	}
@@ -301,7 +200,7 @@ func mergeLoad(parts []*LoadResult, rules []config.Threshold) (*LoadResult, erro
 	out.Segment, out.Steps, out.Aborted = nil, nil, ""
 	out.Iterations, out.Dropped, out.SessionsOpened, out.SessionsFailed, out.VUs, out.Rate, out.MaxVUs = 0, 0, 0, 0, 0, 0, 0
 	byKey := map[string]int{}
-	var windows [][]LoadWindow
+	var windows [][]report.LoadWindow
 	for _, p := range parts {
 		out.ElapsedMs = max(out.ElapsedMs, p.ElapsedMs)
 		out.Iterations += p.Iterations
@@ -325,7 +224,7 @@ func mergeLoad(parts []*LoadResult, rules []config.Threshold) (*LoadResult, erro
 				out.Steps = append(out.Steps, st)
 				continue
 			}
-			joined := joinStats([]LoadStats{out.Steps[i], st}, 0)
+			joined := joinStats([]report.LoadStats{out.Steps[i], st}, 0)
 			joined.Scenario, joined.Step, joined.Target = st.Scenario, st.Step, st.Target
 			out.Steps[i] = joined
 		}
@@ -348,14 +247,14 @@ func mergeLoad(parts []*LoadResult, rules []config.Threshold) (*LoadResult, erro
 
 // mergeSeries adds the segments' windows position by position (each
 // segment's series counts from its own start).
-func mergeSeries(all [][]LoadWindow) []LoadWindow {
+func mergeSeries(all [][]report.LoadWindow) []report.LoadWindow {
 	n := 0
 	for _, s := range all {
 		n = max(n, len(s))
 	}
-	out := make([]LoadWindow, 0, n)
+	out := make([]report.LoadWindow, 0, n)
 	for i := range n {
-		var w *LoadWindow
+		var w *report.LoadWindow
 		for _, s := range all {
 			if i >= len(s) {
 				continue
@@ -375,7 +274,7 @@ func mergeSeries(all [][]LoadWindow) []LoadWindow {
 
 // rulesOf reads back the thresholds of a load report (the default rule is
 // not one).
-func rulesOf(res *LoadResult) ([]config.Threshold, error) {
+func rulesOf(res *report.LoadResult) ([]config.Threshold, error) {
 	var out []config.Threshold
 	for _, t := range res.Thresholds {
 		if t.Default {
@@ -394,12 +293,12 @@ func rulesOf(res *LoadResult) ([]config.Threshold, error) {
 // mergeLoadReports joins the reports of a load run's segments (--segment
 // K/N): one segment each, of the same split and suite, with the same
 // thresholds.
-func mergeLoadReports(parts []Part, allowPartial bool) (*Report, error) {
+func mergeLoadReports(parts []Part, allowPartial bool) (*report.Report, error) {
 	first := parts[0]
 	var rules []config.Threshold
 	seen := map[int]string{}
 	total := 0
-	loads := make([]*LoadResult, 0, len(parts))
+	loads := make([]*report.LoadResult, 0, len(parts))
 	for i, p := range parts {
 		l := p.Report.Load
 		if l == nil {
@@ -453,3 +352,4 @@ func mergeLoadReports(parts []Part, allowPartial bool) (*Report, error) {
 	m.Passed = m.Failure == nil && m.Load.Passed
 	return m, nil
 }
+func usToMs(v float64) float64 { return math.Round(v) / 1000 }

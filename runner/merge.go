@@ -9,7 +9,13 @@ import (
 	"sort"
 	"strings"
 
+	"hash/fnv"
+	"path/filepath"
+	"regexp"
+
 	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/internal/mix"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // ErrMerge is what every refusal of [Merge] unwraps to: the reports are
@@ -20,7 +26,7 @@ var ErrMerge = errors.New("reports cannot be merged")
 // (named in refusals).
 type Part struct {
 	Source string
-	Report *Report
+	Report *report.Report
 }
 
 // Merge puts the reports of the shards of one suite back together into the
@@ -39,7 +45,7 @@ type Part struct {
 // two reports of one shard, shards that disagree on who runs a scenario,
 // and, unless allowPartial, a missing shard (whose scenarios then stay
 // skipped, "another shard runs it").
-func Merge(parts []Part, allowPartial bool) (*Report, error) {
+func Merge(parts []Part, allowPartial bool) (*report.Report, error) {
 	if len(parts) == 0 {
 		return nil, fmt.Errorf("%w: no report given", ErrMerge)
 	}
@@ -79,7 +85,7 @@ func Merge(parts []Part, allowPartial bool) (*Report, error) {
 		var missing []string
 		for k := 1; k <= total; k++ {
 			if _, ok := seen[k]; !ok {
-				missing = append(missing, Shard{k, total}.String())
+				missing = append(missing, report.Shard{Index: k, Total: total}.String())
 			}
 		}
 		return nil, fmt.Errorf("%w: shard %s missing (given: %s); --allow-partial merges what there is", ErrMerge, strings.Join(missing, ", "), sources(parts))
@@ -94,10 +100,10 @@ func Merge(parts []Part, allowPartial bool) (*Report, error) {
 	owner := make([]string, len(m.Scenarios))
 	for _, p := range parts {
 		r := p.Report
-		m.joinPart(r, "")
+		joinPart(m, r, "")
 		for i := range r.Scenarios {
 			sc := &r.Scenarios[i]
-			if sc.NotSelected == ExcludedShard {
+			if sc.NotSelected == report.ExcludedShard {
 				continue
 			}
 			if owner[i] != "" && owner[i] != p.Source {
@@ -120,11 +126,11 @@ func Merge(parts []Part, allowPartial bool) (*Report, error) {
 	sort.Strings(m.Warnings)
 	// Each stale entry is judged where its scenario ran: listed once, in
 	// the baseline's order.
-	slices.SortStableFunc(m.StaleBaseline, func(a, b StaleEntry) int { return cmp.Compare(line(a.Position), line(b.Position)) })
-	m.StaleBaseline = slices.CompactFunc(m.StaleBaseline, func(a, b StaleEntry) bool { return a.Scenario == b.Scenario && a.Step == b.Step })
+	slices.SortStableFunc(m.StaleBaseline, func(a, b report.StaleEntry) int { return cmp.Compare(line(a.Position), line(b.Position)) })
+	m.StaleBaseline = slices.CompactFunc(m.StaleBaseline, func(a, b report.StaleEntry) bool { return a.Scenario == b.Scenario && a.Step == b.Step })
 	if len(seen) == total {
 		for i, sc := range m.Scenarios {
-			if owner[i] == "" && sc.NotSelected == ExcludedShard {
+			if owner[i] == "" && sc.NotSelected == report.ExcludedShard {
 				return nil, fmt.Errorf("%w: no shard ran scenario %q: the shards were split differently (another fixture file name, --tag or --run?)", ErrMerge, sc.Name)
 			}
 		}
@@ -134,38 +140,6 @@ func Merge(parts []Part, allowPartial bool) (*Report, error) {
 	// steps are analysed again, as one run's.
 	Analyze(m)
 	return m, nil
-}
-
-// joinPart adds to m, a report joined from parts, what part r brings
-// besides its scenarios: its duration and sessions, the first failure and
-// early termination, and its warnings and notes, each listed once. With a
-// label (a multi-protocol run's version), the part's failure, warnings and
-// notes say which part they are from: "[label] ...".
-func (m *Report) joinPart(r *Report, label string) {
-	tag := func(s string) string {
-		if label == "" {
-			return s
-		}
-		return "[" + label + "] " + s
-	}
-	m.Summary.DurationMs += r.Summary.DurationMs
-	m.Connections += r.Connections
-	m.Restarts += r.Restarts
-	if m.Failure == nil && r.Failure != nil {
-		f := *r.Failure
-		f.Message = tag(f.Message)
-		m.Failure = &f
-	}
-	if m.TerminatedEarly == nil {
-		m.TerminatedEarly = r.TerminatedEarly
-	}
-	m.StdoutNoise = m.StdoutNoise.join(r.StdoutNoise)
-	for _, w := range r.Warnings {
-		m.Warnings = append(m.Warnings, tag(w))
-	}
-	for _, n := range r.Notes {
-		m.Notes = append(m.Notes, tag(n))
-	}
 }
 
 // distinct keeps the first of each string in list, in order. Warnings and
@@ -187,8 +161,8 @@ func distinct(list []string) []string {
 // JSON the positions the human report and the CI writers show ("at
 // FILE:LINE:COL"). The values of failed expectations are never in the
 // JSON, so a merged report shows none.
-func restorePositions(r *Report) {
-	pos := func(p *Position) config.Pos {
+func restorePositions(r *report.Report) {
+	pos := func(p *report.Position) config.Pos {
 		if p == nil {
 			return config.Pos{}
 		}
@@ -244,19 +218,19 @@ func sources(parts []Part) string {
 }
 
 // clone is a deep copy of r's JSON fields.
-func clone(r *Report) (*Report, error) {
+func clone(r *report.Report) (*report.Report, error) {
 	b, err := json.Marshal(r)
 	if err != nil {
 		return nil, err
 	}
-	var c Report
+	var c report.Report
 	if err := json.Unmarshal(b, &c); err != nil {
 		return nil, err
 	}
 	return &c, nil
 }
 
-func line(p *Position) int {
+func line(p *report.Position) int {
 	if p == nil {
 		return 0
 	}
@@ -270,7 +244,7 @@ func line(p *Position) int {
 // the run. An entry whose scenario or step did not run (left out by
 // selection or another shard, or skipped) is not judged. It replaces the
 // marks of an earlier call and tallies rep again.
-func ApplyBaseline(rep *Report, entries []config.ExpectedFailure) {
+func ApplyBaseline(rep *report.Report, entries []config.ExpectedFailure) {
 	rep.StaleBaseline = nil
 	for i := range rep.Scenarios {
 		for j := range rep.Scenarios[i].Steps {
@@ -291,17 +265,17 @@ func ApplyBaseline(rep *Report, entries []config.ExpectedFailure) {
 					continue
 				}
 				switch st.Status {
-				case StatusFailed:
-					st.Expected = &Expected{Reason: e.Reason}
+				case report.StatusFailed:
+					st.Expected = &report.Expected{Reason: e.Reason}
 					ran, failed = true, true
-				case StatusPassed:
+				case report.StatusPassed:
 					ran = true
 				}
 			}
 			stale = stale || (ran && !failed)
 		}
 		if stale {
-			rep.StaleBaseline = append(rep.StaleBaseline, StaleEntry{Scenario: e.Scenario, Step: e.Step, Reason: e.Reason, Position: positionOf(e.Pos)})
+			rep.StaleBaseline = append(rep.StaleBaseline, report.StaleEntry{Scenario: e.Scenario, Step: e.Step, Reason: e.Reason, Position: positionOf(e.Pos)})
 		}
 	}
 	rep.Tally()
@@ -314,7 +288,7 @@ func ApplyBaseline(rep *Report, entries []config.ExpectedFailure) {
 // as it stands (--update-expected-failures): an entry for each failed step
 // of the fixture's scenarios, the whole-scenario entries of old that still
 // meet a failure kept as they are, every kept entry's reason kept.
-func Baseline(rep *Report, old []config.ExpectedFailure) []config.ExpectedFailure {
+func Baseline(rep *report.Report, old []config.ExpectedFailure) []config.ExpectedFailure {
 	var out []config.ExpectedFailure
 	reason := func(scenario, step string) (string, bool) {
 		for _, e := range old {
@@ -330,7 +304,7 @@ func Baseline(rep *Report, old []config.ExpectedFailure) []config.ExpectedFailur
 		added := false
 		for j := range sc.Steps {
 			st := &sc.Steps[j]
-			if st.Status != StatusFailed || st.Origin != config.OriginFixture {
+			if st.Status != report.StatusFailed || st.Origin != config.OriginFixture {
 				continue
 			}
 			switch {
@@ -353,17 +327,277 @@ func Baseline(rep *Report, old []config.ExpectedFailure) []config.ExpectedFailur
 }
 
 // ranFor reports whether a step e names ran (passed or failed).
-func ranFor(rep *Report, e config.ExpectedFailure) bool {
+func ranFor(rep *report.Report, e config.ExpectedFailure) bool {
 	for i := range rep.Scenarios {
 		sc := &rep.Scenarios[i]
 		if sc.Name != e.Scenario || sc.NotSelected != "" {
 			continue
 		}
 		for _, st := range sc.Steps {
-			if (e.Step == "" || st.ID == e.Step) && st.Status != StatusSkipped {
+			if (e.Step == "" || st.ID == e.Step) && st.Status != report.StatusSkipped {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// joinPart adds to m, a report joined from parts, what part r brings
+// besides its scenarios: its duration and sessions, the first failure and
+// early termination, and its warnings and notes, each listed once. With a
+// label (a multi-protocol run's version), the part's failure, warnings and
+// notes say which part they are from: "[label] ...".
+func joinPart(m, r *report.Report, label string) {
+	tag := func(s string) string {
+		if label == "" {
+			return s
+		}
+		return "[" + label + "] " + s
+	}
+	m.Summary.DurationMs += r.Summary.DurationMs
+	m.Connections += r.Connections
+	m.Restarts += r.Restarts
+	if m.Failure == nil && r.Failure != nil {
+		f := *r.Failure
+		f.Message = tag(f.Message)
+		m.Failure = &f
+	}
+	if m.TerminatedEarly == nil {
+		m.TerminatedEarly = r.TerminatedEarly
+	}
+	m.StdoutNoise = m.StdoutNoise.Join(r.StdoutNoise, noiseKeep)
+	for _, w := range r.Warnings {
+		m.Warnings = append(m.Warnings, tag(w))
+	}
+	for _, n := range r.Notes {
+		m.Notes = append(m.Notes, tag(n))
+	}
+}
+
+// reasons are the skip reasons of excluded scenarios' steps.
+var reasons = map[report.Exclusion]string{
+	report.ExcludedTag:        "not selected: it has no tag --tag names",
+	report.ExcludedSkipTag:    "not selected: it has a tag --skip-tag names",
+	report.ExcludedRun:        "not selected: --run matches neither the scenario nor one of its steps",
+	report.ExcludedShard:      "not selected: another shard runs it",
+	report.ExcludedLastFailed: "not selected: it did not fail last time (--last-failed)",
+}
+
+// Selection chooses the scenarios a run makes. Selection is per scenario:
+// a scenario runs whole or not at all, so a selected step always has the
+// steps it refers to ($ref), and a scenario another one needs (a generated
+// concurrency check's one-by-one reference) runs with it. The zero
+// Selection runs everything.
+type Selection struct {
+	// Tags, when not empty, selects the scenarios that have any of them
+	// (generated scenarios have none).
+	Tags []string
+	// SkipTags leaves out the scenarios that have any of them.
+	SkipTags []string
+	// Run, when set, selects the scenarios whose name, or "name/id" for
+	// one of their steps, it matches (unanchored, like grep).
+	Run *regexp.Regexp
+	// Shard, when set, runs only this shard's part of the selected
+	// scenarios (see shardScenarios); the report says which shard it is.
+	Shard *report.Shard
+	// Failed, when not nil, selects only the scenarios it names: those
+	// that failed in the last run (--last-failed). A scenario runs whole,
+	// so every step its $refs need runs with it.
+	Failed map[string]bool
+}
+
+func (sel *Selection) shard() *report.Shard {
+	if sel == nil {
+		return nil
+	}
+	return sel.Shard
+}
+
+// Excludes says why sel leaves out a fixture's scenario ("" when it runs
+// it); shards aside, which depend on every scenario of the run.
+func (sel *Selection) Excludes(sc *config.Scenario) report.Exclusion {
+	ids := make([]string, len(sc.Steps))
+	for j := range sc.Steps {
+		ids[j] = sc.Steps[j].ID
+	}
+	return sel.exclusion(sc.Name, ids, sc.Tags)
+}
+
+// exclusion is why sel leaves out the scenario of this name, step ids and
+// tags ("" when it runs).
+func (sel *Selection) exclusion(name string, ids, tags []string) report.Exclusion {
+	hasAny := func(list []string) bool {
+		return slices.ContainsFunc(list, func(t string) bool { return slices.Contains(tags, t) })
+	}
+	switch {
+	case len(sel.Tags) > 0 && !hasAny(sel.Tags):
+		return report.ExcludedTag
+	case hasAny(sel.SkipTags):
+		return report.ExcludedSkipTag
+	case sel.Run != nil && !sel.matches(name, ids):
+		return report.ExcludedRun
+	case sel.Failed != nil && !sel.Failed[name]:
+		return report.ExcludedLastFailed
+	}
+	return ""
+}
+
+func (sel *Selection) matches(name string, ids []string) bool {
+	if sel.Run.MatchString(name) {
+		return true
+	}
+	var b strings.Builder
+	for _, id := range ids {
+		b.Reset()
+		b.WriteString(name)
+		b.WriteByte('/')
+		b.WriteString(id)
+		if sel.Run.MatchString(b.String()) {
+			return true
+		}
+	}
+	return false
+}
+
+// selectScenarios applies the run's selection to the planned scenarios
+// from index from on: each one left out is marked in the plan (the
+// scheduler passes it by) and in the report, its steps skipped with the
+// reason. Scenarios a selected one needs are kept.
+func (r *runState) selectScenarios(from int) {
+	sel := r.opts.Select
+	if sel == nil {
+		return
+	}
+	plan := r.plan[from:]
+	for _, sc := range plan {
+		var tags []string
+		if sc.index < len(r.suite.Scenarios) {
+			tags = r.suite.Scenarios[sc.index].Tags
+		}
+		ids := make([]string, len(sc.steps))
+		for j := range sc.steps {
+			ids[j] = sc.steps[j].spec.ID
+		}
+		sc.excluded = sel.exclusion(sc.name, ids, tags)
+	}
+	// A kept scenario keeps what it runs after (always earlier in the plan).
+	for k := len(plan) - 1; k >= 0; k-- {
+		if sc := plan[k]; sc.excluded == "" && sc.after >= from {
+			r.plan[sc.after].excluded = ""
+		}
+	}
+	r.shardScenarios(from)
+	for _, sc := range plan {
+		r.exclude(sc, sc.excluded)
+	}
+}
+
+// exclude marks sc left out of the run for why ("" keeps it).
+func (r *runState) exclude(sc *scenario, why report.Exclusion) {
+	sc.excluded = why
+	res := &r.rep.Scenarios[sc.index]
+	res.NotSelected = why
+	if why != "" {
+		skipFor(res.Steps, 0, report.SkipNotSelected, reasons[why])
+	}
+}
+
+// listed marks every selected step listed, not run (--list).
+func (r *runState) listed() {
+	for i := range r.rep.Scenarios {
+		if r.rep.Scenarios[i].NotSelected == "" {
+			skipFrom(r.rep.Scenarios[i].Steps, 0, reasonListed)
+		}
+	}
+}
+
+// loadSlack is how far above an even share of the steps a shard may be
+// filled before a scenario goes to its next preferred shard.
+const loadSlack = 1.25
+
+// shardScenarios leaves out, from index from on, the selected scenarios
+// that another shard runs.
+//
+// The assignment is stable: each scenario prefers the shards in an order
+// drawn from a hash of the suite file's name and its own key (rendezvous
+// hashing), never from its position, so adding or removing a scenario
+// leaves the others where they were. A scenario written in the fixture is
+// keyed by its name; generated scenarios by the tool (or resource, prompt)
+// their first step calls, so every check of one tool, and the analysis of
+// that tool, stays in one shard. Shards are balanced by step count: a
+// scenario goes to the first shard of its order that stays within
+// loadSlack times an even share of the steps (only then can adding a
+// scenario move another one).
+func (r *runState) shardScenarios(from int) {
+	sh := r.opts.Select.shard()
+	if sh == nil {
+		return
+	}
+	type unit struct {
+		key    string
+		hash   uint64
+		weight int
+		scens  []*scenario
+	}
+	var units []*unit
+	byKey := map[string]*unit{}
+	total := 0
+	for _, sc := range r.plan[from:] {
+		if sc.excluded != "" || len(sc.steps) == 0 {
+			continue
+		}
+		key := "scenario\x00" + sc.name
+		if sc.steps[0].origin != config.OriginFixture {
+			key = "call\x00" + sc.steps[0].call.name
+		}
+		u := byKey[key]
+		if u == nil {
+			u = &unit{key: key, hash: r.shardHash(key, 0)}
+			byKey[key] = u
+			units = append(units, u)
+		}
+		u.scens = append(u.scens, sc)
+		u.weight += len(sc.steps)
+		total += len(sc.steps)
+	}
+	capacity := 0
+	for _, u := range units {
+		capacity = max(capacity, u.weight)
+	}
+	capacity = max(capacity, int(float64(total)*loadSlack/float64(sh.Total)+0.999))
+	// Units are placed heaviest first, ties by hash: an order that does
+	// not depend on where a scenario is written.
+	slices.SortFunc(units, func(a, b *unit) int {
+		return cmp.Or(cmp.Compare(b.weight, a.weight), cmp.Compare(a.hash, b.hash), cmp.Compare(a.key, b.key))
+	})
+	load := make([]int, sh.Total+1)
+	for _, u := range units {
+		prefs := make([]int, sh.Total)
+		for k := range prefs {
+			prefs[k] = k + 1
+		}
+		score := func(k int) uint64 { return r.shardHash(u.key, k) }
+		slices.SortFunc(prefs, func(a, b int) int { return cmp.Or(cmp.Compare(score(b), score(a)), cmp.Compare(a, b)) })
+		to := prefs[0]
+		for _, k := range prefs {
+			if load[k]+u.weight <= capacity {
+				to = k
+				break
+			}
+		}
+		load[to] += u.weight
+		if to != sh.Index {
+			for _, sc := range u.scens {
+				sc.excluded = report.ExcludedShard
+			}
+		}
+	}
+}
+
+// shardHash hashes the suite file's name, a scenario's key and a shard
+// number (0: the key alone).
+func (r *runState) shardHash(key string, shard int) uint64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s\x00%s\x00%d", filepath.Base(r.suite.File), key, shard)
+	return mix.Spread(h.Sum64())
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/runner/internal/probe"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // The plan is what the scheduler and the executor run: the fixture's
@@ -71,9 +72,9 @@ type scenario struct {
 	steps     []step
 	pos       config.Pos
 	// excluded, when set, leaves the scenario out of the run (Selection).
-	excluded Exclusion
+	excluded report.Exclusion
 	// muted keeps the run's hooks from hearing of the scenario's steps
-	// while it may still be retried (retry.go).
+	// while it may still be retried (schedule.go).
 	muted bool
 }
 
@@ -127,7 +128,7 @@ type step struct {
 	// the time the call takes (delayMs, duration, ...): latency does not
 	// judge such a call (timeArgument).
 	timedBy string
-	// taskCheck, when set, is a generated task check (task_checks.go) of
+	// taskCheck, when set, is a generated task check (task.go) of
 	// a tool whose execution.taskSupport is taskSupport.
 	taskCheck   taskCheck
 	taskSupport string

@@ -11,7 +11,9 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/runner/internal/probe"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tidwall/gjson"
 )
 
 // kindRaw is the report's kind of a protocol probe: a raw JSON-RPC message,
@@ -20,7 +22,7 @@ const kindRaw config.StepKind = "raw"
 
 // protocolTarget is what generation needs to know to plan the probes.
 type protocolTarget struct {
-	transport TargetTransport
+	transport report.TargetTransport
 	version   string // negotiated
 	caps      *mcp.ServerCapabilities
 }
@@ -29,11 +31,11 @@ type protocolTarget struct {
 // over stdio a server process, of its own): probe, observer, probe, ...
 func (c *generator) protocol(t protocolTarget, readOnly, allowed []tool) {
 	switch {
-	case t.transport != TargetStdio && t.transport != TargetHTTP:
+	case t.transport != report.TargetStdio && t.transport != report.TargetHTTP:
 		c.note("protocol probes: not run over %s (they speak raw JSON-RPC over stdio or Streamable HTTP)", t.transport)
 		return
 	}
-	pt := probe.Target{HTTP: t.transport == TargetHTTP, Version: t.version, Caps: t.caps, Loopback: probe.Loopback(c.suite.Endpoint)}
+	pt := probe.Target{HTTP: t.transport == report.TargetHTTP, Version: t.version, Caps: t.caps, Loopback: probe.Loopback(c.suite.Endpoint)}
 	var probes []probe.Probe
 	if t.version == config.ProtocolVersion2026 {
 		// No handshake, no sessions: the revision's own probes.
@@ -226,12 +228,12 @@ func (r *runState) runProbe(ctx context.Context, sc *scenario, j int, conn probe
 		// The probe could not be made: nothing to judge, and its observer
 		// has nothing to observe.
 		if strings.HasPrefix(notRun, "could not start") {
-			out.Status, out.Reason = StatusFailed, notRun
-			obs.Status, obs.Reason = StatusSkipped, "not run: the probe could not start"
+			out.Status, out.Reason = report.StatusFailed, notRun
+			obs.Status, obs.Reason = report.StatusSkipped, "not run: the probe could not start"
 		} else {
-			out.Status, out.Reason = StatusSkipped, "not run: "+notRun
+			out.Status, out.Reason = report.StatusSkipped, "not run: "+notRun
 			out.DurationMs = ms(time.Since(began))
-			obs.Status, obs.Reason = StatusSkipped, out.Reason
+			obs.Status, obs.Reason = report.StatusSkipped, out.Reason
 		}
 		steps[j], steps[j+1] = out, obs
 		return false, false
@@ -328,7 +330,7 @@ func (r *runState) sendProbe(ctx context.Context, pr *probe.Probe, conn probe.Co
 // observeProbe settles the observer after probe pr: on the connection the
 // rest of the probes use (a new one when the probe used it up), unless the
 // probe saw the server go. It reports whether the server died.
-func (r *runState) observeProbe(ctx context.Context, pr *probe.Probe, conn probe.Conn, tmp string, wait time.Duration, obs *StepResult, gone bool, exit string, usedUp bool) (died bool) {
+func (r *runState) observeProbe(ctx context.Context, pr *probe.Probe, conn probe.Conn, tmp string, wait time.Duration, obs *report.StepResult, gone bool, exit string, usedUp bool) (died bool) {
 	alive := false
 	switch {
 	case gone:
@@ -349,16 +351,16 @@ func (r *runState) observeProbe(ctx context.Context, pr *probe.Probe, conn probe
 	}
 	switch {
 	case alive:
-		obs.Status, obs.Outcome = StatusPassed, config.OutcomeOK
+		obs.Status, obs.Outcome = report.StatusPassed, config.OutcomeOK
 		return false
 	case gone:
-		obs.Status, obs.Outcome, obs.ExitStatus = StatusFailed, config.OutcomeTransportClosed, exit
+		obs.Status, obs.Outcome, obs.ExitStatus = report.StatusFailed, config.OutcomeTransportClosed, exit
 		obs.Reason = "the server is gone after probe " + pr.Name + "; relaunched for the next probe"
 		if r.suite.Endpoint != "" {
 			obs.Reason = "the server could not be reached after probe " + pr.Name
 		}
 	default:
-		obs.Status, obs.Outcome = StatusFailed, config.OutcomeTimeout
+		obs.Status, obs.Outcome = report.StatusFailed, config.OutcomeTimeout
 		obs.Reason = fmt.Sprintf("no answer to the observer within %s after probe %s: the server stopped answering", wait, pr.Name)
 	}
 	return true
@@ -367,7 +369,7 @@ func (r *runState) observeProbe(ctx context.Context, pr *probe.Probe, conn probe
 // judgeProbe settles a probe step from its exchange: the outcome, and the
 // verdict as its status, note or reason, and (for a finding) what was
 // expected and got.
-func (r *runState) judgeProbe(pr *probe.Probe, ex *probe.Exchange, out *StepResult) {
+func (r *runState) judgeProbe(pr *probe.Probe, ex *probe.Exchange, out *report.StepResult) {
 	rep := ex.Reply()
 	switch {
 	case ex.Gone:
@@ -396,23 +398,23 @@ func (r *runState) judgeProbe(pr *probe.Probe, ex *probe.Exchange, out *StepResu
 	v := pr.Judge(ex)
 	ref := probe.Reference(pr.Reference, r.rep.ProtocolVersion)
 	msg := fmt.Sprintf("expected %s; got %s (%s)", v.Expected, v.Got, ref)
-	verdict := &ProbeVerdict{Expected: v.Expected, Got: v.Got, Reference: ref}
+	verdict := &report.ProbeVerdict{Expected: v.Expected, Got: v.Got, Reference: ref}
 	if strings.HasPrefix(out.Target, "tools/call ") {
 		verdict.Tool = strings.TrimPrefix(out.Target, "tools/call ")
 	}
 	switch v.Level {
 	case probe.Pass:
-		out.Status = StatusPassed
+		out.Status = report.StatusPassed
 		return
 	case probe.Note:
 		word := "should: "
 		if v.Risk {
 			word = "risk: "
 		}
-		out.Status, out.Flagged = StatusPassed, true
+		out.Status, out.Flagged = report.StatusPassed, true
 		out.Notes = []string{word + msg}
 	default:
-		out.Status, out.Reason = StatusFailed, msg
+		out.Status, out.Reason = report.StatusFailed, msg
 	}
 	// Analysis lists it as a finding, with what the spec asks.
 	out.Probe = verdict
@@ -447,4 +449,56 @@ func (d *dialer) openRawHTTP(ctx context.Context) (*probe.HTTP, error) {
 	limit := messageLimit(d.suite)
 	client := httpClient(d.suite.Endpoint, d.sec.headers, ms2d(d.suite.InitTimeoutMs), nil, limit)
 	return probe.OpenHTTP(ctx, client, d.suite.Endpoint, limit, probe.Hello{Version: d.version, Client: Version}, ms2d(d.suite.InitTimeoutMs))
+}
+
+// The 2026-07-28 era in the runner: its protocol probes are planned here
+// (probe.Era judges them), a fixture step whose method the revision
+// removed is refused before it is sent, and a run that asked for the
+// revision but negotiated an older version says so.
+
+// eraProbes plans the probes of 2026-07-28: the read-only tools with
+// valid arguments are the candidates for a tool that asks for input.
+func (c *generator) eraProbes(t probe.Target, readOnly, allowed []tool) []probe.Probe {
+	var cands []probe.Candidate
+	for _, tl := range readOnly {
+		if len(cands) == probe.MaxCandidates {
+			break
+		}
+		args, notes := c.values.Valid(tl.Name, c.input(tl.Name))
+		if len(notes) > 0 || args == nil {
+			continue
+		}
+		if a, err := json.Marshal(args); err == nil {
+			cands = append(cands, probe.Candidate{Name: tl.Name, Args: a})
+		}
+	}
+	return probe.Era(t, Version, c.probeTool(readOnly, allowed), cands)
+}
+
+// eraFallback is the report's note when a run asked for 2026-07-28 and the
+// server negotiated an older version: a server of the older era (the
+// TypeScript SDK stops at 2025-11-25; go-sdk serves 2026-07-28 over HTTP
+// only without sessions) is not failed for it, and the report says what
+// was checked instead.
+func eraFallback(requested, negotiated string) string {
+	if requested != config.ProtocolVersion2026 || negotiated == "" || negotiated == config.ProtocolVersion2026 {
+		return ""
+	}
+	return "asked for protocol " + requested + "; the server does not serve it here and negotiated " + negotiated +
+		", so the run checked " + negotiated + " (not a failure: the server speaks the older era)"
+}
+
+// notInEra is a fixture step whose method 2026-07-28 removed: it is not
+// sent. (A subscribe step is carried by subscriptions/listen instead, as
+// go-sdk does: the revision replaced the method, not the need.)
+func notInEra(method string) error {
+	return errBadParams{fmt.Errorf("%s is not in %s (the revision removed it); limit the step with protocols: [2025-11-25]", method, config.ProtocolVersion2026)}
+}
+
+// inputRequired reports whether a call's result is 2026-07-28's
+// input-required result: one round of a multi-round-trip request, which
+// the SDK answers from the client block and retries with a new id. The
+// step's result is the last round's.
+func inputRequired(raw json.RawMessage) bool {
+	return len(raw) > 0 && gjson.GetBytes(raw, "resultType").String() == "input_required"
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/demo"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // protocolSuite runs only the protocol probes: against the demo over stdio
@@ -29,12 +30,12 @@ func protocolSuite(t *testing.T, childMode, endpoint string) *config.Suite {
 
 // probeKinds lists the protocol findings' kinds: the failed ones and the
 // notes, each sorted.
-func probeKinds(rep *Report) (failed, notes []string) {
+func probeKinds(rep *report.Report) (failed, notes []string) {
 	for _, f := range rep.Findings {
 		if f.Origin != config.OriginProtocol {
 			continue
 		}
-		if f.Status == StatusFailed {
+		if f.Status == report.StatusFailed {
 			failed = append(failed, string(f.Kind))
 		} else {
 			notes = append(notes, string(f.Kind))
@@ -45,7 +46,7 @@ func probeKinds(rep *Report) (failed, notes []string) {
 	return failed, notes
 }
 
-func protocolScore(t *testing.T, rep *Report) Score {
+func protocolScore(t *testing.T, rep *report.Report) report.Score {
 	t.Helper()
 	for _, sc := range rep.Summary.Scores {
 		if sc.Name == config.ScoreProtocol {
@@ -53,7 +54,7 @@ func protocolScore(t *testing.T, rep *Report) Score {
 		}
 	}
 	t.Fatalf("no protocol robustness score in %+v", rep.Summary.Scores)
-	return Score{}
+	return report.Score{}
 }
 
 // TestProtocolProbesCleanDemo: the demo behind its protocol guard passes
@@ -80,7 +81,7 @@ func TestProtocolProbesCleanDemo(t *testing.T) {
 				t.Errorf("score %+v", sc)
 			}
 			for _, st := range rep.Scenarios[0].Steps {
-				if st.Status != StatusPassed {
+				if st.Status != report.StatusPassed {
 					t.Errorf("step %s: %s %s", st.ID, st.Status, st.Reason)
 				}
 			}
@@ -129,7 +130,7 @@ func TestProtocolProbesPlantedDefects(t *testing.T) {
 			if rep.Restarts != c.restarts {
 				t.Errorf("restarts = %d, want %d", rep.Restarts, c.restarts)
 			}
-			var null *Finding
+			var null *report.Finding
 			for i := range rep.Findings {
 				if rep.Findings[i].Kind == "null-arguments" {
 					null = &rep.Findings[i]
@@ -145,10 +146,10 @@ func TestProtocolProbesPlantedDefects(t *testing.T) {
 			steps := rep.Scenarios[0].Steps
 			for j := 0; j+1 < len(steps); j += 2 {
 				probe, obs := steps[j], steps[j+1]
-				if probe.Outcome == config.OutcomeTransportClosed && (obs.Status != StatusFailed || obs.Outcome != config.OutcomeTransportClosed) {
+				if probe.Outcome == config.OutcomeTransportClosed && (obs.Status != report.StatusFailed || obs.Outcome != config.OutcomeTransportClosed) {
 					t.Errorf("observer after %s: %s %s", probe.ID, obs.Status, obs.Outcome)
 				}
-				if j+2 < len(steps) && probe.Outcome == config.OutcomeTransportClosed && steps[j+2].Status == StatusSkipped {
+				if j+2 < len(steps) && probe.Outcome == config.OutcomeTransportClosed && steps[j+2].Status == report.StatusSkipped {
 					t.Errorf("probe after %s skipped: %s", probe.ID, steps[j+2].Reason)
 				}
 			}
@@ -184,12 +185,12 @@ func TestProtocolProbesHTTPServerGone(t *testing.T) {
 	steps := rep.Scenarios[0].Steps
 	after := false
 	for _, st := range steps {
-		if after && (st.Status != StatusSkipped || st.Reason != reasonUnreachable) {
+		if after && (st.Status != report.StatusSkipped || st.Reason != reasonUnreachable) {
 			t.Errorf("step %s after the server went: %s %q", st.ID, st.Status, st.Reason)
 		}
 		if st.ID == "malformed-json.alive" {
 			after = true
-			if st.Status != StatusFailed || st.Outcome != config.OutcomeTransportClosed {
+			if st.Status != report.StatusFailed || st.Outcome != config.OutcomeTransportClosed {
 				t.Errorf("observer: %s %s", st.Status, st.Outcome)
 			}
 		}
@@ -202,12 +203,12 @@ func TestProtocolProbesHTTPServerGone(t *testing.T) {
 // clientRules counts the probes of rep's first scenario that only ask the
 // server to live (the spec states no server requirement for them), and
 // fails t for one that did not pass cleanly.
-func clientRules(t *testing.T, rep *Report) int {
+func clientRules(t *testing.T, rep *report.Report) int {
 	t.Helper()
 	n := 0
 	for _, st := range rep.Scenarios[0].Steps {
 		if st.Case == "second-initialize" || st.Case == "before-initialize" {
-			if st.Status != StatusPassed || st.Flagged {
+			if st.Status != report.StatusPassed || st.Flagged {
 				t.Errorf("%s: %s flagged=%v %s %v: a client's rule judged as the server's", st.ID, st.Status, st.Flagged, st.Reason, st.Notes)
 			}
 			n++

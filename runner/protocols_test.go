@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/demo"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 func TestTwoProtocols(t *testing.T) {
@@ -123,7 +124,7 @@ scenarios: [{name: fixture, steps: [{id: one, tool: get_household}]}]
 		return s
 	}
 	versions := []string{"2025-11-25", "2026-07-28"}
-	alone := map[string]*Report{}
+	alone := map[string]*report.Report{}
 	for _, v := range versions {
 		opts := defectsInMemory()
 		opts.Protocols = []string{v}
@@ -135,7 +136,7 @@ scenarios: [{name: fixture, steps: [{id: one, tool: get_household}]}]
 
 	// What a version's run judged, without what timing decides (the
 	// latency probe) or the sizes it measured (in the messages).
-	findings := func(fs []Finding, v string) []string {
+	findings := func(fs []report.Finding, v string) []string {
 		var out []string
 		for _, f := range fs {
 			if f.ProtocolVersion != v || f.Kind == "latency" {
@@ -149,7 +150,7 @@ scenarios: [{name: fixture, steps: [{id: one, tool: get_household}]}]
 		}
 		return out
 	}
-	scores := func(ss []Score, v string) []string {
+	scores := func(ss []report.Score, v string) []string {
 		var out []string
 		for _, s := range ss {
 			if s.ProtocolVersion == v && s.Name != config.ScoreLatency {
@@ -158,7 +159,7 @@ scenarios: [{name: fixture, steps: [{id: one, tool: get_household}]}]
 		}
 		return out
 	}
-	skipped := func(ts []SkippedTool, v string) []string {
+	skipped := func(ts []report.SkippedTool, v string) []string {
 		var out []string
 		for _, s := range ts {
 			if s.ProtocolVersion == v {

@@ -1,141 +1,25 @@
 package runner
 
 import (
-	"fmt"
 	"net/url"
 	"reflect"
 	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"sync"
+
+	"github.com/mcpcheck/mcpcheck/internal/safetext"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
-// The one sanitizer and the one redactor; edge.go applies them to every
-// report (see "What reaches an output" there).
+// The one redactor, and the walk that applies it and the one sanitizer
+// (internal/safetext) to every report (see "What reaches an output"
+// below).
 
 // Redacted replaces a secret in every output (README: "What is redacted").
 const Redacted = "[redacted]"
-
-// Sanitize makes s safe to print anywhere, by one rule: a control
-// character is shown as an escape, never acted on or dropped.
-//
-//   - C0 controls other than tab and newline, and DEL, become the escape
-//     Go's %q writes: \a \b \f \r \v, else \xHH (ESC is \x1b);
-//   - each byte of invalid UTF-8 becomes \xHH;
-//   - C1 controls (U+0080..U+009F, which some terminals take as ESC
-//     sequences), the bidirectional overrides and isolates (U+202A..U+202E,
-//     U+2066..U+2069) and the line and paragraph separators (U+2028,
-//     U+2029) become \uHHHH.
-//
-// Everything else, backslashes included, is kept, so Sanitize is
-// idempotent: its output only holds printable characters, tab and newline.
-func Sanitize(s string) string {
-	i := 0
-	for i < len(s) {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c < 0x20 && c != '\t' && c != '\n' || c == 0x7f {
-				break
-			}
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n == 1 || unsafeRune(r) {
-			break
-		}
-		i += n
-	}
-	if i == len(s) {
-		return s // the common case: nothing to show
-	}
-	var b strings.Builder
-	b.Grow(len(s) + 8)
-	b.WriteString(s[:i])
-	for i < len(s) {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c < 0x20 && c != '\t' && c != '\n' || c == 0x7f {
-				writeControl(&b, c)
-			} else {
-				b.WriteByte(c)
-			}
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && n == 1:
-			fmt.Fprintf(&b, `\x%02x`, c)
-		case unsafeRune(r):
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteString(s[i : i+n])
-		}
-		i += n
-	}
-	return b.String()
-}
-
-// writeControl writes the escape of the ASCII control c.
-func writeControl(b *strings.Builder, c byte) {
-	switch c {
-	case '\a':
-		b.WriteString(`\a`)
-	case '\b':
-		b.WriteString(`\b`)
-	case '\f':
-		b.WriteString(`\f`)
-	case '\r':
-		b.WriteString(`\r`)
-	case '\v':
-		b.WriteString(`\v`)
-	default:
-		fmt.Fprintf(b, `\x%02x`, c)
-	}
-}
-
-// unsafeRune reports a non-ASCII rune that Sanitize shows as an escape.
-func unsafeRune(r rune) bool {
-	return r >= 0x80 && r <= 0x9f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 || r == 0x2028 || r == 0x2029
-}
-
-// Clean is s sanitized and cut to at most max characters for a human
-// report: a longer string ends with a visible marker saying how much was
-// left out. It does not redact: the report it reads from already is.
-func Clean(s string, max int) string {
-	return cut(Sanitize(s), max)
-}
-
-// cut shortens s to at most max runes, its end replaced by a marker
-// saying how much was left out ("… (N more characters)"). The result is
-// never longer than max, so cutting twice changes nothing.
-func cut(s string, max int) string {
-	if max <= 0 || len(s) <= max {
-		return s
-	}
-	total := utf8.RuneCountInString(s)
-	if total <= max {
-		return s
-	}
-	// The marker's length depends on the count it states: settle it.
-	keep := max
-	var marker string
-	for range 3 {
-		marker = fmt.Sprintf("… (%d more characters)", total-keep)
-		keep = max - utf8.RuneCountInString(marker)
-		if keep < 1 {
-			keep = 1
-		}
-	}
-	marker = fmt.Sprintf("… (%d more characters)", total-keep)
-	end := 0
-	for n := 0; n < keep; n++ {
-		_, size := utf8.DecodeRuneInString(s[end:])
-		end += size
-	}
-	return s[:end] + marker
-}
 
 // maxField bounds every string of a report (redactor.report): a server's
 // megabyte of tool name, description or pattern is cut with a marker
@@ -203,7 +87,7 @@ func newRedactor(secrets []Secret, endpoint string) *redactor {
 	r := &redactor{endpoint: endpoint, origin: endpointOrigin(endpoint)}
 	seen := map[string]int{}
 	add := func(v string, sec Secret) {
-		v = Sanitize(v) // it is searched for in sanitized text
+		v = safetext.Sanitize(v) // it is searched for in sanitized text
 		if len(v) < minSecret {
 			return
 		}
@@ -231,7 +115,7 @@ func newRedactor(secrets []Secret, endpoint string) *redactor {
 
 // String sanitizes s, then replaces the secrets in it.
 func (r *redactor) String(s string) string {
-	s = Sanitize(s)
+	s = safetext.Sanitize(s)
 	if r == nil {
 		return s
 	}
@@ -436,4 +320,235 @@ func same(a, b any) bool {
 // "What is a secret" in redact.go).
 func Redactor(secrets []Secret) func(string) string {
 	return newRedactor(secrets, "").String
+}
+
+// # What reaches an output (the edge)
+//
+// Every string a server or a file controls passes, on its way into any
+// output, through one sanitizer ([Sanitize]) and then one redactor (a
+// redactor's String): sanitizing first, so that a secret a server splits
+// with a control sequence ("to\x1b[0mken") is never joined back into the
+// secret by a later step. The report model is the edge: [Run], [Merge] and
+// [DiffContracts] hand every writer (text, the terminal stream, JSON,
+// JUnit, HTML, Markdown, annotations, mcpcheck tools) a report whose every
+// string field, map key and nested value has been through both (see
+// redactor.report), and the trace, golden answers, contracts and recorded
+// fixtures pass their values through the same redactor before they are
+// encoded. Both steps are idempotent, so a string cleaned early (to bound
+// it) is unchanged at the edge. Reports from files (merge, the baseline's
+// reasons) are walked again without secrets: sanitized.
+//
+// The walk is below; the redactor is above, the sanitizer in
+// internal/safetext.
+
+// report passes every string of rep through String: every exported field
+// of type string (named string types are the runner's vocabularies, not
+// text), every map key, every string inside an interface value (assertion
+// values). Walking the whole model by reflection is the point: a field
+// added later is covered without anyone remembering to. Fields are written
+// only where something changes, so a report cleaned before is not written
+// to at all.
+func (r *redactor) report(rep *report.Report) {
+	if rep != nil {
+		r.walk(reflect.ValueOf(rep).Elem())
+	}
+}
+
+var (
+	stringType = reflect.TypeOf("")
+	anyType    = reflect.TypeOf((*any)(nil)).Elem()
+)
+
+func (r *redactor) walk(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if !v.IsNil() {
+			r.walk(v.Elem())
+		}
+	case reflect.Struct:
+		for _, i := range textFields(v.Type()) {
+			r.walk(v.Field(i))
+		}
+	case reflect.Slice, reflect.Array:
+		if !holdsText(v.Type().Elem()) {
+			return // raw JSON is redacted where it is made; numbers are not text
+		}
+		for i := 0; i < v.Len(); i++ {
+			r.walk(v.Index(i))
+		}
+	case reflect.String:
+		if v.Type() == stringType && v.CanSet() {
+			if s := v.String(); s != "" {
+				if c := safetext.Cut(r.String(s), maxField); c != s {
+					v.SetString(c)
+				}
+			}
+		}
+	case reflect.Interface:
+		if !v.IsNil() && v.CanSet() {
+			old := v.Interface()
+			if nv := r.Value(old); !same(nv, old) {
+				v.Set(reflect.ValueOf(nv))
+			}
+		}
+	case reflect.Map:
+		r.walkMap(v)
+	}
+}
+
+// textFields lists the exported fields of struct type t that may hold
+// text, computed once per type: the walk runs on every report and every
+// hooked step, and asking reflect about each field each time costs more
+// than the strings themselves.
+func textFields(t reflect.Type) []int {
+	if f, ok := fieldPlans.Load(t); ok {
+		return f.([]int)
+	}
+	var out []int
+	for i := 0; i < t.NumField(); i++ {
+		if f := t.Field(i); f.IsExported() && holdsText(f.Type) {
+			out = append(out, i)
+		}
+	}
+	fieldPlans.Store(t, out)
+	return out
+}
+
+var fieldPlans sync.Map // reflect.Type → []int
+
+// holdsText reports whether a value of type t may hold a string the walk
+// changes: a plain string, an interface, or a container of one. Named
+// string types (Status, Outcome) are vocabularies, not text.
+func holdsText(t reflect.Type) bool {
+	if h, ok := textTypes.Load(t); ok {
+		return h.(bool)
+	}
+	h := holdsTextSeen(t, map[reflect.Type]bool{})
+	textTypes.Store(t, h)
+	return h
+}
+
+var textTypes sync.Map // reflect.Type → bool
+
+func holdsTextSeen(t reflect.Type, seen map[reflect.Type]bool) bool {
+	if seen[t] {
+		return false // a cycle adds nothing the first visit did not find
+	}
+	seen[t] = true
+	switch t.Kind() {
+	case reflect.String:
+		return t == stringType
+	case reflect.Interface:
+		return true
+	case reflect.Pointer, reflect.Slice, reflect.Array:
+		return holdsTextSeen(t.Elem(), seen)
+	case reflect.Map:
+		return t.Key() == stringType || holdsTextSeen(t.Elem(), seen)
+	case reflect.Struct:
+		for i := 0; i < t.NumField(); i++ {
+			if f := t.Field(i); f.IsExported() && holdsTextSeen(f.Type, seen) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// walkMap cleans a map's string keys and its values, rebuilding it when a
+// key changes.
+func (r *redactor) walkMap(v reflect.Value) {
+	if v.IsNil() || v.Len() == 0 {
+		return
+	}
+	if v.Type().Elem() == anyType && v.Type().Key() == stringType && v.CanSet() {
+		old := v.Interface()
+		if nv := r.Value(old); !same(nv, old) {
+			v.Set(reflect.ValueOf(nv))
+		}
+		return
+	}
+	if !v.CanSet() {
+		return
+	}
+	keyIsString := v.Type().Key() == stringType
+	out := reflect.MakeMapWithSize(v.Type(), v.Len())
+	changed := false
+	iter := v.MapRange()
+	for iter.Next() {
+		k, e := iter.Key(), iter.Value()
+		if keyIsString {
+			if c := r.String(k.String()); c != k.String() {
+				k = reflect.ValueOf(c).Convert(v.Type().Key())
+				changed = true
+			}
+		}
+		// Map elements are not addressable: clean a copy.
+		ce := reflect.New(e.Type()).Elem()
+		ce.Set(e)
+		r.walk(ce)
+		if !reflect.DeepEqual(ce.Interface(), e.Interface()) {
+			changed = true
+		}
+		out.SetMapIndex(k, ce)
+	}
+	if changed {
+		v.Set(out)
+	}
+}
+
+// visible is a copy of x (a report, a scenario's or a step's result) with
+// every string through r, for the hooks that follow a run as it goes: the
+// runner's own results stay as they are until the run ends (analysis reads
+// them), and the copy shares nothing with them that the walk writes.
+func visible[T any](r *redactor, x T) T {
+	c := deepCopy(reflect.ValueOf(&x).Elem())
+	r.walk(c)
+	return c.Interface().(T)
+}
+
+// deepCopy copies v with its pointers, slices and maps, so that writing
+// into the copy's exported fields never writes into v. Unexported fields
+// are copied as they are (the walk does not write them).
+func deepCopy(v reflect.Value) reflect.Value {
+	out := reflect.New(v.Type()).Elem()
+	switch v.Kind() {
+	case reflect.Pointer:
+		if !v.IsNil() {
+			out.Set(deepCopy(v.Elem()).Addr())
+		}
+	case reflect.Struct:
+		out.Set(v)
+		t := v.Type()
+		for i := 0; i < v.NumField(); i++ {
+			if t.Field(i).IsExported() {
+				out.Field(i).Set(deepCopy(v.Field(i)))
+			}
+		}
+	case reflect.Slice:
+		if v.IsNil() {
+			break
+		}
+		out.Set(reflect.MakeSlice(v.Type(), v.Len(), v.Len()))
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			reflect.Copy(out, v)
+			break
+		}
+		for i := 0; i < v.Len(); i++ {
+			out.Index(i).Set(deepCopy(v.Index(i)))
+		}
+	case reflect.Map:
+		if v.IsNil() {
+			break
+		}
+		out.Set(reflect.MakeMapWithSize(v.Type(), v.Len()))
+		iter := v.MapRange()
+		for iter.Next() {
+			out.SetMapIndex(iter.Key(), deepCopy(iter.Value()))
+		}
+	default:
+		// Strings and numbers are values; an interface's value is replaced,
+		// never written into, by the walk (redactor.Value copies).
+		out.Set(v)
+	}
+	return out
 }

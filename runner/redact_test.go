@@ -1,49 +1,10 @@
 package runner
 
 import (
-	"strings"
 	"testing"
-	"unicode/utf8"
+
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
-
-func TestSanitize(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{"plain text, tabs\tand\nnewlines", "plain text, tabs\tand\nnewlines"},
-		{"\x1b]0;pwned\x07title", `\x1b]0;pwned\atitle`},
-		{"\x1b[2J\rPASS", `\x1b[2J\rPASS`},
-		{"a\x00b\x01c\x7fd\be\ff\vg", `a\x00b\x01c\x7fd\be\ff\vg`},
-		{"csi \u009b31m", `csi \u009b31m`},
-		{"bidi \u202eevil\u2066", `bidi \u202eevil\u2066`},
-		{"bad \xff\xfe utf8", `bad \xff\xfe utf8`},
-		{"ünïcödé and emoji 🙂 stay", "ünïcödé and emoji 🙂 stay"},
-		{`a backslash \x1b stays`, `a backslash \x1b stays`},
-	} {
-		got := Sanitize(tc.in)
-		if got != tc.want {
-			t.Errorf("Sanitize(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-		if again := Sanitize(got); again != got {
-			t.Errorf("Sanitize is not idempotent on %q: %q", got, again)
-		}
-		if !utf8.ValidString(got) {
-			t.Errorf("Sanitize(%q) is not UTF-8", tc.in)
-		}
-	}
-}
-
-func TestCut(t *testing.T) {
-	long := strings.Repeat("é", 5000)
-	got := cut(long, 100)
-	if n := utf8.RuneCountInString(got); n > 100 || !strings.HasSuffix(got, "more characters)") {
-		t.Errorf("cut to 100: %d runes, %q", n, got)
-	}
-	if cut(got, 100) != got {
-		t.Errorf("cutting twice changed the string")
-	}
-	if cut("short", 100) != "short" {
-		t.Errorf("a short string was cut")
-	}
-}
 
 func TestRedactorSecrets(t *testing.T) {
 	const token = "hcZq81xYw40pLm7Tv2AB"
@@ -124,10 +85,10 @@ func TestLooksLikeCredential(t *testing.T) {
 func TestRedactorReport(t *testing.T) {
 	const token = "hcZq81xYw40pLm7Tv2AB"
 	r := newRedactor([]Secret{{Value: token, Declared: true}}, "")
-	rep := &Report{Suite: "s " + token, ToolsDiscovered: []string{"\x1b[2J" + token},
-		Scenarios: []ScenarioResult{{Name: "generated: " + token, Steps: []StepResult{{
+	rep := &report.Report{Suite: "s " + token, ToolsDiscovered: []string{"\x1b[2J" + token},
+		Scenarios: []report.ScenarioResult{{Name: "generated: " + token, Steps: []report.StepResult{{
 			ID: "a\x1bb", Tool: token, Notes: []string{"n " + token},
-			Assertions: []AssertionResult{{Path: "/" + token, Actual: map[string]any{token: "\x07"}}},
+			Assertions: []report.AssertionResult{{Path: "/" + token, Actual: map[string]any{token: "\x07"}}},
 		}}}}}
 	step := visible(r, rep.Scenarios[0].Steps[0])
 	if step.Tool != Redacted || rep.Scenarios[0].Steps[0].Tool != token {
@@ -151,11 +112,11 @@ func TestRedactorReport(t *testing.T) {
 // a secret to look for (the common case: nothing to change).
 func BenchmarkRedactorReport(b *testing.B) {
 	r := newRedactor([]Secret{{Value: "hcZq81xYw40pLm7Tv2AB", Declared: true}}, "")
-	rep := &Report{}
+	rep := &report.Report{}
 	for i := 0; i < 100; i++ {
-		sc := ScenarioResult{Name: "scenario with an ordinary name"}
+		sc := report.ScenarioResult{Name: "scenario with an ordinary name"}
 		for j := 0; j < 100; j++ {
-			sc.Steps = append(sc.Steps, StepResult{ID: "step-id", Tool: "get_household", Reason: "an earlier step of this scenario failed",
+			sc.Steps = append(sc.Steps, report.StepResult{ID: "step-id", Tool: "get_household", Reason: "an earlier step of this scenario failed",
 				Notes: []string{"note: fidelity: the answer mentions none of the input strings"}})
 		}
 		rep.Scenarios = append(rep.Scenarios, sc)

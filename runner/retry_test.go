@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpcheck/mcpcheck/demo"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // TestRetriesInFlight retries scenarios four at a time against one demo
@@ -33,7 +34,7 @@ func TestRetriesInFlight(t *testing.T) {
 	}
 	var mu sync.Mutex
 	steps, scenarios := map[int]int{}, map[int]int{}
-	final := map[int]Status{}
+	final := map[int]report.Status{}
 	opts := Options{
 		Dial: func(ctx context.Context) (mcp.Transport, error) {
 			ct, st := mcp.NewInMemoryTransports()
@@ -42,13 +43,13 @@ func TestRetriesInFlight(t *testing.T) {
 			}
 			return ct, nil
 		},
-		OnStep: func(i, j int, st StepResult) {
+		OnStep: func(i, j int, st report.StepResult) {
 			mu.Lock()
 			defer mu.Unlock()
 			steps[i]++
 			final[i] = st.Status
 		},
-		OnScenario: func(i int, sc ScenarioResult) {
+		OnScenario: func(i int, sc report.ScenarioResult) {
 			mu.Lock()
 			defer mu.Unlock()
 			scenarios[i]++
@@ -62,14 +63,14 @@ func TestRetriesInFlight(t *testing.T) {
 	for i, sc := range rep.Scenarios {
 		attempts += len(sc.Attempts)
 		switch {
-		case sc.Status == StatusPassed && len(sc.Attempts) <= 1:
+		case sc.Status == report.StatusPassed && len(sc.Attempts) <= 1:
 			if sc.Flaky != (len(sc.Attempts) == 1) {
 				t.Errorf("%s: flaky %v with %d attempts", sc.Name, sc.Flaky, len(sc.Attempts))
 			}
 			if sc.Flaky {
 				flaky++
 			}
-		case sc.Status == StatusFailed && len(sc.Attempts) == 1 && !sc.Flaky:
+		case sc.Status == report.StatusFailed && len(sc.Attempts) == 1 && !sc.Flaky:
 		default:
 			t.Errorf("%s: %s, flaky %v, %d attempts", sc.Name, sc.Status, sc.Flaky, len(sc.Attempts))
 		}

@@ -14,9 +14,11 @@ import (
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/internal/safetext"
 	cfile "github.com/mcpcheck/mcpcheck/runner/internal/contract"
 	"github.com/mcpcheck/mcpcheck/runner/internal/gen"
 	"github.com/mcpcheck/mcpcheck/runner/internal/schema"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -60,7 +62,7 @@ func (m purpose) calls() bool { return m == modeRun }
 // The report is analysed once, at the end ([Analyze]); a run under
 // several protocol versions is one part per version, joined, then
 // analysed.
-func Run(ctx context.Context, suite *config.Suite, opts Options) (*Report, error) {
+func Run(ctx context.Context, suite *config.Suite, opts Options) (*report.Report, error) {
 	return runMode(ctx, suite, opts, modeRun)
 }
 
@@ -68,26 +70,26 @@ func Run(ctx context.Context, suite *config.Suite, opts Options) (*Report, error
 // step in place, skipped "listed". A fixture's own steps are known without
 // the server, so it connects only when the suite generates checks (they
 // come from discovery).
-func List(ctx context.Context, suite *config.Suite, opts Options) (*Report, error) {
+func List(ctx context.Context, suite *config.Suite, opts Options) (*report.Report, error) {
 	return runMode(ctx, suite, opts, modeList)
 }
 
 // Discover connects, discovers the server's surface (Report.Surface) and
 // compiles the suite's generated checks, listing every step without
 // calling any (mcpcheck tools).
-func Discover(ctx context.Context, suite *config.Suite, opts Options) (*Report, error) {
+func Discover(ctx context.Context, suite *config.Suite, opts Options) (*report.Report, error) {
 	return runMode(ctx, suite, opts, modeDiscover)
 }
 
 // Snapshot connects, discovers and builds the server's contract file into
 // Report.Contract, calling nothing (mcpcheck snapshot).
-func Snapshot(ctx context.Context, suite *config.Suite, opts Options) (*Report, error) {
+func Snapshot(ctx context.Context, suite *config.Suite, opts Options) (*report.Report, error) {
 	return runMode(ctx, suite, opts, modeSnapshot)
 }
 
 // runMode runs the suite for purpose m, once per protocol version asked for.
-func runMode(ctx context.Context, suite *config.Suite, opts Options, m purpose) (*Report, error) {
-	var rep *Report
+func runMode(ctx context.Context, suite *config.Suite, opts Options, m purpose) (*report.Report, error) {
+	var rep *report.Report
 	var err error
 	if len(opts.Protocols) == 0 && len(suite.ProtocolVersions) > 1 {
 		opts.Protocols = suite.ProtocolVersions
@@ -112,7 +114,7 @@ func runMode(ctx context.Context, suite *config.Suite, opts Options, m purpose) 
 
 // runOne runs the suite under its own protocol version; its report is
 // not analysed yet.
-func runOne(ctx context.Context, suite *config.Suite, opts Options, m purpose) (*Report, error) {
+func runOne(ctx context.Context, suite *config.Suite, opts Options, m purpose) (*report.Report, error) {
 	env := newEnviron(opts.Environ)
 	sec, err := resolveSecrets(suite, env)
 	if err != nil {
@@ -243,7 +245,7 @@ type runState struct {
 	red     *redactor
 	d       *dialer
 	plan    []*scenario
-	rep     *Report
+	rep     *report.Report
 	tools   map[string]tool
 	found   *discovered
 	trace   *tracer
@@ -281,10 +283,10 @@ type runState struct {
 	sessions int
 }
 
-func (r *runState) run(ctx context.Context) *Report {
+func (r *runState) run(ctx context.Context) *report.Report {
 	start := time.Now()
-	rep := &Report{
-		SchemaVersion:   SchemaVersion,
+	rep := &report.Report{
+		SchemaVersion:   report.SchemaVersion,
 		Suite:           r.suite.Name,
 		Target:          r.d.target(),
 		ProtocolVersion: r.d.version,
@@ -313,7 +315,7 @@ func (r *runState) run(ctx context.Context) *Report {
 	}
 	if r.usesScratch() {
 		if r.tmp = r.scratch.dir(); r.tmp == "" {
-			r.fail(StageConnect, scratchError(r.scratch.err))
+			r.fail(report.StageConnect, scratchError(r.scratch.err))
 			return rep
 		}
 	}
@@ -333,7 +335,7 @@ func (r *runState) run(ctx context.Context) *Report {
 			r.interrupted()
 			return rep
 		}
-		r.fail(StageConnect, err)
+		r.fail(report.StageConnect, err)
 		return rep
 	}
 	shared := &link{sess: sess, tmp: r.tmp}
@@ -364,7 +366,7 @@ func (r *runState) run(ctx context.Context) *Report {
 	}
 	r.schedule(ctx, shared)
 	if ctx.Err() != nil {
-		rep.Failure = &SuiteFailure{Stage: StageInterrupted, Message: "the run was interrupted; steps not run are skipped"}
+		rep.Failure = &report.SuiteFailure{Stage: report.StageInterrupted, Message: "the run was interrupted; steps not run are skipped"}
 	}
 	return rep
 }
@@ -384,7 +386,7 @@ func (r *runState) discoverAll(ctx context.Context, sess *session) bool {
 			rep.RequestedProtocolVersion = r.d.version
 		}
 		if ir.ServerInfo != nil {
-			rep.Server = &ServerInfo{Name: r.clean(ir.ServerInfo.Name, 200), Version: r.clean(ir.ServerInfo.Version, 100)}
+			rep.Server = &report.ServerInfo{Name: r.clean(ir.ServerInfo.Name, 200), Version: r.clean(ir.ServerInfo.Version, 100)}
 			if r.suite.NameFromServer && strings.TrimSpace(rep.Server.Name) != "" {
 				rep.Suite = "quick check of " + rep.Server.Name
 			}
@@ -396,7 +398,7 @@ func (r *runState) discoverAll(ctx context.Context, sess *session) bool {
 			r.interrupted()
 			return false
 		}
-		r.fail(StageDiscovery, err)
+		r.fail(report.StageDiscovery, err)
 		r.keepStderr(sess)
 		return false
 	}
@@ -405,7 +407,7 @@ func (r *runState) discoverAll(ctx context.Context, sess *session) bool {
 	}
 	rep.Surface = surface(r.red, sess.init, rep.ProtocolVersion, found)
 	if sess.declares("tasks") {
-		rep.Surface.addCapability("tasks")
+		rep.Surface.AddCapability("tasks")
 	}
 	r.found = found
 	r.tools = make(map[string]tool, len(found.tools))
@@ -418,7 +420,7 @@ func (r *runState) discoverAll(ctx context.Context, sess *session) bool {
 	rep.ResourceTemplatesDiscovered = names(r, found.templates, func(x resource) string { return x.URITemplate })
 	rep.PromptsDiscovered = names(r, found.prompts, func(x prompt) string { return x.Name })
 	if err := r.checkContract(sess, found); err != nil {
-		r.fail(StageDiscovery, err)
+		r.fail(report.StageDiscovery, err)
 		return false
 	}
 	return true
@@ -430,7 +432,7 @@ func (r *runState) discoverAll(ctx context.Context, sess *session) bool {
 func (r *runState) compile(ctx context.Context, sess *session) bool {
 	rep := r.rep
 	if err := r.checkTools(); err != nil {
-		r.fail(StageAllowlist, err)
+		r.fail(report.StageAllowlist, err)
 		return false
 	}
 	r.checkAllowTools()
@@ -459,7 +461,7 @@ func (r *runState) compile(ctx context.Context, sess *session) bool {
 			rep.Notes = append(rep.Notes, r.clean(n, 2000))
 		}
 		for _, sk := range g.skipped {
-			r.trace.write(TraceEntry{Tool: sk.Tool, Skipped: sk.Reason})
+			r.trace.write(report.TraceEntry{Tool: sk.Tool, Skipped: sk.Reason})
 		}
 	}
 	r.compileSchemas()
@@ -483,10 +485,10 @@ func names[T any](r *runState, list []T, name func(T) string) []string {
 // step skipped until it runs.
 func (r *runState) addScenarios(plan []*scenario) {
 	for _, sc := range plan {
-		res := ScenarioResult{Name: sc.name, Pos: sc.pos, Steps: make([]StepResult, len(sc.steps))}
+		res := report.ScenarioResult{Name: sc.name, Pos: sc.pos, Steps: make([]report.StepResult, len(sc.steps))}
 		for j := range sc.steps {
 			res.Steps[j] = sc.steps[j].result()
-			res.Steps[j].Status, res.Steps[j].Reason = StatusSkipped, reasonNotRun
+			res.Steps[j].Status, res.Steps[j].Reason = report.StatusSkipped, reasonNotRun
 		}
 		r.rep.Scenarios = append(r.rep.Scenarios, res)
 	}
@@ -510,9 +512,9 @@ func (r *runState) open(ctx context.Context, tmp string) (*session, error) {
 }
 
 // fail records a suite-level failure; every step stays skipped.
-func (r *runState) fail(stage Stage, err error) {
+func (r *runState) fail(stage report.Stage, err error) {
 	msg := r.clean(err.Error(), 1000)
-	r.rep.Failure = &SuiteFailure{Stage: stage, Message: msg}
+	r.rep.Failure = &report.SuiteFailure{Stage: stage, Message: msg}
 	for i := range r.rep.Scenarios {
 		if r.rep.Scenarios[i].NotSelected != "" {
 			continue
@@ -524,7 +526,7 @@ func (r *runState) fail(stage Stage, err error) {
 }
 
 func (r *runState) interrupted() {
-	r.rep.Failure = &SuiteFailure{Stage: StageInterrupted, Message: "the run was interrupted before the first call"}
+	r.rep.Failure = &report.SuiteFailure{Stage: report.StageInterrupted, Message: "the run was interrupted before the first call"}
 	for i := range r.rep.Scenarios {
 		if r.rep.Scenarios[i].NotSelected != "" {
 			continue
@@ -662,7 +664,7 @@ func (r *runState) keepStderr(s *session) {
 // it enters the report: the same steps as the edge (which then changes
 // nothing), and the cut last, so it never leaves half a secret.
 func (r *runState) clean(s string, max int) string {
-	return cut(r.red.String(s), max)
+	return safetext.Cut(r.red.String(s), max)
 }
 
 // Version is mcpcheck's version, sent as the client version in initialize.
@@ -676,7 +678,7 @@ var ErrMissingCredential = errors.New("missing credential")
 // Options tune a run without changing what it checks.
 type Options struct {
 	// answerKey, in a run in several protocol eras, keys the steps'
-	// answer digests (eradiff.go).
+	// answer digests (protocols.go).
 	answerKey []byte
 	// Environ is the runner's environment as KEY=VALUE pairs, read for
 	// envFromEnv, headersFromEnv and the stdio child's base variables.
@@ -733,9 +735,9 @@ type Options struct {
 	// OnScenario when every step of scenario i is final, skipped ones
 	// included. A run that fails before its first call, a --list run and a
 	// run under several protocols call none of them; only [Run] calls them.
-	OnStart    func(r *Report)
-	OnStep     func(scenario, step int, r StepResult)
-	OnScenario func(scenario int, r ScenarioResult)
+	OnStart    func(r *report.Report)
+	OnStep     func(scenario, step int, r report.StepResult)
+	OnScenario func(scenario int, r report.ScenarioResult)
 	// OnCall is called when step j of scenario i begins, before its call
 	// is made (a live status line names the calls in flight); a step run
 	// again alone after a lost server begins again. Only [Run] calls it.

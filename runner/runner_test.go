@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // parse loads a fixture written inline.
@@ -54,7 +55,7 @@ func inMemory(calls *atomic.Int64) Options {
 	}}
 }
 
-func mustRun(t *testing.T, s *config.Suite, opts Options) *Report {
+func mustRun(t *testing.T, s *config.Suite, opts Options) *report.Report {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -66,7 +67,7 @@ func mustRun(t *testing.T, s *config.Suite, opts Options) *Report {
 }
 
 // statuses renders every step as "scenario/step=status[:outcome]".
-func statuses(r *Report) string {
+func statuses(r *report.Report) string {
 	var b strings.Builder
 	for _, sc := range r.Scenarios {
 		for _, st := range sc.Steps {
@@ -640,7 +641,7 @@ scenarios:
 	if len(lines) != 2 {
 		t.Fatalf("%d trace lines:\n%s", len(lines), buf.String())
 	}
-	var first, second TraceEntry
+	var first, second report.TraceEntry
 	json.Unmarshal([]byte(lines[0]), &first)
 	json.Unmarshal([]byte(lines[1]), &second)
 	if first.Scenario != "one" || first.Step != "e" || first.Tool != "echo" || first.Outcome != "ok" || first.Status != "passed" || first.StartedAt == "" {

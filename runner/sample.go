@@ -10,8 +10,10 @@ import (
 	"strings"
 
 	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/internal/safetext"
 	"github.com/mcpcheck/mcpcheck/runner/internal/gen"
 	"github.com/mcpcheck/mcpcheck/runner/internal/schema"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // A sample is what mcpcheck init learns from a live server to write a
@@ -68,7 +70,7 @@ type Probe struct {
 // listing and the probes, tools first (by name), then the resource and
 // the prompt.
 type Sampled struct {
-	Surface *Surface
+	Surface *report.Surface
 	Probes  []Probe
 }
 
@@ -98,7 +100,7 @@ func Sample(ctx context.Context, suite *config.Suite, opts Options) (*Sampled, e
 		return nil, err
 	}
 	red := newRedactor(sec.values, base.Endpoint)
-	same := func(s string) bool { return s != "" && len(s) <= 300 && red.String(Sanitize(s)) == s }
+	same := func(s string) bool { return s != "" && len(s) <= 300 && red.String(safetext.Sanitize(s)) == s }
 
 	out := &Sampled{Surface: rep.Surface}
 	values := gen.NewValues(0)
@@ -209,11 +211,11 @@ func sampleCalls(ctx context.Context, base *config.Suite, opts Options, probes [
 	if len(index) == 0 {
 		return got, nil
 	}
-	results := make([]StepResult, len(index))
+	results := make([]report.StepResult, len(index))
 	o := opts
 	o.keepAnswers = true
 	o.OnStart, o.OnScenario, o.Trace, o.Select = nil, nil, nil, nil
-	o.OnStep = func(sc, _ int, r StepResult) { results[sc] = r }
+	o.OnStep = func(sc, _ int, r report.StepResult) { results[sc] = r }
 	rep, err := Run(ctx, &suite, o)
 	switch {
 	case err != nil:
@@ -225,17 +227,17 @@ func sampleCalls(ctx context.Context, base *config.Suite, opts Options, probes [
 	}
 	for k, i := range index {
 		r := results[k]
-		if r.Status != StatusPassed || r.Outcome != config.OutcomeOK {
+		if r.Status != report.StatusPassed || r.Outcome != config.OutcomeOK {
 			probes[i].Skipped = fmt.Sprintf("the call did not pass (%s)", probeOutcome(r))
 			continue
 		}
-		got[i] = r.result
+		got[i] = r.Decoded
 	}
 	return got, nil
 }
 
 // probeOutcome names what a probe call did in the runner's words.
-func probeOutcome(r StepResult) string {
+func probeOutcome(r report.StepResult) string {
 	switch {
 	case r.Outcome != "" && r.Outcome != config.OutcomeOK:
 		return string(r.Outcome)
@@ -250,7 +252,7 @@ func probeOutcome(r StepResult) string {
 // samplePrompt picks the prompt a starter fixture gets: the first listed
 // that needs no argument; else the first, its required arguments given
 // the word "example".
-func samplePrompt(prompts []SurfacePrompt, same func(string) bool) *Probe {
+func samplePrompt(prompts []report.SurfacePrompt, same func(string) bool) *Probe {
 	var first *Probe
 	for _, p := range prompts {
 		if !same(p.Name) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/assert"
 	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // runScenario runs one scenario of the plan in its mode, unless the run was
@@ -26,7 +27,7 @@ func (r *runState) runScenario(ctx context.Context, sc *scenario, shared *link) 
 		return
 	}
 	if !r.protocolApplies(sc.protocols) {
-		skipFor(steps, 0, skipNotForProtocol, r.protocolReason("scenario", sc.protocols))
+		skipFor(steps, 0, report.SkipNotForProtocol, r.protocolReason("scenario", sc.protocols))
 		return
 	}
 	if why := r.afterStopped(sc.after); why != "" {
@@ -79,7 +80,7 @@ func (r *runState) runInOrder(ctx context.Context, sc *scenario, l *link, sess *
 			return
 		}
 		if !r.protocolApplies(p.spec.Protocols) {
-			skipFor(steps[j:j+1], 0, skipNotForProtocol, r.protocolReason("step", p.spec.Protocols))
+			skipFor(steps[j:j+1], 0, report.SkipNotForProtocol, r.protocolReason("step", p.spec.Protocols))
 			continue
 		}
 		if why := sc.behaviour.dropped(p); why != "" {
@@ -98,7 +99,7 @@ func (r *runState) runInOrder(ctx context.Context, sc *scenario, l *link, sess *
 				return
 			}
 		}
-		var res StepResult
+		var res report.StepResult
 		if l != nil {
 			res, sess = r.callOnLink(ctx, l, sess, sc, j, results)
 		} else {
@@ -117,13 +118,13 @@ func (r *runState) runInOrder(ctx context.Context, sc *scenario, l *link, sess *
 			}
 		}
 		switch {
-		case res.stop != "":
-			skipFrom(steps, j+1, res.stop)
+		case res.Stop != "":
+			skipFrom(steps, j+1, res.Stop)
 			return
-		case res.Status != StatusPassed && ctx.Err() != nil:
+		case res.Status != report.StatusPassed && ctx.Err() != nil:
 			skipFrom(steps, j+1, reasonInterrupted)
 			return
-		case res.Status != StatusPassed && !sc.continueOnFailure && !res.goesOn:
+		case res.Status != report.StatusPassed && !sc.continueOnFailure && !res.GoesOn:
 			skipFrom(steps, j+1, reasonEarlierFailed+" ("+p.spec.ID+")")
 			return
 		}
@@ -141,7 +142,7 @@ func (r *runState) stepDone(sc *scenario, j int) {
 // again alone if it ended with the server gone (see rerunAlone), and
 // records a loss on the link. It returns the result and the link's session
 // after the call.
-func (r *runState) callOnLink(ctx context.Context, l *link, sess *session, sc *scenario, j int, results map[string]any) (StepResult, *session) {
+func (r *runState) callOnLink(ctx context.Context, l *link, sess *session, sc *scenario, j int, results map[string]any) (report.StepResult, *session) {
 	l.calls.RLock()
 	res := r.runStep(ctx, sess, sc, j, results)
 	l.calls.RUnlock()
@@ -154,7 +155,7 @@ func (r *runState) callOnLink(ctx context.Context, l *link, sess *session, sc *s
 }
 
 // noteLoss marks link l down when the call on sess lost the server.
-func (r *runState) noteLoss(l *link, sess *session, sc *scenario, j int, res *StepResult) {
+func (r *runState) noteLoss(l *link, sess *session, sc *scenario, j int, res *report.StepResult) {
 	if res.Outcome == config.OutcomeTransportClosed || res.Outcome == config.OutcomeSessionLost || (res.Outcome != "" && sess.lost()) {
 		l.lostAt(sess, sc.name, sc.steps[j].spec.ID)
 	}
@@ -171,7 +172,7 @@ func (r *runState) runFanOut(ctx context.Context, sc *scenario, l *link, sess *s
 	run := func(j int, sess *session) {
 		p := &sc.steps[j]
 		if !r.protocolApplies(p.spec.Protocols) {
-			skipFor(steps[j:j+1], 0, skipNotForProtocol, r.protocolReason("step", p.spec.Protocols))
+			skipFor(steps[j:j+1], 0, report.SkipNotForProtocol, r.protocolReason("step", p.spec.Protocols))
 			return
 		}
 		steps[j], _ = r.callOnLink(ctx, l, sess, sc, j, map[string]any{})
@@ -209,7 +210,7 @@ func (r *runState) runFanOut(ctx context.Context, sc *scenario, l *link, sess *s
 // crashed the server from the ones that were merely there. The rerun is
 // what the report shows, so it reads the same whatever the concurrency (the
 // trace keeps both calls). Only steps planned with rerun are made twice.
-func (r *runState) rerunAlone(ctx context.Context, l *link, sc *scenario, j int, first StepResult, results map[string]any) (StepResult, bool) {
+func (r *runState) rerunAlone(ctx context.Context, l *link, sc *scenario, j int, first report.StepResult, results map[string]any) (report.StepResult, bool) {
 	if !sc.steps[j].rerun || ctx.Err() != nil {
 		return first, false
 	}
@@ -247,7 +248,7 @@ func (r *runState) runAllAtOnce(ctx context.Context, sc *scenario, shared *link)
 	for j := range sc.steps {
 		p := &sc.steps[j]
 		if !r.protocolApplies(p.spec.Protocols) {
-			skipFor(steps[j:j+1], 0, skipNotForProtocol, r.protocolReason("step", p.spec.Protocols))
+			skipFor(steps[j:j+1], 0, report.SkipNotForProtocol, r.protocolReason("step", p.spec.Protocols))
 			continue
 		}
 		ready.Add(1)
@@ -265,7 +266,7 @@ func (r *runState) runAllAtOnce(ctx context.Context, sc *scenario, shared *link)
 					steps[j].Reason = reasonInterrupted
 					return
 				}
-				steps[j].Status = StatusFailed
+				steps[j].Status = report.StatusFailed
 				steps[j].Reason = "could not open a session for this step: " + r.clean(err.Error(), 300)
 				return
 			}
@@ -307,19 +308,19 @@ func identicalCalls(ps []step) bool {
 	return len(ps) > 1
 }
 
-func resultKey(st *StepResult) string {
+func resultKey(st *report.StepResult) string {
 	return string(st.Status) + "/" + string(st.Outcome) + "/" + strings.Join(st.Notes, ";")
 }
 
 // skipFrom marks steps[from:] skipped with why.
-func skipFrom(steps []StepResult, from int, why string) {
-	skipFor(steps, from, skipOther, why)
+func skipFrom(steps []report.StepResult, from int, why string) {
+	skipFor(steps, from, report.SkipOther, why)
 }
 
 // skipFor marks steps[from:] skipped for cause, with why.
-func skipFor(steps []StepResult, from int, cause skipCause, why string) {
+func skipFor(steps []report.StepResult, from int, cause report.SkipCause, why string) {
 	for k := from; k < len(steps); k++ {
-		steps[k].Status, steps[k].Reason, steps[k].cause = StatusSkipped, why, cause
+		steps[k].Status, steps[k].Reason, steps[k].Cause = report.StatusSkipped, why, cause
 	}
 }
 
@@ -341,7 +342,7 @@ func (r *runState) unreachableUpTo(ctx context.Context, l *link, sc *scenario, j
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.rep.TerminatedEarly == nil && len(steps) > 0 {
-		t := &Termination{Scenario: sc.name, Step: steps[min(j, len(steps)-1)].ID}
+		t := &report.Termination{Scenario: sc.name, Step: steps[min(j, len(steps)-1)].ID}
 		if lsc, lst := l.lostBy(); lst != "" {
 			// Name the step whose call took the server down, not the
 			// first one that found it gone.
@@ -369,10 +370,10 @@ func (r *runState) protocolReason(what string, tags []string) string {
 // and the scenario that runs after it is skipped too: there would be
 // nothing to compare with. It reads the steps' data only, so analysis
 // reaches the same verdict from a report.
-func referenceBroken(done []StepResult) string {
+func referenceBroken(done []report.StepResult) string {
 	for k := range done {
 		st := &done[k]
-		if st.Status == StatusSkipped && st.Outcome == "" {
+		if st.Status == report.StatusSkipped && st.Outcome == "" {
 			return "not run one by one (" + st.Reason + "); crossed-responses check skipped"
 		}
 		if st.Outcome != config.OutcomeOK {
@@ -389,7 +390,7 @@ func referenceBroken(done []StepResult) string {
 // an earlier step (p.sameAs), came back ok (as res) with another one. The
 // answers are compared while the run holds them: the report keeps no
 // values, only this verdict.
-func (r *runState) answerDiffers(p *step, res *StepResult) bool {
+func (r *runState) answerDiffers(p *step, res *report.StepResult) bool {
 	if p.sameAs == nil || res.Outcome != config.OutcomeOK {
 		return false
 	}
@@ -404,7 +405,7 @@ func (r *runState) afterStopped(i int) string {
 		return ""
 	}
 	for _, st := range r.rep.Scenarios[i].Steps {
-		if st.Status == StatusSkipped && st.Reason != "" && st.Outcome == "" {
+		if st.Status == report.StatusSkipped && st.Reason != "" && st.Outcome == "" {
 			if strings.HasPrefix(st.Reason, "not run: ") {
 				return st.Reason // a chain of scenarios: said once
 			}
@@ -415,9 +416,9 @@ func (r *runState) afterStopped(i int) string {
 }
 
 // answer is what two calls are compared on: content and structuredContent.
-func answer(st *StepResult) any {
-	if st.result == nil {
+func answer(st *report.StepResult) any {
+	if st.Decoded == nil {
 		return nil
 	}
-	return map[string]any{"content": st.result["content"], "structuredContent": st.result["structuredContent"]}
+	return map[string]any{"content": st.Decoded["content"], "structuredContent": st.Decoded["structuredContent"]}
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // schedule runs the plan's scenarios, up to the suite's concurrency at
@@ -104,4 +105,112 @@ func (r *runState) pool(ctx context.Context, shared *link, list []*scenario) {
 	}
 	close(jobs)
 	wg.Wait()
+}
+
+// # Retries and fail-fast
+//
+// A fixture scenario that fails runs again, on a fresh session (a link of
+// its own: over stdio a new server process), up to its retries; the
+// attempts that failed are kept in the scenario's result (Attempts), and
+// its steps are the last attempt's. A scenario that passes on a retry is
+// flaky (Report.Tally marks it from the data). Who may be retried is a
+// rule about side effects: a rerun repeats every call, so the suite's
+// retries (retries:, --retries) reach only scenarios whose tools are all
+// annotated readOnlyHint: true and that run their steps in order; a
+// scenario that sets retries itself is the fixture's word that a rerun is
+// safe, whatever it calls. Generated scenarios are never retried: their
+// scores judge the server as it answered.
+//
+// While a scenario may still be retried its steps are not reported as they
+// end (Options.OnStep): a step reported final must stay final, so a
+// retried scenario is reported whole, once its last attempt ends.
+//
+// With Options.FailFast, the first scenario that fails (after its
+// retries) stops the run from starting any other: those are skipped, their
+// NotRun saying so. Scenarios already in flight finish.
+
+// reasonFailFast is the skip reason of the scenarios -x leaves out.
+const reasonFailFast = "not run: an earlier scenario failed (--fail-fast)"
+
+// retries is how many times sc may run again after failing.
+func (r *runState) retries(sc *scenario) int {
+	if sc.index >= len(r.suite.Scenarios) || sc.mode != inOrder {
+		return 0
+	}
+	if n := r.suite.Scenarios[sc.index].Retries; n != nil {
+		return *n
+	}
+	if r.suite.Retries == 0 {
+		return 0
+	}
+	for j := range sc.steps {
+		c := &sc.steps[j].call
+		if c.kind != config.KindTool {
+			continue // reads, lists, pings: a fresh session forgets the rest
+		}
+		if t, ok := r.tools[c.name]; !ok || !isReadOnly(t) {
+			return 0
+		}
+	}
+	return r.suite.Retries
+}
+
+// startScenario runs sc unless a failure stopped the run (FailFast), again
+// on a fresh session while it fails and has retries left, and records a
+// failure for FailFast.
+func (r *runState) startScenario(ctx context.Context, sc *scenario, shared *link) {
+	if r.opts.FailFast != nil && r.opts.FailFast.Load() {
+		res := &r.rep.Scenarios[sc.index]
+		res.NotRun = report.NotRunFailFast
+		skipFrom(res.Steps, 0, reasonFailFast)
+		if r.opts.OnScenario != nil {
+			r.opts.OnScenario(sc.index, visible(r.red, *res))
+		}
+		return
+	}
+	n := r.retries(sc)
+	if n == 0 {
+		r.runScenario(ctx, sc, shared)
+	} else {
+		r.runRetrying(ctx, sc, shared, n)
+	}
+	if r.opts.FailFast != nil && failedSteps(r.rep.Scenarios[sc.index].Steps) {
+		r.opts.FailFast.Store(true)
+	}
+}
+
+// runRetrying runs sc up to 1+n times, each retry on a link of its own,
+// until an attempt passes; the hooks hear of it once, at the end.
+func (r *runState) runRetrying(ctx context.Context, sc *scenario, shared *link, n int) {
+	sc.muted = true
+	res := &r.rep.Scenarios[sc.index]
+	for attempt := 0; ; attempt++ {
+		if attempt == 0 {
+			r.runScenario(ctx, sc, shared)
+		} else {
+			l := &link{tmp: r.scenarioScratch()}
+			r.runScenario(ctx, sc, l)
+			l.close(r)
+		}
+		if !failedSteps(res.Steps) || attempt == n || ctx.Err() != nil {
+			break
+		}
+		res.Attempts = append(res.Attempts, report.Attempt{Steps: slices.Clone(res.Steps)})
+		for j := range sc.steps {
+			res.Steps[j] = sc.steps[j].result()
+			res.Steps[j].Status, res.Steps[j].Reason = report.StatusSkipped, reasonNotRun
+		}
+	}
+	sc.muted = false
+	for j := range sc.steps {
+		r.stepDone(sc, j)
+	}
+	if r.opts.OnScenario != nil {
+		r.opts.OnScenario(sc.index, visible(r.red, *res))
+	}
+}
+
+// failedSteps reports whether any of steps failed.
+func failedSteps(steps []report.StepResult) bool {
+	return slices.ContainsFunc(steps, func(st report.StepResult) bool { return st.Status == report.StatusFailed })
 }

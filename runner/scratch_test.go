@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // scratchFixture writes a file in ${tmp} through a tool argument and the
@@ -51,7 +53,7 @@ func TestScratchRemoved(t *testing.T) {
 				// an event, not a guess at how long starting the server
 				// takes (300 ms after the directory appeared was too
 				// little on a loaded machine, and cut the first step).
-				opts.OnStep = func(_, step int, _ StepResult) {
+				opts.OnStep = func(_, step int, _ report.StepResult) {
 					if step == 0 {
 						cancel()
 					}
@@ -61,7 +63,7 @@ func TestScratchRemoved(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if st := rep.Scenarios[0].Steps[0]; st.Status != StatusPassed {
+			if st := rep.Scenarios[0].Steps[0]; st.Status != report.StatusPassed {
 				t.Errorf("the argument was not the scratch file: %+v", st)
 			}
 			left, _ := filepath.Glob(filepath.Join(tmp, "mcpcheck-*"))

@@ -16,6 +16,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/internal/jsonx"
+	"github.com/mcpcheck/mcpcheck/internal/schemacheck"
+	"github.com/mcpcheck/mcpcheck/runner/internal/schema"
+	"github.com/mcpcheck/mcpcheck/runner/report"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // session is one MCP session with the server under test.
@@ -99,16 +104,16 @@ type dialer struct {
 }
 
 // target describes the dialer's target for the report.
-func (d *dialer) target() Target {
+func (d *dialer) target() report.Target {
 	switch {
 	case d.opts.Dial != nil:
-		return Target{Transport: TargetMemory}
+		return report.Target{Transport: report.TargetMemory}
 	case d.suite.Endpoint != "" && d.suite.Transport == config.TransportSSE:
-		return Target{Transport: TargetSSE, Origin: endpointOrigin(d.suite.Endpoint)}
+		return report.Target{Transport: report.TargetSSE, Origin: endpointOrigin(d.suite.Endpoint)}
 	case d.suite.Endpoint != "":
-		return Target{Transport: TargetHTTP, Origin: endpointOrigin(d.suite.Endpoint)}
+		return report.Target{Transport: report.TargetHTTP, Origin: endpointOrigin(d.suite.Endpoint)}
 	default:
-		return Target{Transport: TargetStdio, Program: filepath.Base(d.suite.Command[0])}
+		return report.Target{Transport: report.TargetStdio, Program: filepath.Base(d.suite.Command[0])}
 	}
 }
 
@@ -190,23 +195,7 @@ func (d *dialer) dial(ctx context.Context, tmp string) (*session, error) {
 	if r.err != nil {
 		stop()
 		abort()
-		var err error
-		var netErr *net.OpError
-		var originErr *originError
-		switch {
-		case errors.As(r.err, &originErr):
-			// Said without the URL the server named: its path and query
-			// are the server's words, not for the report.
-			err = fmt.Errorf("initialize: %w", originErr)
-		case errors.As(r.err, &netErr) && d.suite.Endpoint != "":
-			err = fmt.Errorf("cannot reach %s: %v", endpointOrigin(d.suite.Endpoint), netErr.Err)
-		case errors.Is(r.err, context.DeadlineExceeded):
-			err = fmt.Errorf("initialize: no answer within %s", ms2d(d.suite.InitTimeoutMs))
-		case proc != nil && proc.Exited(200*time.Millisecond):
-			err = fmt.Errorf("the server exited during initialize (%s)", proc.ExitStatus())
-		default:
-			err = fmt.Errorf("initialize: %w", r.err)
-		}
+		err := d.initError(r.err, proc)
 		if proc != nil {
 			proc.Close()
 			return nil, &dialError{err: err, stderr: proc.StderrTail(stderrLines)}
@@ -237,6 +226,28 @@ func (d *dialer) dial(ctx context.Context, tmp string) (*session, error) {
 		close(sess.closed)
 	}()
 	return sess, nil
+}
+
+// initError says what became of a failed initialize, in the runner's
+// words: which origin refused, which host could not be reached, the
+// timeout, a server that exited.
+func (d *dialer) initError(cause error, proc *process) error {
+	var netErr *net.OpError
+	var originErr *originError
+	switch {
+	case errors.As(cause, &originErr):
+		// Said without the URL the server named: its path and query
+		// are the server's words, not for the report.
+		return fmt.Errorf("initialize: %w", originErr)
+	case errors.As(cause, &netErr) && d.suite.Endpoint != "":
+		return fmt.Errorf("cannot reach %s: %v", endpointOrigin(d.suite.Endpoint), netErr.Err)
+	case errors.Is(cause, context.DeadlineExceeded):
+		return fmt.Errorf("initialize: no answer within %s", ms2d(d.suite.InitTimeoutMs))
+	case proc != nil && proc.Exited(200*time.Millisecond):
+		return fmt.Errorf("the server exited during initialize (%s)", proc.ExitStatus())
+	default:
+		return fmt.Errorf("initialize: %w", cause)
+	}
 }
 
 // start starts the suite's stdio server with tmp as its scratch directory.
@@ -275,7 +286,7 @@ func (d *dialer) start(tmp string) (*process, error) {
 // step's result is the last round's (see tap.go).
 //
 // where and warn report a fixture answer that does not fit what the
-// server asked (elicit.go); warn may be nil.
+// server asked (elicitHandler); warn may be nil.
 func newClient(cfg *config.Client, where string, warn func(string)) *mcp.Client {
 	caps := &mcp.ClientCapabilities{}
 	opts := &mcp.ClientOptions{
@@ -503,4 +514,87 @@ func (l *link) current() *session {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.sess
+}
+
+// The fixture's elicitation answer (client.elicitation) reaches the SDK
+// with JSON's types: a fixture's numbers are decoded as json.Number to keep
+// their exact text, which is a Go string, and the SDK checks the answer
+// against the form the server asked with by Go type, so 7 failed as
+// "has type string, want integer". Numbers become int64 (a whole number
+// that fits) or float64 here, once per session.
+//
+// An answer that does not fit the form is still sent (the server's
+// handling of a bad answer is worth seeing), but the SDK refuses it before
+// it leaves and the server only relays the refusal: the run warns that the
+// fixture's answer was refused, so the failure is not read as the server's.
+
+// elicitHandler answers every elicitation/create with el.
+func elicitHandler(el *config.Elicitation, where string, warn func(string)) func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	content, _ := sdkValue(el.Content).(map[string]any)
+	return func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		if el.Action == "accept" && warn != nil && req != nil && req.Params != nil && req.Params.RequestedSchema != nil {
+			if msg := elicitMismatch(req.Params.RequestedSchema, el.Content); msg != "" {
+				warn(where + "client.elicitation.content does not fit the form the server asked with, so the client refused to send it (the error the server relays is the fixture's, not the server's): " + msg)
+			}
+		}
+		return &mcp.ElicitResult{Action: el.Action, Content: content}, nil
+	}
+}
+
+// elicitMismatch is why content does not validate against the requested
+// schema ("" when it does, or when the schema cannot be compiled: the SDK
+// judges then).
+func elicitMismatch(requested any, content map[string]any) string {
+	raw, err := json.Marshal(requested)
+	if err != nil {
+		return ""
+	}
+	s, err := schema.Compile("elicitation", "requested", raw)
+	if err != nil || s == nil {
+		return ""
+	}
+	doc, err := json.Marshal(content)
+	if err != nil {
+		return ""
+	}
+	err = s.Validate(jsonx.Value(doc))
+	var ve *jsonschema.ValidationError
+	if errors.As(err, &ve) {
+		leaf := schemacheck.FirstLeaf(ve)
+		at := schemacheck.Pointer(leaf.InstanceLocation)
+		if at == "" {
+			at = "/"
+		}
+		return at + ": " + schemacheck.Message(leaf.ErrorKind)
+	}
+	if err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// sdkValue is a decoded fixture value with its numbers as Go numbers:
+// int64 when whole and in range, float64 otherwise.
+func sdkValue(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if n, err := x.Int64(); err == nil {
+			return n
+		}
+		f, _ := x.Float64()
+		return f
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = sdkValue(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = sdkValue(e)
+		}
+		return out
+	}
+	return v
 }

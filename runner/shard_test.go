@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // shardsOf lists suite (no generate block: --list connects to nothing) as
@@ -19,21 +20,21 @@ func shardsOf(t *testing.T, suite *config.Suite, n int) (map[string][]int, []int
 	owners := map[string][]int{}
 	load := make([]int, n+1)
 	for k := 1; k <= n; k++ {
-		rep, err := List(context.Background(), suite, Options{Select: &Selection{Shard: &Shard{Index: k, Total: n}}})
+		rep, err := List(context.Background(), suite, Options{Select: &Selection{Shard: &report.Shard{Index: k, Total: n}}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if rep.Connections != 0 {
 			t.Fatalf("listing a shard opened %d connections", rep.Connections)
 		}
-		if rep.Shard == nil || *rep.Shard != (Shard{k, n}) {
+		if rep.Shard == nil || *rep.Shard != (report.Shard{Index: k, Total: n}) {
 			t.Fatalf("report of shard %d/%d says %v", k, n, rep.Shard)
 		}
 		for _, sc := range rep.Scenarios {
 			if sc.NotSelected == "" {
 				owners[sc.Name] = append(owners[sc.Name], k)
 				load[k] += len(sc.Steps)
-			} else if sc.NotSelected != ExcludedShard {
+			} else if sc.NotSelected != report.ExcludedShard {
 				t.Fatalf("%s: %s", sc.Name, sc.NotSelected)
 			}
 		}
@@ -95,11 +96,11 @@ func TestShardAssignment(t *testing.T) {
 
 func TestParseShard(t *testing.T) {
 	for _, bad := range []string{"0/3", "4/3", "1/0", "1", "a/b", "1/2/3", "-1/2", "1/3x"} {
-		if _, err := ParseShard(bad); err == nil {
+		if _, err := report.ParseShard(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
 	}
-	if s, err := ParseShard("2/3"); err != nil || s != (Shard{2, 3}) {
+	if s, err := report.ParseShard("2/3"); err != nil || s != (report.Shard{Index: 2, Total: 3}) {
 		t.Errorf("2/3: %v %v", s, err)
 	}
 }

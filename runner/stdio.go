@@ -16,8 +16,14 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"slices"
+	"strconv"
+
+	"syscall"
+
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/internal/stdio"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // stderrLimit bounds how much of a server's stderr is kept (the tail).
@@ -40,7 +46,7 @@ type process struct {
 	// broken is set when the connection broke it off (a line over the
 	// limit, a stuck write): the server did not end the session itself.
 	broken atomic.Bool
-	// noise keeps the lines on stdout that were not JSON-RPC (noise.go);
+	// noise keeps the lines on stdout that were not JSON-RPC (noiseLog, below);
 	// nil keeps none.
 	noise *noiseLog
 }
@@ -264,7 +270,7 @@ func (c *stdioConn) decode(line []byte) ([]jsonrpc.Message, error) {
 			return nil, nil
 		}
 		if stdio.Noise(line) {
-			// Skipped, as clients do; the report says so (noise.go).
+			// Skipped, as clients do; the report says so (noiseLog, below).
 			c.p.noise.add(line)
 			return nil, nil
 		}
@@ -465,4 +471,204 @@ func (t *tailBuffer) Tail(n int) []string {
 		lines = lines[len(lines)-n:]
 	}
 	return lines
+}
+
+// Stdout noise: a stdio server that writes lines that are not JSON-RPC on
+// its stdout (a banner such as "Starting … server...", a log line) breaks
+// a MUST of the stdio transport. Clients skip such lines, and so does the
+// runner's connection (stdio.Noise says which lines); the run goes on,
+// and the report keeps the first lines and their count, which analysis
+// turns into one failed finding naming what the server wrote. Before, the
+// first such line ended the session and the server was reported as having
+// exited during initialize.
+
+// noiseKeep is how many noise lines the report quotes, and noiseLine how
+// many bytes of each.
+const (
+	noiseKeep = 3
+	noiseLine = 200
+)
+
+// noiseLog collects noise lines from every process of a run (a relaunch,
+// a probe's server): the first few, and the count.
+type noiseLog struct {
+	mu    sync.Mutex
+	lines []string
+	count int
+}
+
+// add keeps line (the first noiseKeep of them, each cut to noiseLine
+// bytes); a nil log keeps nothing.
+func (l *noiseLog) add(line []byte) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.count++
+	// A relaunched server prints its banner again: distinct lines only.
+	if s := string(line[:min(len(line), 4*noiseLine)]); len(l.lines) < noiseKeep && !slices.Contains(l.lines, s) {
+		l.lines = append(l.lines, s)
+	}
+}
+
+// report is the log for the report, its lines through clean; nil when the
+// servers wrote no noise.
+func (l *noiseLog) report(clean func(string, int) string) *report.StdoutNoise {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.count == 0 {
+		return nil
+	}
+	out := &report.StdoutNoise{Count: l.count}
+	for _, s := range l.lines {
+		out.Lines = append(out.Lines, clean(strings.TrimSpace(s), noiseLine))
+	}
+	return out
+}
+
+// noiseFinding is the finding a report's stdout noise makes: failed, since
+// the transport's MUST is broken, and counted against no score.
+func noiseFinding(n *report.StdoutNoise, version string) report.Finding {
+	quoted := make([]string, len(n.Lines))
+	for i, s := range n.Lines {
+		quoted[i] = strconv.Quote(s)
+	}
+	if version == "" {
+		version = config.DefaultProtocolVersion
+	}
+	ref := "MCP " + version + " basic/transports (stdio): the server MUST NOT write anything to its stdout that is not a valid MCP message"
+	msg := fmt.Sprintf("the server wrote non-JSON-RPC to stdout: %s (%d line(s) in all); skipped, as clients do, and the run went on (%s)",
+		strings.Join(quoted, ", "), n.Count, ref)
+	return report.Finding{Origin: config.OriginProtocol, Kind: report.FindingStdoutNoise, Status: report.StatusFailed, Message: msg,
+		Expected: "only JSON-RPC messages on stdout", Got: fmt.Sprintf("%d line(s) that are not JSON-RPC", n.Count), Reference: ref}
+}
+
+// An interrupted run (its context ends before it does: Ctrl-C, SIGTERM, a
+// caller's cancel) stops starting work at once: a call in flight is
+// cancelled and its step is skipped "interrupted", steps not started are
+// skipped "not run: the run was interrupted", and sessions are closed the
+// ordinary way (stdin closed, SIGTERM, SIGKILL) but hurried: each stage
+// waits stdio.HurryGrace, not the grace, so that Ctrl-C ends a run within
+// a second when nothing is stuck.
+//
+// A server can hold that shutdown up: one that ignores SIGTERM, or stops
+// reading its input so that a write to it blocks a call (and the SDK's
+// Close, which waits for its handlers) for ever. So when the context ends,
+// the run's servers get interruptGrace to go in order; then every process
+// group the run started and has not yet reaped is killed, which ends every
+// read and write on their pipes, and the run ends with its report.
+const interruptGrace = 3 * time.Second
+
+// procSet is a set of stdio server processes and their process groups:
+// the ones started and not yet seen to have exited (an entry is dropped
+// when a later one is added after it exited, so the set stays as small as
+// the servers alive at once). It knows nothing of how a process is closed.
+type procSet struct {
+	mu    sync.Mutex
+	procs map[*process]int // the process group (its leader's pid)
+}
+
+func (s *procSet) add(p *process, pgid int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.procs == nil {
+		s.procs = map[*process]int{}
+	}
+	for q := range s.procs {
+		if q.Exited(0) {
+			delete(s.procs, q)
+		}
+	}
+	s.procs[p] = pgid
+}
+
+// kill sends SIGKILL to the process group of every process in the set,
+// and returns how many of them were still running. It waits for nothing.
+// A group whose leader was reaped is killed too, then forgotten (what the
+// leader left in its group goes, as process.Close does; a group id is not
+// reused while the group has members).
+func (s *procSet) kill() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for p, pgid := range s.procs {
+		exited := p.Exited(0)
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		if exited {
+			delete(s.procs, p)
+		} else {
+			n++
+		}
+	}
+	return n
+}
+
+// hurry shortens the shutdown of every server in the set (an interrupted
+// run): see stdio.Process.Hurry.
+func (s *procSet) hurry() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for p := range s.procs {
+		p.Hurry()
+	}
+}
+
+// allServers holds every server process this program started, whatever run
+// started it (see KillServers).
+var allServers procSet
+
+// track adds p, just started by the dialer of a run in a process group of
+// its own (pgid), to the run's set and to allServers.
+func (d *dialer) track(p *process, pgid int) {
+	d.live.add(p, pgid)
+	allServers.add(p, pgid)
+}
+
+// KillServers sends SIGKILL to the process group of every stdio server
+// this program started that may still run, and returns how many there
+// were. It is for a program about to exit at once (a second Ctrl-C): it
+// waits for nothing. Safe from any goroutine.
+func KillServers() int { return allServers.kill() }
+
+// watchInterrupt kills the run's servers when ctx ends and the run has not
+// finished interruptGrace later (see interruptGrace). The returned func
+// marks the run finished; call it before the run returns.
+func (r *runState) watchInterrupt(ctx context.Context) (finished func()) {
+	var mu sync.Mutex
+	var timer *time.Timer
+	done := false
+	stop := context.AfterFunc(ctx, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if !done {
+			// The servers are closed in order, each stage shortened
+			// (stdio.HurryGrace), then killed if still there.
+			r.d.live.hurry()
+			timer = time.AfterFunc(interruptGrace, func() { r.d.live.kill() })
+		}
+	})
+	return func() {
+		stop()
+		mu.Lock()
+		defer mu.Unlock()
+		done = true
+		if timer != nil {
+			timer.Stop()
+		}
+	}
+}
+
+// cutShort reports whether the context of a call (callCtx, derived from the
+// run's ctx) ended because the run was interrupted, not by the call's own
+// deadline: a deadline that fired first makes the call a timeout, whatever
+// came after.
+func cutShort(ctx, callCtx context.Context) bool {
+	return ctx.Err() != nil && !errors.Is(callCtx.Err(), context.DeadlineExceeded)
+}
+
+// interruptedStep reports whether st was skipped because the run was
+// interrupted (before it began, or while its call was in flight).
+func interruptedStep(st *report.StepResult) bool {
+	return st.Status == report.StatusSkipped && (st.Reason == reasonInterrupted || st.Reason == reasonInterruptedCall)
 }

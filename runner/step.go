@@ -15,14 +15,16 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/go-openapi/jsonpointer"
 	"github.com/mcpcheck/mcpcheck/assert"
 	"github.com/mcpcheck/mcpcheck/internal/jsonx"
 	"github.com/mcpcheck/mcpcheck/runner/internal/gen"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // result is the step's place in the report before it has run.
-func (p *step) result() StepResult {
-	out := StepResult{ID: p.spec.ID, Kind: p.call.kind, Origin: p.origin, Score: p.score, Case: p.caseName, Property: p.property,
+func (p *step) result() report.StepResult {
+	out := report.StepResult{ID: p.spec.ID, Kind: p.call.kind, Origin: p.origin, Score: p.score, Case: p.caseName, Property: p.property,
 		Forbidden: p.forbidden, TimedBy: p.timedBy, Pos: p.spec.Pos, Position: positionOf(p.spec.Pos)}
 	if p.call.kind == config.KindTool {
 		out.Tool = p.call.name
@@ -33,14 +35,15 @@ func (p *step) result() StepResult {
 }
 
 // runStep runs step j of sc on sess: resolve its $refs, check its
-// arguments, make the call, classify what came back, and check it.
-func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j int, results map[string]any) StepResult {
+// arguments, make the call (send), classify what came back, and check it
+// (judge).
+func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j int, results map[string]any) report.StepResult {
 	if r.opts.OnCall != nil {
 		r.opts.OnCall(sc.index, j)
 	}
 	p := &sc.steps[j]
 	out := p.result()
-	out.Status = StatusFailed
+	out.Status = report.StatusFailed
 	if why := unsupported(sess, &p.call); why != "" {
 		out.Reason = why
 		r.traceStep(sc, p, &out, nil, time.Now())
@@ -61,102 +64,144 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 	if uri, ok := value.(string); ok && p.call.name == "" {
 		out.Target = r.clean(uriTarget(uri), 300)
 	}
-	argv, _ := value.(map[string]any)
-	var schemas *toolSchemas
+	sp := stepCall{sc: sc, j: j, p: p, params: params, value: value, results: results}
+	sp.argv, _ = value.(map[string]any)
 	if p.call.kind == config.KindTool {
-		schemas = r.schemas[p.call.name]
+		sp.schemas = r.schemas[p.call.name]
 	}
-	if p.validate && schemas != nil {
-		if rejected, reason, detail := checkArguments(schemas, argv); rejected {
+	if p.validate && sp.schemas != nil {
+		if rejected, reason, detail := checkArguments(sp.schemas, sp.argv); rejected {
 			out.Outcome, out.Reason, out.Detail = config.OutcomeInputRejected, reason, r.clean(detail, 2000)
 			r.check(p, &out, &assert.Result{Kind: p.call.kind, Outcome: config.OutcomeInputRejected}, nil, results)
 			if r.wantsExchange(out.Status) {
 				out.Exchange = r.exchange(&p.call, params, nil, nil, "")
 				out.Exchange.NotSent = true
 			}
-			r.traceStep(sc, p, &out, argv, time.Now())
+			r.traceStep(sc, p, &out, sp.argv, time.Now())
 			return out
 		}
 	}
+	a, done := r.send(ctx, sess, &sp, &out)
+	if done {
+		return out
+	}
+	r.judge(ctx, sess, &sp, a, &out)
+	return out
+}
 
+// stepCall is one step being run: where it is, and what it sends.
+type stepCall struct {
+	sc      *scenario
+	j       int
+	p       *step
+	params  json.RawMessage
+	value   any
+	argv    map[string]any
+	schemas *toolSchemas
+	results map[string]any
+}
+
+// callAnswer is what a step's call brought back, for judge.
+type callAnswer struct {
+	ctx             context.Context // the call's own (classify reads how it ended)
+	rep             *reply
+	err             error
+	task            taskRun
+	tp              *tap
+	token           string
+	window          []received
+	began           time.Time
+	elapsed         time.Duration
+	plainOfTaskOnly bool
+}
+
+// send makes the step's call: plain, as a task, or as a generated task
+// check. done means out is final (skipped, interrupted, or nothing sent).
+func (r *runState) send(ctx context.Context, sess *session, sp *stepCall, out *report.StepResult) (a callAnswer, done bool) {
+	p, sc, j := sp.p, sp.sc, sp.j
 	callCtx, cancel := context.WithTimeout(ctx, p.timeout)
-	tp := &tap{label: sc.label(j)}
-	token := ""
+	a.ctx, a.tp = callCtx, &tap{label: sc.label(j)}
 	if p.progress {
-		token = r.progressToken()
+		a.token = r.progressToken()
 	}
 	from := sess.inbox.next()
-	began := time.Now()
-	var rep *reply
-	var err error
-	var task taskRun
-	tc := taskFor(sess, p, schemas)
-	plainOfTaskOnly := tc == nil && schemas != nil && schemas.taskSupport == "required"
-	if plainOfTaskOnly && p.origin == config.OriginFuzz && p.caseName != caseValid {
+	a.began = time.Now()
+	tc := taskFor(sess, p, sp.schemas)
+	a.plainOfTaskOnly = tc == nil && sp.schemas != nil && sp.schemas.taskSupport == "required"
+	if a.plainOfTaskOnly && p.origin == config.OriginFuzz && p.caseName != caseValid {
 		// The answer would be the spec's refusal of a plain call, whatever
 		// the input: nothing a bad-input case can judge.
 		cancel()
-		out.Status, out.Reason = StatusSkipped, skipTaskOnly
-		r.traceStep(sc, p, &out, argv, began)
-		return out
+		out.Status, out.Reason = report.StatusSkipped, skipTaskOnly
+		r.traceStep(sc, p, out, sp.argv, a.began)
+		return a, true
 	}
 	switch {
 	case p.taskCheck != taskCheckNone:
 		out.AsTask = p.taskCheck == taskCheckEnds || p.taskCheck == taskCheckCancelFinished
-		task, err = runTaskCheck(withTap(callCtx, tp), sess, p, params, token)
-		rep = task.rep
-		if task.skip != "" {
+		a.task, a.err = runTaskCheck(withTap(callCtx, a.tp), sess, p, sp.params, a.token)
+		a.rep = a.task.rep
+		if a.task.skip != "" {
 			cancel()
-			out.Status, out.Reason = StatusSkipped, task.skip+"; nothing was sent"
-			r.traceStep(sc, p, &out, argv, began)
-			return out
+			out.Status, out.Reason = report.StatusSkipped, a.task.skip+"; nothing was sent"
+			r.traceStep(sc, p, out, sp.argv, a.began)
+			return a, true
 		}
 	case tc != nil:
 		out.AsTask = true
-		task, err = runTask(withTap(callCtx, tp), sess, p.call.name, params, tc)
-		rep = task.rep
+		a.task, a.err = runTask(withTap(callCtx, a.tp), sess, p.call.name, sp.params, tc)
+		a.rep = a.task.rep
 	default:
-		rep, err = p.call.do(withTap(callCtx, tp), sess, params, token)
+		a.rep, a.err = p.call.do(withTap(callCtx, a.tp), sess, sp.params, a.token)
 	}
-	elapsed := time.Since(began)
-	interrupted := err != nil && cutShort(ctx, callCtx)
-	tp.cancelAfterBody(cancel) // over HTTP, once the answer's stream has ended (httpkeep.go)
-	sess.finish(tp)
-	out.DurationMs = ms(elapsed)
+	a.elapsed = time.Since(a.began)
+	interrupted := a.err != nil && cutShort(ctx, callCtx)
+	a.tp.cancelAfterBody(cancel) // over HTTP, once the answer's stream has ended (cancelAfterBody in http.go)
+	sess.finish(a.tp)
+	out.DurationMs = ms(a.elapsed)
 	var bad errBadParams
-	if errors.As(err, &bad) {
+	if errors.As(a.err, &bad) {
 		out.Reason = bad.Error() + "; nothing was sent"
-		r.traceStep(sc, p, &out, argv, began)
-		return out
+		r.traceStep(sc, p, out, sp.argv, a.began)
+		return a, true
 	}
-	window := sess.inbox.between(from, sess.inbox.next())
-
+	a.window = sess.inbox.between(from, sess.inbox.next())
 	if interrupted {
 		// The call was sent, so the trace has it.
-		out.Status, out.Reason = StatusSkipped, reasonInterruptedCall
-		r.traceStep(sc, p, &out, argv, began)
-		return out
+		out.Status, out.Reason = report.StatusSkipped, reasonInterruptedCall
+		r.traceStep(sc, p, out, sp.argv, a.began)
+		return a, true
 	}
+	return a, false
+}
+
+// judge classifies what the step's call brought back and checks it: the
+// fixture's expectations, golden answers, an app's UI resource, a task's
+// own verdict, unchanged observations; then keeps the exchange and traces
+// the step.
+func (r *runState) judge(ctx context.Context, sess *session, sp *stepCall, a callAnswer, out *report.StepResult) {
+	p, sc, j := sp.p, sp.sc, sp.j
+	rep, err := a.rep, a.err
 	var walk errListWalk
 	if errors.As(err, &walk) {
 		rep, err = nil, nil
 		out.Reason = walk.msg
 	}
-	cl := classify(callCtx, rep, err, tp)
+	cl := classify(a.ctx, rep, err, a.tp)
 	if cl.Outcome == config.OutcomeMalformedResponse {
 		rep = nil // whatever the SDK made of a broken message is not a result
 	}
-	if tp.Duplicates() > 0 {
+	if a.tp.Duplicates() > 0 {
 		r.warn(fmt.Sprintf("%s: the server sent %s (the client ignored it)", sc.label(j), duplicateResponse))
 	}
 	out.Outcome, out.ErrorCode = cl.Outcome, cl.Code
 	if cl.Detail != "" {
 		out.Detail = r.clean(cl.Detail, 2000)
 	}
-	r.noteTransport(sess, cl.Outcome, &out)
+	r.noteTransport(sess, cl.Outcome, out)
 
-	ar := &assert.Result{Kind: p.call.kind, Outcome: cl.Outcome, ErrorCode: cl.Code, Duration: elapsed, Arguments: argv,
-		PlainOfTaskOnly: plainOfTaskOnly}
+	ar := &assert.Result{Kind: p.call.kind, Outcome: cl.Outcome, ErrorCode: cl.Code, Duration: a.elapsed, Arguments: sp.argv,
+		PlainOfTaskOnly: a.plainOfTaskOnly}
 	if p.spec.Expect.Fidelity && p.call.kind == config.KindTool {
 		t, known := r.tools[p.call.name]
 		ar.MayBeEmpty = known && mayBeEmpty(t)
@@ -164,40 +209,41 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 	if cl.Outcome == config.OutcomeProtocolError {
 		ar.ErrorText = cl.Detail
 	}
-	ar.Notifications, out.ServerRequests = r.inFlight(window, token, tp)
+	ar.Notifications, out.ServerRequests = r.inFlight(a.window, a.token, a.tp)
 	var decoded map[string]any
 	if err == nil && rep != nil {
-		decoded = r.readAnswer(p, rep, schemas, ar, &out)
+		decoded = r.readAnswer(p, rep, sp.schemas, ar, out)
 	}
-	if a := p.spec.Expect.Absent; a != nil {
-		v, _, err := resolveValue(a.V, results)
+	if x := p.spec.Expect.Absent; x != nil {
+		v, _, err := resolveValue(x.V, sp.results)
 		if err != nil {
 			out.Reason = "expect.absent: " + err.Error()
-			r.traceStep(sc, p, &out, argv, began)
-			return out
+			r.traceStep(sc, p, out, sp.argv, a.began)
+			return
 		}
 		ar.Absent = v
 	}
-	r.check(p, &out, ar, decoded, results)
+	r.check(p, out, ar, decoded, sp.results)
+	why := a.task.why
 	if p.app != nil && rep != nil && err == nil {
-		uri, _ := value.(string)
+		uri, _ := sp.value.(string)
 		fails, notes := judgeApp(p.app, uri, rep.raw)
 		if len(fails) > 0 {
-			task.why = strings.Join(fails, "; ")
+			why = strings.Join(fails, "; ")
 		}
 		for _, n := range notes {
 			out.Notes = append(out.Notes, r.clean(n, 600))
 		}
 	}
-	if task.why != "" {
-		out.Status, out.Reason = StatusFailed, r.clean(task.why, 2000)
+	if why != "" {
+		out.Status, out.Reason = report.StatusFailed, r.clean(why, 2000)
 	}
-	if task.note != "" {
-		out.Notes, out.Flagged = append(out.Notes, r.clean(task.note, 600)), true
+	if a.task.note != "" {
+		out.Notes, out.Flagged = append(out.Notes, r.clean(a.task.note, 600)), true
 	}
-	r.expectUnchanged(ctx, sess, sc, j, &out, results)
+	r.expectUnchanged(ctx, sess, sc, j, out, sp.results)
 	if p.record {
-		out.result = decoded
+		out.Decoded = decoded
 	}
 	if r.wantsExchange(out.Status) {
 		var answer json.RawMessage
@@ -208,10 +254,9 @@ func (r *runState) runStep(ctx context.Context, sess *session, sc *scenario, j i
 		if cl.Outcome == config.OutcomeProtocolError {
 			code = cl.Code
 		}
-		out.Exchange = r.exchange(&p.call, params, answer, code, cl.Detail)
+		out.Exchange = r.exchange(&p.call, sp.params, answer, code, cl.Detail)
 	}
-	r.traceStep(sc, p, &out, argv, began)
-	return out
+	r.traceStep(sc, p, out, sp.argv, a.began)
 }
 
 // stepParams is what the step sends: its parameters with ${tmp} expanded
@@ -239,7 +284,7 @@ func stepParams(p *step, sess *session, results map[string]any) (params json.Raw
 // or the report needs the whole of it, and validates a tool's structured
 // content against its output schema. It returns the decoded result, if
 // decoded.
-func (r *runState) readAnswer(p *step, rep *reply, schemas *toolSchemas, ar *assert.Result, out *StepResult) (decoded map[string]any) {
+func (r *runState) readAnswer(p *step, rep *reply, schemas *toolSchemas, ar *assert.Result, out *report.StepResult) (decoded map[string]any) {
 	ar.HasResult, ar.IsError = true, rep.isError
 	ar.Text, ar.HasContent = rep.text, rep.hasContent
 	if p.measure {
@@ -284,7 +329,7 @@ func (r *runState) readAnswer(p *step, rep *reply, schemas *toolSchemas, ar *ass
 // no earlier await of the session consumed, with the method and params it
 // wants, within its time limit; none is the outcome timeout. The step's
 // result is {method, params} of the notification.
-func (r *runState) runAwait(ctx context.Context, sess *session, sc *scenario, j int, out StepResult, results map[string]any) StepResult {
+func (r *runState) runAwait(ctx context.Context, sess *session, sc *scenario, j int, out report.StepResult, results map[string]any) report.StepResult {
 	p := &sc.steps[j]
 	a := p.spec.Await
 	timeout := p.timeout
@@ -312,7 +357,7 @@ func (r *runState) runAwait(ctx context.Context, sess *session, sc *scenario, j 
 		out.Outcome, ar.Outcome, ar.HasResult = config.OutcomeOK, config.OutcomeOK, true
 		ar.Whole = map[string]any{"method": n.Method, "params": n.Params}
 	case cutShort(ctx, waitCtx):
-		out.Status, out.Reason = StatusSkipped, reasonInterruptedCall
+		out.Status, out.Reason = report.StatusSkipped, reasonInterruptedCall
 		return out
 	case sess.inbox.cutCount() > cuts:
 		// The stream that would carry the notification had a message
@@ -332,9 +377,9 @@ func (r *runState) runAwait(ctx context.Context, sess *session, sc *scenario, j 
 // inFlight splits the messages that arrived while a step was in flight into
 // the notifications its checks see (progress only with the step's own
 // token) and the requests the server made of the client, counted by method.
-func (r *runState) inFlight(window []received, token string, tp *tap) ([]assert.Notification, []ServerRequest) {
+func (r *runState) inFlight(window []received, token string, tp *tap) ([]assert.Notification, []report.ServerRequest) {
 	var notes []assert.Notification
-	var reqs []ServerRequest
+	var reqs []report.ServerRequest
 	for i := range window {
 		m := &window[i]
 		switch {
@@ -344,9 +389,9 @@ func (r *runState) inFlight(window []received, token string, tp *tap) ([]assert.
 				continue
 			}
 			method := r.clean(m.method, 100)
-			k := slices.IndexFunc(reqs, func(q ServerRequest) bool { return q.Method == method && slices.Equal(q.During, during) })
+			k := slices.IndexFunc(reqs, func(q report.ServerRequest) bool { return q.Method == method && slices.Equal(q.During, during) })
 			if k < 0 {
-				reqs = append(reqs, ServerRequest{Method: method, During: during})
+				reqs = append(reqs, report.ServerRequest{Method: method, During: during})
 				k = len(reqs) - 1
 			}
 			reqs[k].Count++
@@ -422,7 +467,7 @@ func orNull(raw json.RawMessage) json.RawMessage {
 // probe it before trusting it again, or know it is gone. A stdio server
 // whose pipe broke is usually exiting; it gets a moment so the step can
 // say how it ended.
-func (r *runState) noteTransport(sess *session, outcome config.Outcome, out *StepResult) {
+func (r *runState) noteTransport(sess *session, outcome config.Outcome, out *report.StepResult) {
 	switch outcome {
 	case config.OutcomeMalformedResponse:
 		// Some broken messages end the SDK's connection asynchronously.
@@ -443,7 +488,7 @@ func (r *runState) noteTransport(sess *session, outcome config.Outcome, out *Ste
 }
 
 // traceStep writes a step's trace line.
-func (r *runState) traceStep(sc *scenario, p *step, out *StepResult, args map[string]any, began time.Time) {
+func (r *runState) traceStep(sc *scenario, p *step, out *report.StepResult, args map[string]any, began time.Time) {
 	if r.trace == nil {
 		return
 	}
@@ -459,7 +504,7 @@ func (r *runState) traceStep(sc *scenario, p *step, out *StepResult, args map[st
 	if args != nil {
 		redacted, _ = r.red.Value(args).(map[string]any)
 	}
-	r.trace.write(TraceEntry{
+	r.trace.write(report.TraceEntry{
 		Scenario: sc.name, Step: p.spec.ID, Origin: p.origin, Kind: p.call.kind, Tool: out.Tool, Target: out.Target,
 		Case: p.caseName, Property: p.property, Outcome: out.Outcome, Status: out.Status,
 		Detail: detail, Arguments: redacted, StartedAt: traceTime(began), DurationMs: out.DurationMs,
@@ -468,7 +513,7 @@ func (r *runState) traceStep(sc *scenario, p *step, out *StepResult, args map[st
 
 // check runs the step's checkers and settles its status; a passing step's
 // result is kept for later $refs when one needs it.
-func (r *runState) check(p *step, out *StepResult, ar *assert.Result, decoded map[string]any, results map[string]any) {
+func (r *runState) check(p *step, out *report.StepResult, ar *assert.Result, decoded map[string]any, results map[string]any) {
 	st := p.spec
 	// Checkers are built per call rather than kept in the plan: a 10,000-step
 	// run would otherwise hold them all live, and every GC cycle rescans the
@@ -489,7 +534,7 @@ func (r *runState) check(p *step, out *StepResult, ar *assert.Result, decoded ma
 				continue
 			}
 			failed = true
-			out.Assertions = append(out.Assertions, AssertionResult{
+			out.Assertions = append(out.Assertions, report.AssertionResult{
 				Kind: f.Kind, Path: f.Path, Message: f.Message, Position: positionOf(assert.Position(&st.Expect, f.Kind)),
 				Expected: f.Expected, HasExpected: f.HasExpected,
 				Actual: r.red.Value(f.Actual), HasActual: f.HasActual,
@@ -503,10 +548,10 @@ func (r *runState) check(p *step, out *StepResult, ar *assert.Result, decoded ma
 	// else holds: a failing step's answer is no answer to keep.
 	if p.golden != nil && !failed && out.Reason == "" {
 		fails, note := r.checkGolden(p, ar)
-		out.goesOn = len(fails) > 0
+		out.GoesOn = len(fails) > 0
 		for _, f := range fails {
 			failed = true
-			out.Assertions = append(out.Assertions, AssertionResult{
+			out.Assertions = append(out.Assertions, report.AssertionResult{
 				Kind: f.Kind, Path: f.Path, Message: f.Message, Position: positionOf(assert.Position(&st.Expect, f.Kind)),
 				Expected: f.Expected, HasExpected: f.HasExpected,
 				Actual: f.Actual, HasActual: f.HasActual,
@@ -516,23 +561,23 @@ func (r *runState) check(p *step, out *StepResult, ar *assert.Result, decoded ma
 			out.Notes = append(out.Notes, r.clean(note, 600))
 		}
 	}
-	if out.goesOn && p.keep && decoded != nil {
+	if out.GoesOn && p.keep && decoded != nil {
 		// Later steps may refer to this answer: it held everything else.
 		results[st.ID] = decoded
 	}
 	if failed || out.Reason != "" && ar.Outcome == "" {
 		return
 	}
-	out.Status = StatusPassed
+	out.Status = report.StatusPassed
 	if p.capture != "" {
 		if decoded == nil || ar.Outcome != config.OutcomeOK {
-			out.Flagged, out.stop = true, "the create call did not succeed, so there is no resource to follow"
+			out.Flagged, out.Stop = true, "the create call did not succeed, so there is no resource to follow"
 			return
 		}
 		id, where, ok := gen.ExtractID(p.capture, decoded["structuredContent"], ar.Text)
 		if !ok {
-			out.Flagged, out.stop = true, "no id-shaped value ("+p.capture+"_id, id, uuid) in the result; the lifecycle check gives up rather than guess"
-			out.Notes = append(out.Notes, out.stop)
+			out.Flagged, out.Stop = true, "no id-shaped value ("+p.capture+"_id, id, uuid) in the result; the lifecycle check gives up rather than guess"
+			out.Notes = append(out.Notes, out.Stop)
 			return
 		}
 		out.Notes = append(out.Notes, "captured the "+p.capture+" id at "+where)
@@ -541,4 +586,137 @@ func (r *runState) check(p *step, out *StepResult, ar *assert.Result, decoded ma
 	if p.keep && decoded != nil {
 		results[st.ID] = decoded
 	}
+}
+
+// positionOf is p as a report position, or nil when it names no line
+// (generated steps).
+func positionOf(p config.Pos) *report.Position {
+	if p.File == "" || p.Line == 0 {
+		return nil
+	}
+	return &report.Position{File: p.File, Line: p.Line, Column: p.Col}
+}
+
+func ms(d time.Duration) float64 {
+	return float64(d.Microseconds()) / 1000
+}
+
+// resolveValue returns v with every $ref marker replaced by the value it
+// points at in an earlier step's result, and whether anything changed. Only
+// the containers on the way to a marker are copied; the rest is shared.
+// results maps step ids of the same scenario to their decoded results
+// ({content, structuredContent, isError}).
+func resolveValue(v any, results map[string]any) (any, bool, error) {
+	if s, ok := config.RefMarker(v); ok {
+		r, err := resolveRef(s, results)
+		return r, true, err
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		var out map[string]any
+		for k, e := range x {
+			r, changed, err := resolveValue(e, results)
+			if err != nil {
+				return nil, false, err
+			}
+			if !changed {
+				continue
+			}
+			if out == nil {
+				out = make(map[string]any, len(x))
+				for k2, e2 := range x {
+					out[k2] = e2
+				}
+			}
+			out[k] = r
+		}
+		if out == nil {
+			return x, false, nil
+		}
+		return out, true, nil
+	case []any:
+		var out []any
+		for i, e := range x {
+			r, changed, err := resolveValue(e, results)
+			if err != nil {
+				return nil, false, err
+			}
+			if !changed {
+				continue
+			}
+			if out == nil {
+				out = append([]any(nil), x...)
+			}
+			out[i] = r
+		}
+		if out == nil {
+			return x, false, nil
+		}
+		return out, true, nil
+	}
+	return v, false, nil
+}
+
+// resolveRef resolves one `stepId#/pointer` against the results of earlier
+// steps. Error messages name the step and pointer but never the values.
+func resolveRef(s string, results map[string]any) (any, error) {
+	ref, err := config.ParseRef(s)
+	if err != nil {
+		return nil, err
+	}
+	doc, ok := results[ref.Step]
+	if !ok {
+		return nil, fmt.Errorf("$ref %q: step %q has no result to read (it did not run or did not pass)", s, ref.Step)
+	}
+	// RFC 6901 array indexes are plain decimal; jsonpointer would also
+	// accept "01" and "+1", so reject those first.
+	cur := doc
+	for i, tok := range ref.Tokens {
+		if arr, isArr := cur.([]any); isArr {
+			n, err := strconv.Atoi(tok)
+			if err != nil || n < 0 || strconv.Itoa(n) != tok {
+				return nil, fmt.Errorf("$ref %q: %q is not an array index", s, tok)
+			}
+			if n >= len(arr) {
+				return nil, fmt.Errorf("$ref %q: index %d is past the end of an array of %d", s, n, len(arr))
+			}
+		}
+		next, _, err := jsonpointer.GetForToken(cur, tok)
+		if err != nil {
+			return nil, fmt.Errorf("$ref %q: nothing at %s", s, pointerOf(ref.Tokens[:i+1]))
+		}
+		cur = next
+	}
+	return cur, nil
+}
+
+// pointerOf writes tokens as a JSON Pointer, for messages.
+func pointerOf(tokens []string) string {
+	var b strings.Builder
+	for _, t := range tokens {
+		b.WriteString("/" + jsonpointer.Escape(t))
+	}
+	return b.String()
+}
+
+// hasRef reports whether v contains a $ref marker anywhere.
+func hasRef(v any) bool {
+	if _, ok := config.RefMarker(v); ok {
+		return true
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		for _, e := range x {
+			if hasRef(e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if hasRef(e) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -56,7 +56,7 @@ type tap struct {
 	done      bool
 	// bodies are the call's response bodies not yet closed, release the
 	// cancel waiting for them, deferred the session's count of such
-	// waits (see httpkeep.go).
+	// waits (see cancelAfterBody in http.go).
 	bodies   int
 	release  func()
 	deferred *atomic.Int32

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/runner/internal/gen"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // mayBeEmpty reports whether t may honestly succeed with no content: it is
@@ -41,7 +42,7 @@ const minGraded = 3
 
 // enoughToGrade takes the grade from a score that has too few judged
 // cases, saying why.
-func enoughToGrade(sc *Score) {
+func enoughToGrade(sc *report.Score) {
 	if sc.Percent == nil || sc.Total == 0 {
 		return
 	}
@@ -64,10 +65,10 @@ func (a *analysis) noToolTested(called int, ran map[config.StepKind]int) {
 	if called > 0 || a.listed == 0 {
 		return
 	}
-	n := &NothingTested{Reason: fmt.Sprintf("0 of %d tools called", a.listed), Fix: "name the tools to call in --allow-tools"}
+	n := &report.NothingTested{Reason: fmt.Sprintf("0 of %d tools called", a.listed), Fix: "name the tools to call in --allow-tools"}
 	if len(a.skipped) > 0 {
 		var parts, fixes []string
-		for _, gr := range skippedGroups(a.skipped) {
+		for _, gr := range report.SkippedGroupsOf(a.skipped) {
 			parts = append(parts, fmt.Sprintf("%d %s", len(gr.Tools), gr.Reason))
 			if gr.Fix != "" && !slices.Contains(fixes, gr.Fix) {
 				fixes = append(fixes, gr.Fix)
@@ -174,8 +175,8 @@ func (c *generator) again(targets []tool, valid map[string]map[string]any) {
 // flagged only when it was slow both times.
 func (a *analysis) remeasured(latency map[string]float64) map[string]bool {
 	again := map[string]bool{}
-	a.each(func(_ *ScenarioResult, st *StepResult) {
-		if st.Case != caseAgain || st.Status == StatusSkipped || !measurable(st) {
+	a.each(func(_ *report.ScenarioResult, st *report.StepResult) {
+		if st.Case != caseAgain || st.Status == report.StatusSkipped || !measurable(st) {
 			return
 		}
 		first, ok := latency[st.Tool]
@@ -204,7 +205,7 @@ func latencyMessage(judged float64, twice bool, why string) string {
 // between the phases (another client, a clock, a cache), and a differing
 // overlapping answer says nothing about crossing. A report without the
 // re-run (made before it existed) is judged as it was.
-func unconfirmed(scenarios []ScenarioResult, i int) string {
+func unconfirmed(scenarios []report.ScenarioResult, i int) string {
 	if i+1 >= len(scenarios) {
 		return ""
 	}
@@ -215,7 +216,7 @@ func unconfirmed(scenarios []ScenarioResult, i int) string {
 	for k := range confirm.Steps {
 		st := &confirm.Steps[k]
 		switch {
-		case st.Status == StatusSkipped && st.Outcome == "":
+		case st.Status == report.StatusSkipped && st.Outcome == "":
 			return "overlapping calls got other answers than one by one, but the re-run that confirms a crossing did not run (" + st.Reason + "); crossed-responses check inconclusive"
 		case st.Outcome != config.OutcomeOK:
 			return fmt.Sprintf("overlapping calls got other answers than one by one, but %s came back %s when re-run one by one afterwards; crossed-responses check inconclusive", st.ID, st.Outcome)

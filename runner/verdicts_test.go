@@ -12,10 +12,11 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/demo"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // scoreOf returns rep's score called name, failing t when there is none.
-func scoreOf(t *testing.T, rep *Report, name config.ScoreName) Score {
+func scoreOf(t *testing.T, rep *report.Report, name config.ScoreName) report.Score {
 	t.Helper()
 	for _, sc := range rep.Summary.Scores {
 		if sc.Name == name {
@@ -23,7 +24,7 @@ func scoreOf(t *testing.T, rep *Report, name config.ScoreName) Score {
 		}
 	}
 	t.Fatalf("no %s score in %+v", name, rep.Summary.Scores)
-	return Score{}
+	return report.Score{}
 }
 
 // TestGradeNeedsData: fidelity "100 % A" from 2 judged calls and 8
@@ -38,17 +39,17 @@ func TestGradeNeedsData(t *testing.T) {
 		{2, 8, false}, {2, 0, false}, {3, 4, false}, {3, 3, true}, {5, 0, true}, {10, 10, true},
 	} {
 		t.Run(fmt.Sprintf("%d judged %d inconclusive", c.judged, c.inconclusive), func(t *testing.T) {
-			var steps []StepResult
+			var steps []report.StepResult
 			for i := range c.judged + c.inconclusive {
-				st := StepResult{ID: fmt.Sprint("valid-", i), Kind: config.KindTool, Tool: fmt.Sprint("tool", i), Origin: config.OriginFidelity,
-					Case: caseValid, Score: config.ScoreResponseFidelity, Status: StatusPassed, Outcome: config.OutcomeOK}
+				st := report.StepResult{ID: fmt.Sprint("valid-", i), Kind: config.KindTool, Tool: fmt.Sprint("tool", i), Origin: config.OriginFidelity,
+					Case: caseValid, Score: config.ScoreResponseFidelity, Status: report.StatusPassed, Outcome: config.OutcomeOK}
 				if i >= c.judged {
 					st.Outcome, st.Flagged, st.Notes = config.OutcomeToolError, true, []string{"fidelity: an honest error"}
 				}
 				steps = append(steps, st)
 			}
-			rep := &Report{Analysis: &AnalysisSettings{FailUnder: map[config.ScoreName]float64{config.ScoreResponseFidelity: 50}},
-				Scenarios: []ScenarioResult{{Name: "generated", Status: StatusPassed, Steps: steps}}}
+			rep := &report.Report{Analysis: &report.AnalysisSettings{FailUnder: map[config.ScoreName]float64{config.ScoreResponseFidelity: 50}},
+				Scenarios: []report.ScenarioResult{{Name: "generated", Status: report.StatusPassed, Steps: steps}}}
 			Analyze(rep)
 			sc := scoreOf(t, rep, config.ScoreResponseFidelity)
 			if sc.Passed != c.judged || sc.Total != c.judged || sc.Inconclusive != c.inconclusive {
@@ -116,9 +117,9 @@ func TestTimeArgument(t *testing.T) {
 }
 
 // validStep is a tool's measured valid call, as a run reports it.
-func validStep(tool string, ms float64, timedBy string) StepResult {
-	return StepResult{ID: "valid", Kind: config.KindTool, Tool: tool, Origin: config.OriginProbe, Case: caseValid,
-		Status: StatusPassed, Outcome: config.OutcomeOK, DurationMs: ms, ResponseChars: 100, TimedBy: timedBy}
+func validStep(tool string, ms float64, timedBy string) report.StepResult {
+	return report.StepResult{ID: "valid", Kind: config.KindTool, Tool: tool, Origin: config.OriginProbe, Case: caseValid,
+		Status: report.StatusPassed, Outcome: config.OutcomeOK, DurationMs: ms, ResponseChars: 100, TimedBy: timedBy}
 }
 
 // TestLatencyRule judges recorded samples, so the rule is pinned without
@@ -127,27 +128,27 @@ func validStep(tool string, ms float64, timedBy string) StepResult {
 // whose argument asked for its time is never judged, and a call slower by
 // a ratio but not by the margin is not an outlier.
 func TestLatencyRule(t *testing.T) {
-	steps := []StepResult{
+	steps := []report.StepResult{
 		validStep("echo", 2, ""), validStep("get_sum", 3, ""), validStep("get_env", 2, ""),
 		validStep("loaded_once", 336, ""),          // a loaded moment: fast again
 		validStep("slow_twice", 1200, ""),          // slow both times
 		validStep("a_bit_slower", 90, ""),          // 30× the median, but 88 ms
 		validStep("kitchen_timer", 800, "delayMs"), // asked for 800 ms
 	}
-	again := func(tool string, ms float64) StepResult {
-		return StepResult{ID: "again-" + tool, Kind: config.KindTool, Tool: tool, Origin: config.OriginProbe, Case: caseAgain,
-			Status: StatusPassed, Outcome: config.OutcomeOK, DurationMs: ms}
+	again := func(tool string, ms float64) report.StepResult {
+		return report.StepResult{ID: "again-" + tool, Kind: config.KindTool, Tool: tool, Origin: config.OriginProbe, Case: caseAgain,
+			Status: report.StatusPassed, Outcome: config.OutcomeOK, DurationMs: ms}
 	}
-	rep := &Report{Analysis: &AnalysisSettings{Probes: &ProbeSettings{SlowThresholdMs: defaultSlowMs, BloatThresholdChars: defaultBloatChars}},
-		Scenarios: []ScenarioResult{
-			{Name: "generated", Status: StatusPassed, Steps: steps},
-			{Name: "probes: latency again", Status: StatusPassed, Steps: []StepResult{
+	rep := &report.Report{Analysis: &report.AnalysisSettings{Probes: &report.ProbeSettings{SlowThresholdMs: defaultSlowMs, BloatThresholdChars: defaultBloatChars}},
+		Scenarios: []report.ScenarioResult{
+			{Name: "generated", Status: report.StatusPassed, Steps: steps},
+			{Name: "probes: latency again", Status: report.StatusPassed, Steps: []report.StepResult{
 				again("echo", 3), again("get_sum", 2), again("get_env", 2), again("loaded_once", 3), again("slow_twice", 1190), again("a_bit_slower", 85)}},
 		}}
 	Analyze(rep)
 	var flagged []string
 	for _, f := range rep.Findings {
-		if f.Kind == FindingLatency {
+		if f.Kind == report.FindingLatency {
 			flagged = append(flagged, f.Tool)
 			if !strings.Contains(f.Message, "the faster of two calls") || !strings.Contains(f.Message, "1190 ms") {
 				t.Errorf("message %q", f.Message)
@@ -177,7 +178,7 @@ func TestLatencyDemo(t *testing.T) {
 	rep := mustRun(t, s, defectsInMemory())
 	var flagged []string
 	for _, f := range rep.Findings {
-		if f.Kind == FindingLatency {
+		if f.Kind == report.FindingLatency {
 			flagged = append(flagged, f.Tool)
 		}
 	}
@@ -209,9 +210,9 @@ func TestLatencyDemo(t *testing.T) {
 // server-memory, mcpcheck's own mutating calls changed the graph between
 // the phases, and "crossed responses" was reported four runs in four.
 func TestCrossingConfirmed(t *testing.T) {
-	conc := func(id, kase string, differs bool) StepResult {
-		return StepResult{ID: id, Kind: config.KindTool, Tool: "open_nodes", Origin: config.OriginConcurrency, Case: kase,
-			Status: StatusPassed, Outcome: config.OutcomeOK, AnswerDiffers: differs}
+	conc := func(id, kase string, differs bool) report.StepResult {
+		return report.StepResult{ID: id, Kind: config.KindTool, Tool: "open_nodes", Origin: config.OriginConcurrency, Case: kase,
+			Status: report.StatusPassed, Outcome: config.OutcomeOK, AnswerDiffers: differs}
 	}
 	for _, c := range []struct {
 		name          string
@@ -224,18 +225,18 @@ func TestCrossingConfirmed(t *testing.T) {
 		{"report without the re-run", false, false, true, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			scs := []ScenarioResult{
-				{Name: "crossed: open_nodes (one by one)", Steps: []StepResult{conc("input-1", caseSequential, false), conc("input-1-again", caseSequentialRepeat, false),
+			scs := []report.ScenarioResult{
+				{Name: "crossed: open_nodes (one by one)", Steps: []report.StepResult{conc("input-1", caseSequential, false), conc("input-1-again", caseSequentialRepeat, false),
 					conc("input-2", caseSequential, false), conc("input-2-again", caseSequentialRepeat, false)}},
-				{Name: "crossed: open_nodes (all at once)", AnswersDiffer: true, Steps: []StepResult{conc("input-1", caseOverlapping, false), conc("input-2", caseOverlapping, false)}},
+				{Name: "crossed: open_nodes (all at once)", AnswersDiffer: true, Steps: []report.StepResult{conc("input-1", caseOverlapping, false), conc("input-2", caseOverlapping, false)}},
 			}
 			if c.withConfirm {
-				scs = append(scs, ScenarioResult{Name: "crossed: open_nodes (one by one, again)", Steps: []StepResult{
+				scs = append(scs, report.ScenarioResult{Name: "crossed: open_nodes (one by one, again)", Steps: []report.StepResult{
 					conc("input-1-confirm", caseConfirm, false), conc("input-2-confirm", caseConfirm, c.changed)}})
 			}
-			rep := &Report{Analysis: &AnalysisSettings{}, Scenarios: scs}
+			rep := &report.Report{Analysis: &report.AnalysisSettings{}, Scenarios: scs}
 			Analyze(rep)
-			crossed := slices.ContainsFunc(rep.Findings, func(f Finding) bool { return f.Kind == FindingCrossedResponses })
+			crossed := slices.ContainsFunc(rep.Findings, func(f report.Finding) bool { return f.Kind == report.FindingCrossedResponses })
 			note := slices.ContainsFunc(rep.Notes, func(n string) bool {
 				return strings.Contains(n, "input-2-confirm one by one also answered differently afterwards: the server's state changed")
 			})

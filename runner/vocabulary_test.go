@@ -9,12 +9,13 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/assert"
 	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 	"github.com/mcpcheck/mcpcheck/schemas"
 )
 
 // TestReportVocabularies keeps the enums of schemas/report.schema.json and
 // the Go vocabularies in step: statuses, origins, outcomes, scores,
-// assertion kinds, failOn, failure stages and target transports.
+// assertion kinds, failOn, failure Stages and target transports.
 func TestReportVocabularies(t *testing.T) {
 	var doc any
 	if err := json.Unmarshal(schemas.Report, &doc); err != nil {
@@ -44,10 +45,10 @@ func TestReportVocabularies(t *testing.T) {
 		ptr  string
 		want []string
 	}{
-		{"/$defs/step/properties/status/enum", stringsOf(allStatuses)},
-		{"/$defs/scenario/properties/status/enum", stringsOf(allStatuses)},
-		{"/$defs/scenario/properties/notSelected/enum", stringsOf(exclusions)},
-		{"/$defs/scenario/properties/notRun/enum", stringsOf(notRuns)},
+		{"/$defs/step/properties/status/enum", stringsOf(report.Statuses)},
+		{"/$defs/scenario/properties/status/enum", stringsOf(report.Statuses)},
+		{"/$defs/scenario/properties/notSelected/enum", stringsOf(report.Exclusions)},
+		{"/$defs/scenario/properties/notRun/enum", stringsOf(report.NotRuns)},
 		{"/$defs/step/properties/origin/enum", stringsOf(config.Origins)},
 		{"/properties/findings/items/properties/origin/enum", stringsOf(config.Origins)[1:]},
 		{"/$defs/outcome/enum", stringsOf(config.Outcomes)},
@@ -55,14 +56,14 @@ func TestReportVocabularies(t *testing.T) {
 		{"/properties/summary/properties/scores/items/properties/name/enum", stringsOf(config.ScoreNames)},
 		{"/$defs/assertion/properties/kind/enum", kinds},
 		{"/$defs/step/properties/kind/enum", append(stringsOf(config.StepKinds), string(kindRaw))},
-		{"/properties/drift/items/properties/severity/enum", stringsOf(Severities)},
-		{"/$defs/scenario/properties/behaviour/items/properties/rule/enum", stringsOf(behaviourRules)},
-		{"/$defs/scenario/properties/behaviour/items/properties/status/enum", stringsOf(behaviourStatuses)},
-		{"/properties/drift/items/properties/kind/enum", stringsOf(driftKinds)},
-		{"/properties/drift/items/properties/subject/enum", stringsOf(driftSubjects)},
+		{"/properties/drift/items/properties/severity/enum", stringsOf(report.Severities)},
+		{"/$defs/scenario/properties/behaviour/items/properties/rule/enum", stringsOf(report.BehaviourRules)},
+		{"/$defs/scenario/properties/behaviour/items/properties/status/enum", stringsOf(report.BehaviourStatuses)},
+		{"/properties/drift/items/properties/kind/enum", stringsOf(report.DriftKinds)},
+		{"/properties/drift/items/properties/subject/enum", stringsOf(report.DriftSubjects)},
 		{"/properties/summary/properties/drift/properties/failOn/enum", stringsOf(config.FailOns)},
-		{"/properties/failure/properties/stage/enum", stringsOf(stages)},
-		{"/properties/target/properties/transport/enum", stringsOf(targetTransports)},
+		{"/properties/failure/properties/stage/enum", stringsOf(report.Stages)},
+		{"/properties/target/properties/transport/enum", stringsOf(report.TargetTransports)},
 	} {
 		if got := enum(c.ptr); !slices.Equal(got, c.want) {
 			t.Errorf("%s = %q, Go %q", c.ptr, got, c.want)

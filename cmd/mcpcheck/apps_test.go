@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpcheck/mcpcheck/runner"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // TestAppsQuick: quick mode reads each MCP App's UI resource and judges it
@@ -30,11 +30,11 @@ func TestAppsQuick(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var rep runner.Report
+		var rep report.Report
 		if err := json.Unmarshal(data, &rep); err != nil {
 			t.Fatal(err)
 		}
-		got := map[string]runner.StepResult{}
+		got := map[string]report.StepResult{}
 		for _, sc := range rep.Scenarios {
 			if sc.Name == "apps" {
 				for _, st := range sc.Steps {
@@ -42,7 +42,7 @@ func TestAppsQuick(t *testing.T) {
 				}
 			}
 		}
-		if st, ok := got["ui-show_household"]; !ok || st.Status != runner.StatusPassed {
+		if st, ok := got["ui-show_household"]; !ok || st.Status != report.StatusPassed {
 			t.Errorf("defects=%v: ui-show_household = %+v", defects, st)
 		}
 		chart, ok := got["ui-show_chart"]
@@ -52,7 +52,7 @@ func TestAppsQuick(t *testing.T) {
 		if !defects {
 			continue
 		}
-		if chart.Status != runner.StatusFailed {
+		if chart.Status != report.StatusFailed {
 			t.Fatalf("ui-show_chart: %+v", chart)
 		}
 		for _, want := range []string{`served as "text/html"`, `connectDomains[0] "*" is not an origin`, "is more than an origin",

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/runner"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // The benchmarks below put the runner next to a bare go-sdk client loop that
@@ -114,7 +115,7 @@ func (m cpuMark) since() (self, children time.Duration) {
 func runnerSide(b *testing.B, suite *config.Suite, opts runner.Options) sideResult {
 	n := len(suite.Scenarios[0].Steps)
 	var first, last time.Time
-	opts.OnStep = func(_, _ int, r runner.StepResult) {
+	opts.OnStep = func(_, _ int, r report.StepResult) {
 		last = time.Now()
 		if first.IsZero() {
 			first = last
@@ -132,10 +133,10 @@ func runnerSide(b *testing.B, suite *config.Suite, opts runner.Options) sideResu
 	return sideResult{steady: last.Sub(first), self: self, children: kids}
 }
 
-func firstFailure(rep *runner.Report) string {
+func firstFailure(rep *report.Report) string {
 	for _, sc := range rep.Scenarios {
 		for _, st := range sc.Steps {
-			if st.Status == runner.StatusFailed {
+			if st.Status == report.StatusFailed {
 				return fmt.Sprintf("step %s: %s %s %+v", st.ID, st.Outcome, st.Reason, st.Assertions)
 			}
 		}

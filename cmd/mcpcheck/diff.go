@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/internal/fileio"
+	"github.com/mcpcheck/mcpcheck/internal/safetext"
 	"github.com/mcpcheck/mcpcheck/runner"
 	"github.com/mcpcheck/mcpcheck/runner/report"
 )
@@ -76,14 +77,14 @@ func diffContracts(args []string, stdout, stderr io.Writer) int {
 	for i, name := range files {
 		b, err := fileio.ReadJSONFile(name)
 		if err != nil {
-			fmt.Fprintf(stderr, "mcpcheck diff: %s\n", runner.Sanitize(err.Error()))
+			fmt.Fprintf(stderr, "mcpcheck diff: %s\n", safetext.Sanitize(err.Error()))
 			return exitBadArgs
 		}
 		data[i] = b
 	}
 	rep, err := runner.DiffContracts(files[0], data[0], files[1], data[1], config.FailOn(*failOn))
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpcheck diff: %s\n", runner.Sanitize(err.Error()))
+		fmt.Fprintf(stderr, "mcpcheck diff: %s\n", safetext.Sanitize(err.Error()))
 		return exitBadArgs
 	}
 	outs := outputsOf(&files0)
@@ -126,7 +127,7 @@ func diffContracts(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
-	if err := writeOutputs(outs, []*runner.Report{rep}); err != nil {
+	if err := writeOutputs(outs, []*report.Report{rep}); err != nil {
 		fmt.Fprintf(stderr, "mcpcheck diff: %v\n", err)
 		return exitBadArgs
 	}

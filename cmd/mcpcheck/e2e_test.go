@@ -175,7 +175,7 @@ func TestEveryExampleRuns(t *testing.T) {
 
 // runEverything runs examples/everything.yaml against the pinned
 // server-everything, over stdio (installed in the peers cache) or over HTTP.
-func runEverything(t *testing.T, endpoint string, flags ...string) *runner.Report {
+func runEverything(t *testing.T, endpoint string, flags ...string) *report.Report {
 	settings := map[string]any{}
 	for i := 0; i+1 < len(flags); i += 2 {
 		settings[flags[i]] = flags[i+1]
@@ -193,7 +193,7 @@ func runEverything(t *testing.T, endpoint string, flags ...string) *runner.Repor
 // passExample runs examples/NAME with settings against the pinned
 // server-everything, over stdio (installed in dir) or at endpoint, fails
 // the test unless the run passed, and returns the report and its text.
-func passExample(t *testing.T, name, dir, endpoint string, settings map[string]any) (*runner.Report, string) {
+func passExample(t *testing.T, name, dir, endpoint string, settings map[string]any) (*report.Report, string) {
 	t.Helper()
 	flags := endpointFlag(endpoint)
 	maps.Copy(flags, settings)
@@ -269,7 +269,7 @@ func TestDemoExampleInMemory(t *testing.T) {
 	}
 }
 
-func reportJSON(t *testing.T, w *strings.Builder, rep *runner.Report) {
+func reportJSON(t *testing.T, w *strings.Builder, rep *report.Report) {
 	t.Helper()
 	if err := report.JSON(w, rep); err != nil {
 		t.Fatal(err)

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/demo"
-	"github.com/mcpcheck/mcpcheck/runner"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // receipts renders every step of a JSON report as one line:
@@ -134,7 +134,7 @@ func TestInterrupt(t *testing.T) {
 	saved := runOptions
 	defer func() { runOptions = saved }()
 	opts := *runOptions
-	opts.OnStart = func(*runner.Report) { time.AfterFunc(500*time.Millisecond, cancel) }
+	opts.OnStart = func(*report.Report) { time.AfterFunc(500*time.Millisecond, cancel) }
 	runOptions = &opts
 	var out, errb strings.Builder
 	began := time.Now()

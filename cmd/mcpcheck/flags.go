@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/runner"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // flagError writes the flag package's words with the flags as users type
@@ -150,7 +151,7 @@ func (f *flags) runFlags(fs *flag.FlagSet) {
 		return nil
 	})
 	fs.Func("shard", "", func(v string) error {
-		sh, err := runner.ParseShard(v)
+		sh, err := report.ParseShard(v)
 		f.sel.Shard = &sh
 		return err
 	})

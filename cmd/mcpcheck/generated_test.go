@@ -14,6 +14,7 @@ import (
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/demo"
 	"github.com/mcpcheck/mcpcheck/runner"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // quickReport is the part of a JSON report the generated-check tests read.
@@ -218,7 +219,7 @@ func TestMemoryLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	suite.Cwd = dir
-	var rep *runner.Report
+	var rep *report.Report
 	for range 2 {
 		if rep, err = runner.Run(context.Background(), suite, runner.Options{}); err != nil {
 			t.Fatal(err)
@@ -413,7 +414,7 @@ func TestQuickTraceAndList(t *testing.T) {
 	}
 	var calls, skipped int
 	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		var e runner.TraceEntry
+		var e report.TraceEntry
 		if err := json.Unmarshal([]byte(line), &e); err != nil {
 			t.Fatalf("bad trace line %q: %v", line, err)
 		}

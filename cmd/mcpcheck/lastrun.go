@@ -44,9 +44,9 @@ func lastRunFile(file string) string {
 
 // keepLastRuns writes the last-run file of every directory whose fixtures
 // ran: suites[i] ran as reps[i] (nil: it could not begin).
-func keepLastRuns(suites []*config.Suite, reps []*runner.Report) error {
+func keepLastRuns(suites []*config.Suite, reps []*report.Report) error {
 	var dirs []string
-	byDir := map[string][]*runner.Report{}
+	byDir := map[string][]*report.Report{}
 	for i, s := range suites {
 		if s.File == "" || reps[i] == nil {
 			continue
@@ -105,7 +105,7 @@ func lastFailed(s *config.Suite, base runner.Selection) (*runner.Selection, stri
 	if err != nil {
 		return nil, fmt.Sprintf("--last-failed: the last run cannot be read (%v); running everything", err)
 	}
-	var last *runner.Report
+	var last *report.Report
 	for _, r := range reps {
 		if r.Suite == s.Name {
 			last = r
@@ -116,7 +116,7 @@ func lastFailed(s *config.Suite, base runner.Selection) (*runner.Selection, stri
 	}
 	failed := map[string]bool{}
 	for _, sc := range last.Scenarios {
-		if sc.Status == runner.StatusFailed {
+		if sc.Status == report.StatusFailed {
 			failed[sc.Name] = true
 		}
 	}
@@ -146,10 +146,10 @@ func lastFailed(s *config.Suite, base runner.Selection) (*runner.Selection, stri
 
 // hideExchanges takes the exchanges out of reps (a JSON report written
 // without -v keeps none) and returns what puts them back.
-func hideExchanges(reps []*runner.Report) (restore func()) {
+func hideExchanges(reps []*report.Report) (restore func()) {
 	type kept struct {
-		st *runner.StepResult
-		ex *runner.Exchange
+		st *report.StepResult
+		ex *report.Exchange
 	}
 	var hidden []kept
 	for _, r := range reps {

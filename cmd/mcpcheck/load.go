@@ -165,7 +165,7 @@ func loadShape(suite *config.Suite, own map[string][]string) (runner.LoadOptions
 		o.AbortOnErrors = p / 100
 	}
 	if v, ok := last("segment"); ok {
-		sh, err := runner.ParseShard(v)
+		sh, err := report.ParseShard(v)
 		if err != nil {
 			return o, fmt.Errorf("--segment: %v", err)
 		}
@@ -254,7 +254,7 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err := report.Text(human, rep, report.TextOptions{Color: color}); err != nil {
 		fmt.Fprintf(stderr, "mcpcheck load: %v\n", err)
 	}
-	if c := writeReports(f, []*runner.Report{rep}, false, machine, jsonFile, outs, stderr); c != exitPass {
+	if c := writeReports(f, []*report.Report{rep}, false, machine, jsonFile, outs, stderr); c != exitPass {
 		return c
 	}
 	if !rep.Passed {

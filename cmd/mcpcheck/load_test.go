@@ -12,11 +12,11 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/demo"
 	"github.com/mcpcheck/mcpcheck/internal/jsonx"
-	"github.com/mcpcheck/mcpcheck/runner"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 	"github.com/mcpcheck/mcpcheck/schemas"
 )
 
-func readLoad(t *testing.T, path string) *runner.Report {
+func readLoad(t *testing.T, path string) *report.Report {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -25,7 +25,7 @@ func readLoad(t *testing.T, path string) *runner.Report {
 	if err := schemas.Validate(schemas.ReportURL, jsonx.Value(data)); err != nil {
 		t.Fatalf("%s against the report schema: %v", path, err)
 	}
-	var r runner.Report
+	var r report.Report
 	if err := json.Unmarshal(data, &r); err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpcheck/mcpcheck/runner"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // The daily loop (-v, --last-failed, --retries, -x), run against the real
@@ -26,7 +26,7 @@ func writeFixture(t *testing.T, dir, name, text string) string {
 }
 
 // readReport reads a JSON report file of one suite.
-func readReport(t *testing.T, path string) *runner.Report {
+func readReport(t *testing.T, path string) *report.Report {
 	t.Helper()
 	reps, err := readReports(path)
 	if err != nil || len(reps) != 1 {
@@ -157,7 +157,7 @@ func TestLastFailed(t *testing.T) {
 		t.Errorf("with no last run: exit %d\n%s", r.code, r.stdout)
 	}
 	rep := readReport(t, last)
-	if got := []runner.Status{rep.Scenarios[0].Status, rep.Scenarios[1].Status, rep.Scenarios[2].Status}; got[0] != runner.StatusFailed || got[1] != runner.StatusFailed || got[2] != runner.StatusPassed {
+	if got := []report.Status{rep.Scenarios[0].Status, rep.Scenarios[1].Status, rep.Scenarios[2].Status}; got[0] != report.StatusFailed || got[1] != report.StatusFailed || got[2] != report.StatusPassed {
 		t.Fatalf("last run's statuses %v", got)
 	}
 
@@ -165,14 +165,14 @@ func TestLastFailed(t *testing.T) {
 	if r.code != exitFail || !strings.HasPrefix(r.stderr, "--last-failed: running the 2 scenarios that failed in the last run\n") {
 		t.Errorf("rerun of the failures: exit %d\n%s", r.code, r.stderr)
 	}
-	var again runner.Report
+	var again report.Report
 	if err := json.Unmarshal([]byte(r.stdout), &again); err != nil {
 		t.Fatal(err)
 	}
-	if sc := again.Scenarios[2]; sc.NotSelected != runner.ExcludedLastFailed || sc.Steps[0].Reason != "not selected: it did not fail last time (--last-failed)" {
+	if sc := again.Scenarios[2]; sc.NotSelected != report.ExcludedLastFailed || sc.Steps[0].Reason != "not selected: it did not fail last time (--last-failed)" {
 		t.Errorf("the passing scenario: %+v", sc)
 	}
-	if st := again.Scenarios[1].Steps; st[0].Status != runner.StatusPassed || st[1].Status != runner.StatusFailed {
+	if st := again.Scenarios[1].Steps; st[0].Status != report.StatusPassed || st[1].Status != report.StatusFailed {
 		t.Errorf("the failed scenario ran whole? %+v", st)
 	}
 
@@ -264,9 +264,9 @@ func TestRetriesFlaky(t *testing.T) {
 	type got struct {
 		flaky    bool
 		attempts int
-		status   runner.Status
+		status   report.Status
 	}
-	want := []got{{true, 1, runner.StatusPassed}, {true, 1, runner.StatusPassed}, {false, 0, runner.StatusFailed}, {false, 2, runner.StatusFailed}}
+	want := []got{{true, 1, report.StatusPassed}, {true, 1, report.StatusPassed}, {false, 0, report.StatusFailed}, {false, 2, report.StatusFailed}}
 	for i, w := range want {
 		sc := rep.Scenarios[i]
 		if g := (got{sc.Flaky, len(sc.Attempts), sc.Status}); g != w {
@@ -276,7 +276,7 @@ func TestRetriesFlaky(t *testing.T) {
 	if rep.Summary.Flaky != 2 || rep.Connections != 5 {
 		t.Errorf("summary.flaky %d, connections %d; want 2 and 5 (the shared session and one per retry)", rep.Summary.Flaky, rep.Connections)
 	}
-	if f := rep.Scenarios[0].Attempts[0].Steps[0]; f.Status != runner.StatusFailed || f.Outcome != "tool_error" {
+	if f := rep.Scenarios[0].Attempts[0].Steps[0]; f.Status != report.StatusFailed || f.Outcome != "tool_error" {
 		t.Errorf("the failed attempt: %+v", f)
 	}
 
@@ -357,15 +357,15 @@ func TestFailFast(t *testing.T) {
 		if r.code != exitFail {
 			t.Fatalf("%s: exit %d\n%s", flag, r.code, r.stderr)
 		}
-		var rep runner.Report
+		var rep report.Report
 		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
 			t.Fatal(err)
 		}
-		if rep.Scenarios[0].Status != runner.StatusFailed || rep.Scenarios[0].NotRun != "" {
+		if rep.Scenarios[0].Status != report.StatusFailed || rep.Scenarios[0].NotRun != "" {
 			t.Errorf("%s: the first scenario %+v", flag, rep.Scenarios[0])
 		}
 		for _, sc := range rep.Scenarios[1:] {
-			if sc.NotRun != runner.NotRunFailFast || sc.Status != runner.StatusSkipped {
+			if sc.NotRun != report.NotRunFailFast || sc.Status != report.StatusSkipped {
 				t.Errorf("%s: scenario %q: notRun %q, status %s", flag, sc.Name, sc.NotRun, sc.Status)
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/mcpcheck/mcpcheck/internal/fileio"
+	"github.com/mcpcheck/mcpcheck/internal/safetext"
 	"github.com/mcpcheck/mcpcheck/runner"
 	"github.com/mcpcheck/mcpcheck/runner/report"
 	"github.com/mcpcheck/mcpcheck/schemas"
@@ -76,7 +77,7 @@ func mergeReports(args []string, stdout, stderr io.Writer) int {
 		reps, err := readReports(file)
 		if err != nil {
 			// The error may quote the file (a key the schema refuses).
-			fmt.Fprintf(stderr, "mcpcheck merge: %s\n", runner.Sanitize(err.Error()))
+			fmt.Fprintf(stderr, "mcpcheck merge: %s\n", safetext.Sanitize(err.Error()))
 			return exitBadArgs
 		}
 		if parts == nil {
@@ -90,11 +91,11 @@ func mergeReports(args []string, stdout, stderr io.Writer) int {
 			parts[i] = append(parts[i], runner.Part{Source: file, Report: r})
 		}
 	}
-	merged := make([]*runner.Report, len(parts))
+	merged := make([]*report.Report, len(parts))
 	for i, p := range parts {
 		m, err := runner.Merge(p, allowPartial)
 		if err != nil {
-			fmt.Fprintf(stderr, "mcpcheck merge: %s\n", runner.Sanitize(err.Error()))
+			fmt.Fprintf(stderr, "mcpcheck merge: %s\n", safetext.Sanitize(err.Error()))
 			return exitBadArgs
 		}
 		merged[i] = m
@@ -148,7 +149,7 @@ func mergeReports(args []string, stdout, stderr io.Writer) int {
 // schema: one suite's report, or each report of a run of several. The file
 // is read by the bounded reader (a regular file of at most
 // fileio.MaxJSONBytes).
-func readReports(file string) ([]*runner.Report, error) {
+func readReports(file string) ([]*report.Report, error) {
 	data, err := fileio.ReadJSONFile(file)
 	if err != nil {
 		return nil, err
@@ -174,15 +175,15 @@ func readReports(file string) ([]*runner.Report, error) {
 		}
 		return nil, fmt.Errorf("%s is not an mcpcheck JSON report: %s", file, msg)
 	}
-	var several runner.Suites
+	var several report.Suites
 	if err := json.Unmarshal(data, &several); err == nil && several.Suites != nil {
 		return several.Suites, nil
 	}
-	var one runner.Report
+	var one report.Report
 	if err := json.Unmarshal(data, &one); err != nil {
 		return nil, fmt.Errorf("%s: %v", file, err)
 	}
-	return []*runner.Report{&one}, nil
+	return []*report.Report{&one}, nil
 }
 
 // firstLines is s cut after n lines, with a line saying how many more

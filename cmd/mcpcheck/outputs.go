@@ -7,7 +7,6 @@ import (
 	"os"
 
 	"github.com/mcpcheck/mcpcheck/internal/fileio"
-	"github.com/mcpcheck/mcpcheck/runner"
 	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
@@ -19,7 +18,7 @@ import (
 // file as it was.
 type output struct {
 	flag, path string
-	write      func(io.Writer, ...*runner.Report) error
+	write      func(io.Writer, ...*report.Report) error
 	file       *fileio.Pending
 	// appends: the file is added to, not replaced ($GITHUB_STEP_SUMMARY,
 	// which other steps of the job write too), in one write.
@@ -34,7 +33,7 @@ var getenv = os.Getenv
 // outputsOf lists the report files f asks for.
 func outputsOf(f *flags) []*output {
 	var outs []*output
-	add := func(flag, path string, write func(io.Writer, ...*runner.Report) error) *output {
+	add := func(flag, path string, write func(io.Writer, ...*report.Report) error) *output {
 		if path == "" {
 			return nil
 		}
@@ -82,7 +81,7 @@ func createFile(flag, path string) (*fileio.Pending, error) {
 
 // writeOutputs writes the reports (one per suite) to every output and puts
 // it in place; an appended file gets the whole text in one write.
-func writeOutputs(outs []*output, reps []*runner.Report) error {
+func writeOutputs(outs []*output, reps []*report.Report) error {
 	defer closeOutputs(outs)
 	for _, o := range outs {
 		if o.appends {
@@ -122,7 +121,7 @@ func closeOutputs(outs []*output) {
 // (the human report's stream) when the run is a GitHub Actions step
 // (GITHUB_ACTIONS=true), so they show on the fixture lines of the pull
 // request's diff.
-func annotateCI(w io.Writer, rep *runner.Report) error {
+func annotateCI(w io.Writer, rep *report.Report) error {
 	if getenv("GITHUB_ACTIONS") != "true" {
 		return nil
 	}

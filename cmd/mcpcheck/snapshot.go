@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/internal/fileio"
 	"github.com/mcpcheck/mcpcheck/runner"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 const snapshotUsage = `Usage:
@@ -92,7 +93,7 @@ func snapshot(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	return exitPass
 }
 
-func serverName(rep *runner.Report) string {
+func serverName(rep *report.Report) string {
 	if rep.Server == nil || rep.Server.Name == "" {
 		return "the server"
 	}

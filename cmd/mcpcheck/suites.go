@@ -73,7 +73,7 @@ func loadFixtures(f *flags, opts *runner.Options) ([]*config.Suite, error) {
 
 // suiteRun is what became of one suite of a run.
 type suiteRun struct {
-	rep *runner.Report
+	rep *report.Report
 	err error // the run could not begin (runner.Run's error)
 	// streamed: the human report was written while the run went.
 	streamed bool
@@ -167,7 +167,7 @@ func startSuites(ctx context.Context, f *flags, suites []*config.Suite, baseline
 						fmt.Fprintln(human, extras[i].headline)
 					}
 					stream = report.NewStream(human, textOpts)
-					stream.Follow(&o)
+					o.OnStart, o.OnStep, o.OnScenario, o.OnCall = stream.Start, stream.Step, stream.Scenario, stream.Call
 				}
 				run := runner.Run
 				if f.list {
@@ -216,8 +216,8 @@ func runSuites(ctx context.Context, f *flags, suites []*config.Suite, baselines 
 	runs := startSuites(ctx, f, suites, baselines, extras, opts, human, terminal, textOpts)
 
 	var err error
-	var reps []*runner.Report
-	ran := make([]*runner.Report, len(suites))
+	var reps []*report.Report
+	ran := make([]*report.Report, len(suites))
 	for i := range suites {
 		res := <-runs[i]
 		if i > 0 && !res.streamed {
@@ -290,7 +290,7 @@ func runSuites(ctx context.Context, f *flags, suites []*config.Suite, baselines 
 // the report files (--junit, --html, --summary: each holds every suite).
 // Every file written from the finished reports is written here, by the
 // run and by merge alike.
-func writeReports(f *flags, reps []*runner.Report, several bool, machine io.Writer, jsonFile *fileio.Pending, outs []*output, stderr io.Writer) int {
+func writeReports(f *flags, reps []*report.Report, several bool, machine io.Writer, jsonFile *fileio.Pending, outs []*output, stderr io.Writer) int {
 	if machine != nil {
 		var err error
 		// The JSON report holds exchanges only when -v asked for them (the
@@ -382,7 +382,7 @@ func loadBaselines(f *flags, suites []*config.Suite) ([]baseline, error) {
 
 // judge applies the baseline to rep; with update, it first rewrites the
 // file to what rep fails, keeping the reasons of the entries that stay.
-func (b baseline) judge(rep *runner.Report, update bool) error {
+func (b baseline) judge(rep *report.Report, update bool) error {
 	if b.file == "" {
 		return nil
 	}

@@ -74,7 +74,7 @@ scenarios:
         expect: {outcome: timeout}
 `
 
-func runDemoTasks(t *testing.T, target string) *runner.Report {
+func runDemoTasks(t *testing.T, target string) *report.Report {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "tasks.yaml")
 	if err := os.WriteFile(path, []byte(strings.Replace(demoTasksFixture, "%TARGET%", target, 1)), 0o644); err != nil {
@@ -123,7 +123,7 @@ func TestTasksDemo(t *testing.T) {
 func TestTasksDemoDefects(t *testing.T) {
 	rep := runDemoTasks(t, "command: [mcpcheck, demo, --tasks, --protocol-defects]")
 	for _, st := range rep.Scenarios[0].Steps {
-		failed := st.Status == runner.StatusFailed
+		failed := st.Status == report.StatusFailed
 		if failed != (st.ID == "export-plain") {
 			b, _ := json.Marshal(st)
 			t.Errorf("step %s: status %s: %s", st.ID, st.Status, b)
@@ -161,7 +161,7 @@ func TestTasksQuick(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var rep runner.Report
+		var rep report.Report
 		if err := json.Unmarshal(data, &rep); err != nil {
 			t.Fatal(err)
 		}
@@ -173,7 +173,7 @@ func TestTasksQuick(t *testing.T) {
 			}
 			for _, st := range sc.Steps {
 				seen++
-				if st.Status == runner.StatusFailed {
+				if st.Status == report.StatusFailed {
 					failed[strings.TrimPrefix(sc.Name, "tasks: ")+"/"+st.ID] = true
 				}
 			}
@@ -217,7 +217,7 @@ func TestTaskOnlyToolCalledPlainly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep runner.Report
+	var rep report.Report
 	if err := json.Unmarshal(data, &rep); err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +233,7 @@ func TestTaskOnlyToolCalledPlainly(t *testing.T) {
 				if !st.Flagged || len(st.Notes) == 0 || !strings.Contains(st.Notes[0], "called without task augmentation") || strings.Contains(st.Notes[0], "false positive") {
 					t.Errorf("valid call: flagged %v, notes %q", st.Flagged, st.Notes)
 				}
-			case st.Status != runner.StatusSkipped:
+			case st.Status != report.StatusSkipped:
 				t.Errorf("bad-input case %s: status %s, want skipped", st.ID, st.Status)
 			default:
 				fuzz++

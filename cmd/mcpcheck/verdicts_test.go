@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/mcpcheck/mcpcheck/demo"
-	"github.com/mcpcheck/mcpcheck/runner"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // TestNoToolTested: quick mode on the demo with only commit_task allowed,
@@ -86,7 +86,7 @@ func TestServerRequestAttribution(t *testing.T) {
 			if r.code != 0 {
 				t.Fatalf("exit %d\n%s", r.code, r.stderr)
 			}
-			var rep runner.Report
+			var rep report.Report
 			if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
 				t.Fatal(err)
 			}

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-
-	"github.com/mcpcheck/mcpcheck/runner"
 )
 
 // GitHubAnnotations writes a GitHub Actions workflow command for each
@@ -21,10 +19,10 @@ import (
 // string can end the command or forge another. GitHub shows at most
 // [MaxAnnotations] errors of a step; past them one warning says how many
 // more failed.
-func GitHubAnnotations(w io.Writer, r *runner.Report) error {
+func GitHubAnnotations(w io.Writer, r *Report) error {
 	var b strings.Builder
 	n := 0
-	annotate := func(pos *runner.Position, title, message string) {
+	annotate := func(pos *Position, title, message string) {
 		if n++; n <= MaxAnnotations {
 			writeAnnotation(&b, pos, title, message)
 		}
@@ -32,7 +30,7 @@ func GitHubAnnotations(w io.Writer, r *runner.Report) error {
 	for _, sc := range r.Scenarios {
 		for i := range sc.Steps {
 			st := &sc.Steps[i]
-			if st.Status != runner.StatusFailed || st.Expected != nil {
+			if st.Status != StatusFailed || st.Expected != nil {
 				continue // a known failure fails nothing: no error to show
 			}
 			lines := failureLines(st)
@@ -44,7 +42,7 @@ func GitHubAnnotations(w io.Writer, r *runner.Report) error {
 	}
 	for _, g := range checkGroups(r) {
 		for _, c := range g.Checks {
-			if c.Status == runner.StatusFailed {
+			if c.Status == StatusFailed {
 				annotate(c.Pos, g.Name+" / "+c.Name, c.Message)
 			}
 		}
@@ -60,7 +58,7 @@ func GitHubAnnotations(w io.Writer, r *runner.Report) error {
 // MaxAnnotations is how many error annotations GitHub shows for one step.
 const MaxAnnotations = 10
 
-func writeAnnotation(b *strings.Builder, pos *runner.Position, title, message string) {
+func writeAnnotation(b *strings.Builder, pos *Position, title, message string) {
 	b.WriteString("::error ")
 	if pos != nil {
 		fmt.Fprintf(b, "file=%s,line=%d,col=%d,", ghProperty(pos.File), pos.Line, pos.Column)

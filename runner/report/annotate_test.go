@@ -1,4 +1,4 @@
-package report
+package report_test
 
 import (
 	"bytes"
@@ -7,17 +7,17 @@ import (
 	"testing"
 
 	"github.com/mcpcheck/mcpcheck/config"
-	"github.com/mcpcheck/mcpcheck/runner"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 func TestGitHubAnnotations(t *testing.T) {
 	r := hostile()
 	st := &r.Scenarios[0].Steps[0]
 	st.Pos = config.Pos{File: "fixtures/a,b.yaml", Line: 12, Col: 9}
-	st.Position = &runner.Position{File: st.Pos.File, Line: 12, Column: 9}
+	st.Position = &report.Position{File: st.Pos.File, Line: 12, Column: 9}
 	r.Scenarios[0].Name = "100% done: yes, really"
 	var b bytes.Buffer
-	if err := GitHubAnnotations(&b, r); err != nil {
+	if err := report.GitHubAnnotations(&b, r); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
@@ -45,23 +45,23 @@ func TestGitHubAnnotations(t *testing.T) {
 // step, so more failures end in one warning that counts them; the summary
 // lists 50 failing steps and says how many more there are.
 func TestAnnotationsAndSummaryBounded(t *testing.T) {
-	r := &runner.Report{Suite: "many", Target: runner.Target{Transport: "stdio", Program: "srv"}}
-	var steps []runner.StepResult
+	r := &report.Report{Suite: "many", Target: report.Target{Transport: "stdio", Program: "srv"}}
+	var steps []report.StepResult
 	for i := range 60 {
-		steps = append(steps, runner.StepResult{ID: fmt.Sprintf("s%d", i), Tool: "t", Origin: "fixture", Status: runner.StatusFailed, Reason: "no"})
+		steps = append(steps, report.StepResult{ID: fmt.Sprintf("s%d", i), Tool: "t", Origin: "fixture", Status: report.StatusFailed, Reason: "no"})
 	}
-	r.Scenarios = []runner.ScenarioResult{{Name: "sc", Steps: steps}}
+	r.Scenarios = []report.ScenarioResult{{Name: "sc", Steps: steps}}
 	r.Tally()
 	var b bytes.Buffer
-	GitHubAnnotations(&b, r)
+	report.GitHubAnnotations(&b, r)
 	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
-	if len(lines) != MaxAnnotations+1 || strings.Count(b.String(), "::error ") != MaxAnnotations ||
-		lines[MaxAnnotations] != "::warning title=mcpcheck%3A more failures::50 more failures are not annotated (GitHub shows 10 errors per step); the report lists them all" {
+	if len(lines) != report.MaxAnnotations+1 || strings.Count(b.String(), "::error ") != report.MaxAnnotations ||
+		lines[report.MaxAnnotations] != "::warning title=mcpcheck%3A more failures::50 more failures are not annotated (GitHub shows 10 errors per step); the report lists them all" {
 		t.Errorf("annotations:\n%s", b.String())
 	}
 	b.Reset()
-	Markdown(&b, r)
-	if n := strings.Count(b.String(), "| sc | s"); n != maxSummaryRows || !strings.Contains(b.String(), "… and 10 more failing steps") {
+	report.Markdown(&b, r)
+	if n := strings.Count(b.String(), "| sc | s"); n != report.MaxSummaryRows || !strings.Contains(b.String(), "… and 10 more failing steps") {
 		t.Errorf("%d rows in the summary:\n%s", n, b.String())
 	}
 }

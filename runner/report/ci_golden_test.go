@@ -1,18 +1,17 @@
-package report
+package report_test
 
 import (
 	"bytes"
 	"testing"
 	"time"
 
+	"github.com/mcpcheck/mcpcheck/runner/report"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/mcpcheck/mcpcheck/runner"
 )
 
 // fixTimes sets what differs run to run (durations, the start) to fixed
 // values, for golden files.
-func fixTimes(r *runner.Report) {
+func fixTimes(r *report.Report) {
 	r.StartedAt = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	r.Summary.DurationMs = 1
 	for i := range r.Scenarios {
@@ -24,16 +23,16 @@ func fixTimes(r *runner.Report) {
 
 // ciGoldens writes r as JUnit, Markdown and HTML into golden files named
 // after the text golden of the same report.
-func ciGoldens(t *testing.T, name string, r *runner.Report) {
+func ciGoldens(t *testing.T, name string, r *report.Report) {
 	t.Helper()
 	fixTimes(r)
 	for _, w := range []struct {
 		ext   string
 		write func(*bytes.Buffer) error
 	}{
-		{"junit.xml", func(b *bytes.Buffer) error { return JUnit(b, r) }},
-		{"summary.md", func(b *bytes.Buffer) error { return Markdown(b, r) }},
-		{"html", func(b *bytes.Buffer) error { return HTML(b, r) }},
+		{"junit.xml", func(b *bytes.Buffer) error { return report.JUnit(b, r) }},
+		{"summary.md", func(b *bytes.Buffer) error { return report.Markdown(b, r) }},
+		{"html", func(b *bytes.Buffer) error { return report.HTML(b, r) }},
 	} {
 		var b bytes.Buffer
 		if err := w.write(&b); err != nil {
@@ -60,7 +59,7 @@ func TestCIGoldens(t *testing.T) {
 	rep, _ = quickRun(t, s, nil, map[string]any{"generate.failUnder.schemaEnforcement": 90.0})
 	ciGoldens(t, "not-applicable", rep)
 	var b bytes.Buffer
-	if err := JUnit(&b, rep); err != nil {
+	if err := report.JUnit(&b, rep); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Contains(b.Bytes(), []byte(`<testcase name="schema enforcement" classname="`)) || !bytes.Contains(b.Bytes(), []byte(`fail-under 90: NOT MET`)) {

@@ -29,7 +29,7 @@
 // and streaming:
 //
 //	s := report.NewStream(os.Stdout, report.TextOptions{Color: report.UseColor(os.Stdout)})
-//	s.Follow(&opts)
+//	opts.OnStart, opts.OnStep, opts.OnScenario, opts.OnCall = s.Start, s.Step, s.Scenario, s.Call
 //	rep, err := runner.Run(ctx, suite, opts)
 //	...
 //	s.Finish(rep)

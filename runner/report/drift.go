@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/mcpcheck/mcpcheck/config"
-	"github.com/mcpcheck/mcpcheck/runner"
+	"github.com/mcpcheck/mcpcheck/internal/safetext"
 )
 
 // driftValueChars bounds an old or new value in the human report.
@@ -13,7 +13,7 @@ const driftValueChars = 300
 
 // drift writes the contract drift grouped by severity, breaking first,
 // each change with its subject, kind, path and old and new values.
-func (t *textWriter) drift(r *runner.Report) {
+func (t *textWriter) drift(r *Report) {
 	sum := r.Summary.Drift
 	if sum == nil {
 		return
@@ -32,7 +32,7 @@ func (t *textWriter) drift(r *runner.Report) {
 		t.printf(" (fails on %s and above)", sum.FailOn)
 	}
 	t.printf("\n")
-	for _, sev := range runner.Severities {
+	for _, sev := range Severities {
 		first := true
 		for _, d := range r.Drift {
 			if d.Severity != sev {
@@ -48,39 +48,39 @@ func (t *textWriter) drift(r *runner.Report) {
 			}
 			t.printf("    %s: %s at %s\n", what, strings.ReplaceAll(string(d.Kind), "_", " "), d.Path)
 			if d.Old != "" {
-				t.printf("      old: %s\n", runner.Clean(d.Old, driftValueChars))
+				t.printf("      old: %s\n", safetext.Clean(d.Old, driftValueChars))
 			}
 			if d.New != "" {
-				t.printf("      new: %s\n", runner.Clean(d.New, driftValueChars))
+				t.printf("      new: %s\n", safetext.Clean(d.New, driftValueChars))
 			}
 		}
 	}
 }
 
-func severityColor(sev runner.Severity, failing bool) string {
+func severityColor(sev Severity, failing bool) string {
 	switch {
 	case failing:
 		return red + bold
-	case sev == runner.SeverityBreaking || sev == runner.SeverityRisky:
+	case sev == SeverityBreaking || sev == SeverityRisky:
 		return yellow
 	}
 	return dim
 }
 
 // driftCounts is "1 breaking, 2 risky, 0 compatible, 1 info".
-func driftCounts(s *runner.DriftSummary) string {
+func driftCounts(s *DriftSummary) string {
 	return fmt.Sprintf("%d breaking, %d risky, %d compatible, %d info", s.Breaking, s.Risky, s.Compatible, s.Info)
 }
 
 // driftChecks are the contract's verdicts for the CI writers: one per
 // change, failed when it is at or above failOn, or one passed check when
 // the contract was compared and nothing changed.
-func driftChecks(r *runner.Report) []check {
+func driftChecks(r *Report) []check {
 	if r.Summary.Drift == nil {
 		return nil
 	}
 	if len(r.Drift) == 0 {
-		return []check{{Name: "no drift", Status: runner.StatusPassed, Message: "the live contract matches the contract file"}}
+		return []check{{Name: "no drift", Status: StatusPassed, Message: "the live contract matches the contract file"}}
 	}
 	cs := make([]check, 0, len(r.Drift))
 	for _, d := range r.Drift {
@@ -90,14 +90,14 @@ func driftChecks(r *runner.Report) []check {
 		}
 		msg := fmt.Sprintf("%s: %s at %s", what, strings.ReplaceAll(string(d.Kind), "_", " "), d.Path)
 		if d.Old != "" {
-			msg += "; old: " + runner.Clean(d.Old, driftValueChars)
+			msg += "; old: " + safetext.Clean(d.Old, driftValueChars)
 		}
 		if d.New != "" {
-			msg += "; new: " + runner.Clean(d.New, driftValueChars)
+			msg += "; new: " + safetext.Clean(d.New, driftValueChars)
 		}
-		c := check{Name: string(d.Severity) + " " + what + " " + d.Path, Status: runner.StatusPassed, Message: msg}
+		c := check{Name: string(d.Severity) + " " + what + " " + d.Path, Status: StatusPassed, Message: msg}
 		if d.Failing {
-			c.Status = runner.StatusFailed
+			c.Status = StatusFailed
 		}
 		cs = append(cs, c)
 	}

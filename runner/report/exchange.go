@@ -3,15 +3,13 @@ package report
 import (
 	"fmt"
 	"strings"
-
-	"github.com/mcpcheck/mcpcheck/runner"
 )
 
 // exchangeLines are a step's request and answer as the human reports show
 // them (-v, -vv, the HTML report): the method, then the parameters and the
 // answer as indented JSON. The runner made them safe and cut them where
 // it kept them (runner.Exchange).
-func exchangeLines(ex *runner.Exchange) []string {
+func exchangeLines(ex *Exchange) []string {
 	if ex == nil {
 		return nil
 	}
@@ -44,7 +42,7 @@ func exchangeLines(ex *runner.Exchange) []string {
 }
 
 // exchange writes a step's exchange under it, when the report shows them.
-func (t *textWriter) exchange(st *runner.StepResult) {
+func (t *textWriter) exchange(st *StepResult) {
 	if !t.opts.Exchanges {
 		return
 	}

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/mcpcheck/mcpcheck/config"
-	"github.com/mcpcheck/mcpcheck/runner"
 )
 
 // failureLines are what every report says about a failed step, one line
@@ -14,7 +13,7 @@ import (
 // human report indents them under the step; JUnit puts them in the failure's
 // body, HTML in the step's expanded block. The values are the runner's,
 // already redacted; callers escape them for their format.
-func failureLines(st *runner.StepResult) []string {
+func failureLines(st *StepResult) []string {
 	var out []string
 	add := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
 	if st.Pos.File != "" {
@@ -69,7 +68,7 @@ func failureLines(st *runner.StepResult) []string {
 
 // assertionWhere is a failed expectation's kind and path: "structuredEquals
 // /owner".
-func assertionWhere(a *runner.AssertionResult) string {
+func assertionWhere(a *AssertionResult) string {
 	if a.Path != "" {
 		return string(a.Kind) + " " + a.Path
 	}
@@ -80,7 +79,7 @@ func assertionWhere(a *runner.AssertionResult) string {
 // for one (a JUnit failure's message, a summary's table, an annotation's
 // title): the runner's reason, else the first failed expectation, else the
 // outcome.
-func why(st *runner.StepResult) string {
+func why(st *StepResult) string {
 	switch {
 	case st.Reason != "":
 		return st.Reason
@@ -99,7 +98,7 @@ func why(st *runner.StepResult) string {
 
 // expectedText marks a failure a baseline of known failures lists:
 // "expected failure (reason)".
-func expectedText(e *runner.Expected) string {
+func expectedText(e *Expected) string {
 	if e.Reason == "" {
 		return "expected failure"
 	}

@@ -8,8 +8,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/mcpcheck/mcpcheck/runner"
 )
 
 //go:embed html.tmpl
@@ -47,7 +45,7 @@ type (
 		Target        string
 		StartedAt     string
 		Counts        string
-		NothingTested *runner.NothingTested
+		NothingTested *NothingTested
 		Warnings      []string
 		Groups        []htmlGroup
 		Scenarios     []htmlScenario
@@ -88,7 +86,7 @@ type (
 // expected against actual), the tools discovered with which were tested
 // and which skipped and why, and the notes. No script, font, image or style
 // sheet is loaded from anywhere.
-func HTML(w io.Writer, reps ...*runner.Report) error {
+func HTML(w io.Writer, reps ...*Report) error {
 	if len(reps) == 1 && reps[0].Load != nil {
 		return loadHTML(w, reps[0])
 	}
@@ -122,7 +120,7 @@ func HTML(w io.Writer, reps ...*runner.Report) error {
 	return htmlTemplate.Execute(w, page)
 }
 
-func htmlSuiteOf(r *runner.Report) htmlSuite {
+func htmlSuiteOf(r *Report) htmlSuite {
 	s := htmlSuite{Verdict: "PASS", Class: "pass", Name: r.Suite, Target: targetLine(r), NothingTested: r.NothingTested,
 		Counts:   counts(r.Summary.Passed, r.Summary.Failed, r.Summary.Skipped, r.Summary.DurationMs),
 		Warnings: r.Warnings, Notes: r.Notes}
@@ -144,7 +142,7 @@ func htmlSuiteOf(r *runner.Report) htmlSuite {
 	called := map[string]bool{}
 	for i := range r.Scenarios {
 		sc := &r.Scenarios[i]
-		h := htmlScenario{Title: scenarioTitle(sc), Status: string(sc.Status), Open: sc.Status == runner.StatusFailed, Attempts: attemptsLine(sc)}
+		h := htmlScenario{Title: scenarioTitle(sc), Status: string(sc.Status), Open: sc.Status == StatusFailed, Attempts: attemptsLine(sc)}
 		if flaky(sc) {
 			h.Status = "flaky"
 		}
@@ -157,7 +155,7 @@ func htmlSuiteOf(r *runner.Report) htmlSuite {
 		}
 		s.Scenarios = append(s.Scenarios, h)
 	}
-	skipped := map[string]runner.SkippedTool{}
+	skipped := map[string]SkippedTool{}
 	for _, t := range r.SkippedTools {
 		skipped[t.Tool] = t
 	}
@@ -186,20 +184,20 @@ func htmlSuiteOf(r *runner.Report) htmlSuite {
 	return s
 }
 
-func htmlStepOf(st *runner.StepResult) htmlStep {
+func htmlStepOf(st *StepResult) htmlStep {
 	h := htmlStep{ID: st.ID, Subject: Subject(st), Origin: string(st.Origin), Status: string(st.Status), Notes: st.Notes,
-		OK: st.Status != runner.StatusFailed, Exchange: exchangeLines(st.Exchange)}
-	if st.Status != runner.StatusSkipped {
+		OK: st.Status != StatusFailed, Exchange: exchangeLines(st.Exchange)}
+	if st.Status != StatusSkipped {
 		h.Duration = duration(st.DurationMs)
 		if st.Outcome != "" && st.Outcome != "ok" {
 			h.Outcome = outcomeText(st)
 		}
 	}
-	if st.Status == runner.StatusPassed && st.Flagged {
+	if st.Status == StatusPassed && st.Flagged {
 		h.Status = "flagged"
 	}
 	switch st.Status {
-	case runner.StatusFailed:
+	case StatusFailed:
 		for _, l := range failureLines(st) {
 			class := ""
 			switch {
@@ -210,7 +208,7 @@ func htmlStepOf(st *runner.StepResult) htmlStep {
 			}
 			h.Lines = append(h.Lines, htmlLine{class, l})
 		}
-	case runner.StatusSkipped:
+	case StatusSkipped:
 		h.Lines = []htmlLine{{"", st.Reason}}
 	}
 	return h

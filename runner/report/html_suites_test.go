@@ -1,4 +1,4 @@
-package report
+package report_test
 
 import (
 	"bytes"
@@ -17,6 +17,7 @@ import (
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/demo"
 	"github.com/mcpcheck/mcpcheck/runner"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // TestHTMLSeveralSuitesInChromium: on a page of several suites, a long
@@ -31,7 +32,7 @@ func TestHTMLSeveralSuitesInChromium(t *testing.T) {
 	browser := chromium(t)
 	pass, fail := passingDemoRun(t), demoRun(t, "plain")
 	var b bytes.Buffer
-	if err := HTML(&b, pass, fail); err != nil {
+	if err := report.HTML(&b, pass, fail); err != nil {
 		t.Fatal(err)
 	}
 	page := b.Bytes()
@@ -67,7 +68,7 @@ func TestHTMLSeveralSuitesInChromium(t *testing.T) {
 
 // passingDemoRun runs examples/demo.yaml against the demo server over
 // Streamable HTTP: a suite of several passing scenarios.
-func passingDemoRun(t *testing.T) *runner.Report {
+func passingDemoRun(t *testing.T) *report.Report {
 	t.Helper()
 	srv := httptest.NewServer(demo.Handler(demo.Options{}))
 	t.Cleanup(srv.Close)

@@ -1,4 +1,4 @@
-package report
+package report_test
 
 import (
 	"bytes"
@@ -17,11 +17,12 @@ import (
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/demo"
 	"github.com/mcpcheck/mcpcheck/runner"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 func TestHTMLEscapesHostileStrings(t *testing.T) {
 	var b bytes.Buffer
-	if err := HTML(&b, hostile()); err != nil {
+	if err := report.HTML(&b, hostile()); err != nil {
 		t.Fatal(err)
 	}
 	page := b.String()
@@ -101,7 +102,7 @@ func TestHTMLInChromium(t *testing.T) {
 			// Relative URLs: were they elements, they would ask this server.
 			r := demoRun(t, `<img src="/leak-img"><script>fetch("/leak-js")</script>`)
 			var b bytes.Buffer
-			if err := HTML(&b, r); err != nil {
+			if err := report.HTML(&b, r); err != nil {
 				t.Fatal(err)
 			}
 			return b.Bytes()
@@ -122,7 +123,7 @@ func TestHTMLInChromium(t *testing.T) {
 	t.Run("hostile report", func(t *testing.T) {
 		dom, stray := render(t, browser, func(string) []byte {
 			var b bytes.Buffer
-			if err := HTML(&b, hostile()); err != nil {
+			if err := report.HTML(&b, hostile()); err != nil {
 				t.Fatal(err)
 			}
 			return b.Bytes()
@@ -144,7 +145,7 @@ func TestHTMLInChromium(t *testing.T) {
 // demoRun runs a fixture against the demo server over Streamable HTTP, the
 // real SDK on both ends, in which a commit names a proposal that is markup:
 // the demo quotes it back in its tool error.
-func demoRun(t *testing.T, markup string) *runner.Report {
+func demoRun(t *testing.T, markup string) *report.Report {
 	t.Helper()
 	srv := httptest.NewServer(demo.Handler(demo.Options{}))
 	t.Cleanup(srv.Close)

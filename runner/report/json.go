@@ -3,12 +3,10 @@ package report
 import (
 	"encoding/json"
 	"io"
-
-	"github.com/mcpcheck/mcpcheck/runner"
 )
 
 // JSON writes r as indented JSON followed by a newline.
-func JSON(w io.Writer, r *runner.Report) error {
+func JSON(w io.Writer, r *Report) error {
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
@@ -21,8 +19,8 @@ func JSON(w io.Writer, r *runner.Report) error {
 // JSONSuites writes the reports of a run of several suites as one document,
 // {"schemaVersion": 1, "suites": [...]}, each suite's report as [JSON]
 // writes it.
-func JSONSuites(w io.Writer, reps []*runner.Report) error {
-	doc := runner.Suites{SchemaVersion: runner.SchemaVersion, Suites: reps}
+func JSONSuites(w io.Writer, reps []*Report) error {
+	doc := Suites{SchemaVersion: SchemaVersion, Suites: reps}
 	b, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return err

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/config"
-	"github.com/mcpcheck/mcpcheck/runner"
 )
 
 // The JUnit XML elements, in the shape CI systems read (Jenkins, GitLab,
@@ -71,7 +70,7 @@ type (
 // step's outcome ("none" when no call was made), its message the reason in
 // one line and its body the lines the human report prints: expected and
 // actual values, redacted, and the server's words.
-func JUnit(w io.Writer, reps ...*runner.Report) error {
+func JUnit(w io.Writer, reps ...*Report) error {
 	if len(reps) == 1 && reps[0].Load != nil {
 		return loadJUnit(w, reps[0])
 	}
@@ -117,7 +116,7 @@ func writeJUnit(w io.Writer, doc junitSuites) error {
 }
 
 // junitScenario is one scenario's test suite.
-func junitScenario(r *runner.Report, sc *runner.ScenarioResult, stamp string) junitSuite {
+func junitScenario(r *Report, sc *ScenarioResult, stamp string) junitSuite {
 	s := junitSuite{junitCounts: junitCounts{Name: scenarioTitle(sc), Timestamp: stamp}, Properties: junitProperties(r, sc.ProtocolVersion)}
 	var ms float64
 	for i := range sc.Steps {
@@ -135,7 +134,7 @@ func junitScenario(r *runner.Report, sc *runner.ScenarioResult, stamp string) ju
 		case st.Expected != nil:
 			// Known: skipped in a test tab (as pytest writes xfail), with why.
 			c.Skipped = &junitResult{Message: expectedText(st.Expected) + ": " + why(st)}
-		case st.Status == runner.StatusFailed:
+		case st.Status == StatusFailed:
 			// The type is what failed: the first expectation that did not
 			// hold (structuredEquals, text, ...), else the call's outcome
 			// (timeout, transport_closed, ...); "ok" never names a failure.
@@ -147,7 +146,7 @@ func junitScenario(r *runner.Report, sc *runner.ScenarioResult, stamp string) ju
 				typ = "none"
 			}
 			c.Failure = &junitResult{Message: why(st), Type: typ, Body: xmlText(strings.Join(failureLines(st), "\n"))}
-		case st.Status == runner.StatusSkipped:
+		case st.Status == StatusSkipped:
 			c.Skipped = &junitResult{Message: st.Reason}
 		}
 		junitAttempts(sc, i, &c)
@@ -158,7 +157,7 @@ func junitScenario(r *runner.Report, sc *runner.ScenarioResult, stamp string) ju
 }
 
 // junitChecks is a check group's test suite.
-func junitChecks(r *runner.Report, g *checkGroup, stamp string) junitSuite {
+func junitChecks(r *Report, g *checkGroup, stamp string) junitSuite {
 	s := junitSuite{junitCounts: junitCounts{Name: g.Name, Timestamp: stamp, Time: seconds(0)}, Properties: junitProperties(r, "")}
 	for _, ch := range g.Checks {
 		c := junitCase{Name: ch.Name, Classname: r.Suite + "." + g.Name, Time: seconds(0)}
@@ -166,9 +165,9 @@ func junitChecks(r *runner.Report, g *checkGroup, stamp string) junitSuite {
 			c.File, c.Line = p.File, p.Line
 		}
 		switch ch.Status {
-		case runner.StatusFailed:
+		case StatusFailed:
 			c.Failure = &junitResult{Message: ch.Message, Type: g.Name, Body: xmlText(ch.Message)}
-		case runner.StatusSkipped:
+		case StatusSkipped:
 			c.Skipped = &junitResult{Message: ch.Message}
 		}
 		s.add(c)
@@ -189,7 +188,7 @@ func (s *junitSuite) add(c junitCase) {
 
 // junitProperties say what was tested: the suite, the target, the protocol
 // version (the scenario's own in a multi-protocol run) and the server.
-func junitProperties(r *runner.Report, protocol string) []junitProperty {
+func junitProperties(r *Report, protocol string) []junitProperty {
 	if protocol == "" {
 		protocol = r.ProtocolVersion
 	}
@@ -201,11 +200,11 @@ func junitProperties(r *runner.Report, protocol string) []junitProperty {
 }
 
 // targetName is the target in a few words: "stdio mcpcheck", an origin.
-func targetName(r *runner.Report) string {
+func targetName(r *Report) string {
 	switch r.Target.Transport {
-	case runner.TargetStdio:
+	case TargetStdio:
 		return "stdio " + r.Target.Program
-	case runner.TargetHTTP:
+	case TargetHTTP:
 		return r.Target.Origin
 	}
 	return strings.TrimSpace(string(r.Target.Transport) + " " + r.Target.Origin)

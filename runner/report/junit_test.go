@@ -1,4 +1,4 @@
-package report
+package report_test
 
 import (
 	"bytes"
@@ -7,27 +7,27 @@ import (
 	"testing"
 
 	"github.com/mcpcheck/mcpcheck/config"
-	"github.com/mcpcheck/mcpcheck/runner"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // hostile is sample() with server strings that try to break out of every
 // format: markup, CDATA ends, workflow commands, controls XML cannot hold.
-func hostile() *runner.Report {
+func hostile() *report.Report {
 	r := sample()
-	r.Server = &runner.ServerInfo{Name: `<script>alert("name")</script>`, Version: "]]><x/>"}
+	r.Server = &report.ServerInfo{Name: `<script>alert("name")</script>`, Version: "]]><x/>"}
 	st := &r.Scenarios[0].Steps[0]
 	st.Tool = `<img src=x onerror=alert(1)>`
 	st.Detail = "line one ]]> <b>bold</b>\x00\nline two\r\n::error::forged"
 	pct, under, met := 50.0, 80.0, false
-	r.Summary.Scores = []runner.Score{{Name: config.ScoreCrashResilience, Percent: &pct, Grade: "F", Passed: 1, Total: 2, FailUnder: &under, Met: &met}}
-	r.Findings = []runner.Finding{{Tool: "<tool>", Origin: "probe", Kind: "slow", Status: runner.StatusFailed, Message: "<script>slow</script>"}}
+	r.Summary.Scores = []report.Score{{Name: config.ScoreCrashResilience, Percent: &pct, Grade: "F", Passed: 1, Total: 2, FailUnder: &under, Met: &met}}
+	r.Findings = []report.Finding{{Tool: "<tool>", Origin: "probe", Kind: "slow", Status: report.StatusFailed, Message: "<script>slow</script>"}}
 	r.Tally()
 	return r
 }
 
 func TestJUnitHostileStrings(t *testing.T) {
 	var b bytes.Buffer
-	if err := JUnit(&b, hostile()); err != nil {
+	if err := report.JUnit(&b, hostile()); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {

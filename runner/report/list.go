@@ -5,14 +5,12 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
-
-	"github.com/mcpcheck/mcpcheck/runner"
 )
 
 // List writes the steps a run would make, one line each — scenario, step,
 // origin, tool, case and property — then the tools generation skipped and
 // its notes. It is --list's output: nothing in it was called.
-func List(w io.Writer, r *runner.Report) error {
+func List(w io.Writer, r *Report) error {
 	fmt.Fprintf(w, "%s\n%s\n", r.Suite, targetLine(r))
 	if r.Failure != nil {
 		fmt.Fprintf(w, "\nerror %s: %s\n", r.Failure.Stage, r.Failure.Message)

@@ -5,8 +5,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-
-	"github.com/mcpcheck/mcpcheck/runner"
 )
 
 // The writers of a load run's report (Report.Load): the human summary, a
@@ -17,7 +15,7 @@ import (
 // LoadText writes a load run's summary: the verdict, the shape, a table of
 // the steps and the whole (calls, errors, calls/s, p50 p90 p95 p99 max),
 // the errors by outcome class, and each threshold with its actual value.
-func LoadText(w io.Writer, r *runner.Report, opts TextOptions) error {
+func LoadText(w io.Writer, r *Report, opts TextOptions) error {
 	t := &textWriter{opts: opts}
 	l := r.Load
 	word := t.paint(green, "PASS")
@@ -34,7 +32,7 @@ func LoadText(w io.Writer, r *runner.Report, opts TextOptions) error {
 		t.printf("  stopped early: %s\n", l.Aborted)
 	}
 	t.printf("\n  %-34s %8s %7s %9s %9s %9s %9s %9s %9s\n", "step", "calls", "errors", "calls/s", "p50", "p90", "p95", "p99", "max")
-	row := func(name string, s *runner.LoadStats) {
+	row := func(name string, s *LoadStats) {
 		t.printf("  %-34s %8d %7d %9s %9s %9s %9s %9s %9s\n", cut(name, 34), s.Calls, s.Errors, num(s.RPS),
 			msText(s.Latency.P50), msText(s.Latency.P90), msText(s.Latency.P95), msText(s.Latency.P99), msText(s.Latency.Max))
 	}
@@ -63,7 +61,7 @@ func LoadText(w io.Writer, r *runner.Report, opts TextOptions) error {
 }
 
 // loadShape is one line on what was run.
-func loadShape(l *runner.LoadResult) string {
+func loadShape(l *LoadResult) string {
 	var b strings.Builder
 	if l.Model == "open" {
 		fmt.Fprintf(&b, "open model: %s iterations/s on at most %d users", num(l.Rate), l.MaxVUs)
@@ -88,7 +86,7 @@ func loadShape(l *runner.LoadResult) string {
 
 // errorsLine says what the failed calls were: expectations not met (on an
 // answer of any class), then the outcome classes other than ok.
-func errorsLine(s *runner.LoadStats) string {
+func errorsLine(s *LoadStats) string {
 	var parts []string
 	if s.Failed > 0 {
 		parts = append(parts, fmt.Sprintf("%d failed their expectations", s.Failed))
@@ -135,7 +133,7 @@ func cut(s string, n int) string {
 
 // loadJUnit is a load report as JUnit: one test suite, a test case per
 // threshold (failed when unmet), so CI's test tab shows the verdict.
-func loadJUnit(w io.Writer, r *runner.Report) error {
+func loadJUnit(w io.Writer, r *Report) error {
 	l := r.Load
 	s := junitSuite{junitCounts: junitCounts{Name: r.Suite + " (load)", Timestamp: junitTime(r.StartedAt), Time: seconds(r.Summary.DurationMs)}}
 	for _, th := range l.Thresholds {
@@ -161,7 +159,7 @@ func loadJUnit(w io.Writer, r *runner.Report) error {
 }
 
 // loadMarkdown is a load report for a CI job's page.
-func loadMarkdown(w io.Writer, r *runner.Report) error {
+func loadMarkdown(w io.Writer, r *Report) error {
 	l := r.Load
 	var b strings.Builder
 	verdict := "✅ PASS"
@@ -170,7 +168,7 @@ func loadMarkdown(w io.Writer, r *runner.Report) error {
 	}
 	fmt.Fprintf(&b, "### %s %s (load)\n\n%s\n\n", verdict, md(r.Suite), md(loadShape(l)))
 	b.WriteString("| step | calls | errors | calls/s | p50 | p95 | p99 | max |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
-	row := func(name string, s *runner.LoadStats) {
+	row := func(name string, s *LoadStats) {
 		fmt.Fprintf(&b, "| %s | %d | %d | %s | %s | %s | %s | %s |\n", name, s.Calls, s.Errors, num(s.RPS),
 			msText(s.Latency.P50), msText(s.Latency.P95), msText(s.Latency.P99), msText(s.Latency.Max))
 	}

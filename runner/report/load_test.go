@@ -1,4 +1,4 @@
-package report
+package report_test
 
 import (
 	"bytes"
@@ -15,11 +15,12 @@ import (
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/demo"
 	"github.com/mcpcheck/mcpcheck/runner"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // loadRun loads the real demo over HTTP for a moment: two users, reads
 // and proposals, one threshold met and one not.
-func loadRun(t *testing.T) *runner.Report {
+func loadRun(t *testing.T) *report.Report {
 	t.Helper()
 	srv := httptest.NewServer(demo.Handler(demo.Options{}))
 	t.Cleanup(srv.Close)
@@ -59,7 +60,7 @@ func TestLoadHTMLInChromium(t *testing.T) {
 	r := loadRun(t)
 	dom, stray := render(t, browser, func(string) []byte {
 		var b bytes.Buffer
-		if err := HTML(&b, r); err != nil {
+		if err := report.HTML(&b, r); err != nil {
 			t.Fatal(err)
 		}
 		return b.Bytes()
@@ -85,10 +86,10 @@ func TestLoadHTMLInChromium(t *testing.T) {
 func TestLoadJUnitAndMarkdown(t *testing.T) {
 	r := loadRun(t)
 	var b bytes.Buffer
-	if err := JUnit(&b, r); err != nil {
+	if err := report.JUnit(&b, r); err != nil {
 		t.Fatal(err)
 	}
-	var doc junitSuites
+	var doc report.JUnitSuites
 	if err := xml.Unmarshal(b.Bytes(), &doc); err != nil {
 		t.Fatalf("JUnit: %v\n%s", err, b.String())
 	}
@@ -96,7 +97,7 @@ func TestLoadJUnitAndMarkdown(t *testing.T) {
 		t.Errorf("JUnit: %s", b.String())
 	}
 	b.Reset()
-	if err := Markdown(&b, r); err != nil {
+	if err := report.Markdown(&b, r); err != nil {
 		t.Fatal(err)
 	}
 	md := b.String()

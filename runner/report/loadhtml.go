@@ -7,7 +7,6 @@ import (
 	"math"
 	"strings"
 
-	"github.com/mcpcheck/mcpcheck/runner"
 	"github.com/mcpcheck/mcpcheck/runner/internal/hist"
 )
 
@@ -16,7 +15,7 @@ import (
 // numbers alone (no server string reaches the SVG): latency over time
 // (p50, p95, p99 of each window, calls per window as bars) and the
 // latency at each percentile of the whole run.
-func loadHTML(w io.Writer, r *runner.Report) error {
+func loadHTML(w io.Writer, r *Report) error {
 	l := r.Load
 	page := loadPage{Title: r.Suite, Target: targetLine(r), Shape: loadShape(l), Passed: r.Passed, Aborted: l.Aborted,
 		Over: template.HTML(overTime(l)), Percentiles: template.HTML(percentileChart(l))}
@@ -54,7 +53,7 @@ type loadRow struct {
 	Name, Calls, Errors, RPS, P50, P90, P95, P99, Max string
 }
 
-func loadRowOf(name string, s *runner.LoadStats) loadRow {
+func loadRowOf(name string, s *LoadStats) loadRow {
 	return loadRow{Name: name, Calls: fmt.Sprint(s.Calls), Errors: fmt.Sprint(s.Errors), RPS: num(s.RPS),
 		P50: msText(s.Latency.P50), P90: msText(s.Latency.P90), P95: msText(s.Latency.P95), P99: msText(s.Latency.P99), Max: msText(s.Latency.Max)}
 }
@@ -67,7 +66,7 @@ const (
 
 // overTime draws the windows: bars of calls (right scale), lines of p50,
 // p95 and p99 (left scale, ms).
-func overTime(l *runner.LoadResult) string {
+func overTime(l *LoadResult) string {
 	ws := l.Series.Windows
 	if len(ws) == 0 {
 		return `<p class="muted">No window was closed: the run was shorter than one window.</p>`
@@ -92,8 +91,8 @@ func overTime(l *runner.LoadResult) string {
 	}
 	for _, line := range []struct {
 		class string
-		v     func(runner.LoadWindow) float64
-	}{{"p50", func(w runner.LoadWindow) float64 { return w.P50 }}, {"p95", func(w runner.LoadWindow) float64 { return w.P95 }}, {"p99", func(w runner.LoadWindow) float64 { return w.P99 }}} {
+		v     func(LoadWindow) float64
+	}{{"p50", func(w LoadWindow) float64 { return w.P50 }}, {"p95", func(w LoadWindow) float64 { return w.P95 }}, {"p99", func(w LoadWindow) float64 { return w.P99 }}} {
 		var pts []string
 		for _, w := range ws {
 			pts = append(pts, fmt.Sprintf("%.1f,%.1f", x(w.AtMs), y(line.v(w))))
@@ -107,7 +106,7 @@ func overTime(l *runner.LoadResult) string {
 
 // percentileChart draws the whole run's latency at each percentile, on an
 // axis that spreads the tail (50, 90, 99, 99.9, 99.99).
-func percentileChart(l *runner.LoadResult) string {
+func percentileChart(l *LoadResult) string {
 	h, err := hist.Decode(l.Overall.Histogram)
 	if err != nil || h.Count() == 0 {
 		return `<p class="muted">No call was measured.</p>`

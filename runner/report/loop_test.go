@@ -1,4 +1,4 @@
-package report
+package report_test
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/demo"
 	"github.com/mcpcheck/mcpcheck/runner"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // TestHTMLLoopInChromium renders, in headless Chromium, a run of the real
@@ -48,12 +49,12 @@ scenarios:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !r.Scenarios[0].Flaky || r.Scenarios[1].Status != runner.StatusFailed || len(r.Scenarios[1].Attempts) != 0 {
+	if !r.Scenarios[0].Flaky || r.Scenarios[1].Status != report.StatusFailed || len(r.Scenarios[1].Attempts) != 0 {
 		t.Fatalf("flaky %v, unknown proposal %s with %d attempts", r.Scenarios[0].Flaky, r.Scenarios[1].Status, len(r.Scenarios[1].Attempts))
 	}
 	dom, stray := render(t, browser, func(string) []byte {
 		var b bytes.Buffer
-		if err := HTML(&b, r); err != nil {
+		if err := report.HTML(&b, r); err != nil {
 			t.Fatal(err)
 		}
 		return b.Bytes()

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-
-	"github.com/mcpcheck/mcpcheck/runner"
 )
 
 // Markdown writes reps as a Markdown summary for a CI job's page (GitHub's
@@ -14,7 +12,7 @@ import (
 // and fixture line, and the run's other checks (its failure, scores,
 // findings). Every string is escaped so that nothing a server sent becomes
 // markup, a link or an image.
-func Markdown(w io.Writer, reps ...*runner.Report) error {
+func Markdown(w io.Writer, reps ...*Report) error {
 	if len(reps) == 1 && reps[0].Load != nil {
 		return loadMarkdown(w, reps[0])
 	}
@@ -36,7 +34,7 @@ func Markdown(w io.Writer, reps ...*runner.Report) error {
 	return err
 }
 
-func markdownSuite(b *strings.Builder, r *runner.Report) {
+func markdownSuite(b *strings.Builder, r *Report) {
 	verdict := "✅ PASS"
 	switch {
 	case !r.Passed:
@@ -64,7 +62,7 @@ func markdownSuite(b *strings.Builder, r *runner.Report) {
 	for _, sc := range r.Scenarios {
 		for i := range sc.Steps {
 			st := &sc.Steps[i]
-			if st.Status != runner.StatusFailed {
+			if st.Status != StatusFailed {
 				continue
 			}
 			at := ""
@@ -110,15 +108,15 @@ var checkGroupTitles = map[string]string{
 	"contract drift": "Contract drift",
 }
 
-var statusMark = map[runner.Status]string{
-	runner.StatusPassed:  "✅",
-	runner.StatusFailed:  "❌",
-	runner.StatusSkipped: "➖",
+var statusMark = map[Status]string{
+	StatusPassed:  "✅",
+	StatusFailed:  "❌",
+	StatusSkipped: "➖",
 }
 
 // scenarioTitle is a scenario's name with the protocol version it ran
 // under in a multi-protocol run.
-func scenarioTitle(sc *runner.ScenarioResult) string {
+func scenarioTitle(sc *ScenarioResult) string {
 	if sc.ProtocolVersion != "" {
 		return sc.Name + " [" + sc.ProtocolVersion + "]"
 	}

@@ -1,16 +1,16 @@
-package report
+package report_test
 
 import (
 	"bytes"
 	"strings"
 	"testing"
 
-	"github.com/mcpcheck/mcpcheck/runner"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 func TestMarkdownHostileStrings(t *testing.T) {
 	var b bytes.Buffer
-	if err := Markdown(&b, hostile()); err != nil {
+	if err := report.Markdown(&b, hostile()); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -42,14 +42,14 @@ func TestMarkdownHostileStrings(t *testing.T) {
 // name would head its table with nothing.
 func TestEveryCheckGroupHasATitle(t *testing.T) {
 	r := hostile()
-	r.Failure = &runner.SuiteFailure{Stage: "connect", Message: "refused"}
+	r.Failure = &report.SuiteFailure{Stage: "connect", Message: "refused"}
 	r.Tally()
-	groups := checkGroups(r)
+	groups := report.CheckGroups(r)
 	if len(groups) != 3 {
 		t.Fatalf("groups %+v", groups)
 	}
 	for _, g := range groups {
-		if checkGroupTitles[g.Name] == "" {
+		if report.CheckGroupTitles[g.Name] == "" {
 			t.Errorf("check group %q has no title in checkGroupTitles", g.Name)
 		}
 	}

@@ -3,8 +3,6 @@ package report
 import (
 	"fmt"
 	"strings"
-
-	"github.com/mcpcheck/mcpcheck/runner"
 )
 
 // What the reports say of a scenario that was run again (retries): a
@@ -17,12 +15,12 @@ import (
 // flaky reports whether sc passed after runs that failed. It reads the
 // steps, so the terminal stream, which hears of a scenario before the
 // report is tallied, says the same as the report.
-func flaky(sc *runner.ScenarioResult) bool {
+func flaky(sc *ScenarioResult) bool {
 	if len(sc.Attempts) == 0 {
 		return false
 	}
 	for _, st := range sc.Steps {
-		if st.Status == runner.StatusFailed {
+		if st.Status == StatusFailed {
 			return false
 		}
 	}
@@ -31,7 +29,7 @@ func flaky(sc *runner.ScenarioResult) bool {
 
 // attemptsLine is the line under a retried scenario's steps ("" for one
 // that ran once).
-func attemptsLine(sc *runner.ScenarioResult) string {
+func attemptsLine(sc *ScenarioResult) string {
 	n := len(sc.Attempts)
 	if n == 0 {
 		return ""
@@ -39,7 +37,7 @@ func attemptsLine(sc *runner.ScenarioResult) string {
 	var failed []string
 	for _, a := range sc.Attempts {
 		for _, st := range a.Steps {
-			if st.Status == runner.StatusFailed {
+			if st.Status == StatusFailed {
 				failed = append(failed, st.ID)
 				break
 			}
@@ -52,7 +50,7 @@ func attemptsLine(sc *runner.ScenarioResult) string {
 }
 
 // attempts writes a retried scenario's line.
-func (t *textWriter) attempts(sc *runner.ScenarioResult) {
+func (t *textWriter) attempts(sc *ScenarioResult) {
 	line := attemptsLine(sc)
 	if line == "" {
 		return
@@ -66,9 +64,9 @@ func (t *textWriter) attempts(sc *runner.ScenarioResult) {
 
 // junitAttempts adds to c, the testcase of step j of sc, the failures of
 // that step in the runs before the last.
-func junitAttempts(sc *runner.ScenarioResult, j int, c *junitCase) {
+func junitAttempts(sc *ScenarioResult, j int, c *junitCase) {
 	for _, a := range sc.Attempts {
-		if j >= len(a.Steps) || a.Steps[j].Status != runner.StatusFailed {
+		if j >= len(a.Steps) || a.Steps[j].Status != StatusFailed {
 			continue
 		}
 		st := &a.Steps[j]

@@ -7,13 +7,11 @@ import (
 	"slices"
 	"sync"
 	"time"
-
-	"github.com/mcpcheck/mcpcheck/runner"
 )
 
 // Stream writes the human report while a run goes, for a terminal: results
 // as they come and the verdict last, as go test -v, cargo test and jest do.
-// It follows the run through [runner.Options] hooks ([Stream.Follow]) and
+// It follows the run through runner.Options hooks (OnStart, OnStep, OnScenario, OnCall: the methods of the same names) and
 // is ended by [Stream.Finish] with the final report. For example (durations
 // cut):
 //
@@ -87,8 +85,8 @@ type Stream struct {
 
 // streamed is one scenario as the stream knows it.
 type streamed struct {
-	index    int                   // in the report
-	res      runner.ScenarioResult // steps as they become final
+	index    int            // in the report
+	res      ScenarioResult // steps as they become final
 	final    []bool
 	cols     columns
 	complete bool // every step final (OnScenario)
@@ -105,11 +103,6 @@ const eraseLine = "\r\x1b[K"
 // NewStream returns a stream of the human report to w, a terminal.
 func NewStream(w io.Writer, opts TextOptions) *Stream {
 	return &Stream{w: w, t: textWriter{opts: opts}, every: statusEvery}
-}
-
-// Follow sets o's OnStart, OnStep, OnScenario and OnCall to the stream's.
-func (s *Stream) Follow(o *runner.Options) {
-	o.OnStart, o.OnStep, o.OnScenario, o.OnCall = s.Start, s.Step, s.Scenario, s.Call
 }
 
 // Call takes the beginning of step j of scenario i (runner.Options.OnCall):
@@ -132,7 +125,7 @@ func (s *Stream) Call(i, j int) {
 
 // Start writes the suite's name and the target line, and shows the status
 // line (runner.Options.OnStart).
-func (s *Stream) Start(r *runner.Report) {
+func (s *Stream) Start(r *Report) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.started || s.finished {
@@ -156,7 +149,7 @@ func (s *Stream) Start(r *runner.Report) {
 }
 
 // Step takes step j of scenario i, final (runner.Options.OnStep).
-func (s *Stream) Step(i, j int, st runner.StepResult) {
+func (s *Stream) Step(i, j int, st StepResult) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.started || s.finished || i < 0 || i >= len(s.scenarios) {
@@ -171,7 +164,7 @@ func (s *Stream) Step(i, j int, st runner.StepResult) {
 }
 
 // Scenario takes scenario i, every step final (runner.Options.OnScenario).
-func (s *Stream) Scenario(i int, res runner.ScenarioResult) {
+func (s *Stream) Scenario(i int, res ScenarioResult) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.started || s.finished || i < 0 || i >= len(s.scenarios) || s.scenarios[i].complete {
@@ -183,7 +176,7 @@ func (s *Stream) Scenario(i int, res runner.ScenarioResult) {
 
 // Finish writes the rest of the report r, erases the status line and stops
 // redrawing it. Without a Start it writes r as Text does.
-func (s *Stream) Finish(r *runner.Report) error {
+func (s *Stream) Finish(r *Report) error {
 	s.mu.Lock()
 	if s.finished {
 		s.mu.Unlock()
@@ -213,19 +206,19 @@ func (s *Stream) Finish(r *runner.Report) error {
 }
 
 // settle makes step j of sc final.
-func (s *Stream) settle(sc *streamed, j int, st runner.StepResult) {
+func (s *Stream) settle(sc *streamed, j int, st StepResult) {
 	if len(s.running) > 0 {
 		delete(s.running, [2]int{sc.index, j})
 	}
 	sc.res.Steps[j], sc.final[j] = st, true
 	s.done++
-	if st.Status == runner.StatusFailed {
+	if st.Status == StatusFailed {
 		s.failed++
 	}
 }
 
 // complete makes every step of sc final, from res.
-func (s *Stream) complete(sc *streamed, res runner.ScenarioResult) {
+func (s *Stream) complete(sc *streamed, res ScenarioResult) {
 	for j := range sc.final {
 		if !sc.final[j] && j < len(res.Steps) {
 			s.settle(sc, j, res.Steps[j])
@@ -276,7 +269,7 @@ func (s *Stream) print() {
 
 // end renders the parts of the report only its end knows, then the
 // verdict and the summary.
-func (s *Stream) end(r *runner.Report) {
+func (s *Stream) end(r *Report) {
 	p := textWriter{opts: s.t.opts}
 	p.problems(r)
 	if p.b.Len() > 0 && p.b.Bytes()[0] != '\n' {
@@ -380,8 +373,8 @@ func (s *Stream) tick() {
 }
 
 // statusOf is the status Report.Tally gives a scenario with these steps.
-func statusOf(res runner.ScenarioResult) runner.Status {
-	r := runner.Report{Scenarios: []runner.ScenarioResult{res}}
+func statusOf(res ScenarioResult) Status {
+	r := Report{Scenarios: []ScenarioResult{res}}
 	r.Tally()
 	return r.Scenarios[0].Status
 }

@@ -1,4 +1,4 @@
-package report
+package report_test
 
 import (
 	"bytes"
@@ -10,8 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/mcpcheck/mcpcheck/runner"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // screen is what a terminal shows after out: a carriage return goes back
@@ -75,34 +74,34 @@ func (w *recorder) close() {
 }
 
 // streamRun is a finished run and the report its OnStart saw.
-func streamRun() (start, final *runner.Report) {
-	final = &runner.Report{
-		Suite: "suite", Target: runner.Target{Transport: "stdio", Program: "srv"}, ProtocolVersion: "2025-11-25",
+func streamRun() (start, final *report.Report) {
+	final = &report.Report{
+		Suite: "suite", Target: report.Target{Transport: "stdio", Program: "srv"}, ProtocolVersion: "2025-11-25",
 		ToolsDiscovered: []string{"a", "bb"}, Warnings: []string{"tool \"bb\": no outputSchema"},
-		Scenarios: []runner.ScenarioResult{
-			{Name: "first", Steps: []runner.StepResult{
-				{ID: "one", Tool: "a", Origin: "fixture", Status: runner.StatusPassed, Outcome: "ok"},
-				{ID: "two", Tool: "bb", Origin: "fixture", Status: runner.StatusPassed, Outcome: "tool_error", Flagged: true, Notes: []string{"a note"}},
+		Scenarios: []report.ScenarioResult{
+			{Name: "first", Steps: []report.StepResult{
+				{ID: "one", Tool: "a", Origin: "fixture", Status: report.StatusPassed, Outcome: "ok"},
+				{ID: "two", Tool: "bb", Origin: "fixture", Status: report.StatusPassed, Outcome: "tool_error", Flagged: true, Notes: []string{"a note"}},
 			}},
-			{Name: "second", Steps: []runner.StepResult{
-				{ID: "bad", Tool: "a", Origin: "fixture", Status: runner.StatusFailed, Outcome: "ok",
-					Assertions: []runner.AssertionResult{{Kind: "structuredEquals", Path: "/x", Message: "value differs", Expected: 1.0, HasExpected: true, Actual: 2.0, HasActual: true}}},
-				{ID: "later", Tool: "a", Origin: "fixture", Status: runner.StatusSkipped, Reason: "an earlier step of this scenario failed (bad)"},
+			{Name: "second", Steps: []report.StepResult{
+				{ID: "bad", Tool: "a", Origin: "fixture", Status: report.StatusFailed, Outcome: "ok",
+					Assertions: []report.AssertionResult{{Kind: "structuredEquals", Path: "/x", Message: "value differs", Expected: 1.0, HasExpected: true, Actual: 2.0, HasActual: true}}},
+				{ID: "later", Tool: "a", Origin: "fixture", Status: report.StatusSkipped, Reason: "an earlier step of this scenario failed (bad)"},
 			}},
-			{Name: "third", Steps: []runner.StepResult{
-				{ID: "x", Tool: "a", Origin: "fuzz", Status: runner.StatusPassed, Outcome: "ok"},
+			{Name: "third", Steps: []report.StepResult{
+				{ID: "x", Tool: "a", Origin: "fuzz", Status: report.StatusPassed, Outcome: "ok"},
 			}},
-			{Name: "fourth", Steps: []runner.StepResult{
-				{ID: "y", Tool: "a", Origin: "fixture", Status: runner.StatusSkipped, Reason: "not run under protocol 2025-11-25: this step is for 2026-07-28"},
+			{Name: "fourth", Steps: []report.StepResult{
+				{ID: "y", Tool: "a", Origin: "fixture", Status: report.StatusSkipped, Reason: "not run under protocol 2025-11-25: this step is for 2026-07-28"},
 			}},
 		},
 	}
 	final.Tally()
-	start = &runner.Report{Suite: final.Suite, Target: final.Target, ProtocolVersion: final.ProtocolVersion, ToolsDiscovered: final.ToolsDiscovered}
+	start = &report.Report{Suite: final.Suite, Target: final.Target, ProtocolVersion: final.ProtocolVersion, ToolsDiscovered: final.ToolsDiscovered}
 	for _, sc := range final.Scenarios {
-		res := runner.ScenarioResult{Name: sc.Name, Steps: make([]runner.StepResult, len(sc.Steps))}
+		res := report.ScenarioResult{Name: sc.Name, Steps: make([]report.StepResult, len(sc.Steps))}
 		for j, st := range sc.Steps {
-			res.Steps[j] = runner.StepResult{ID: st.ID, Tool: st.Tool, Origin: st.Origin, Status: runner.StatusSkipped, Reason: "not run: the suite failed before the first call"}
+			res.Steps[j] = report.StepResult{ID: st.ID, Tool: st.Tool, Origin: st.Origin, Status: report.StatusSkipped, Reason: "not run: the suite failed before the first call"}
 		}
 		start.Scenarios = append(start.Scenarios, res)
 	}
@@ -144,13 +143,13 @@ FAIL suite
 func TestStreamOutOfOrder(t *testing.T) {
 	start, final := streamRun()
 	var w recorder
-	s := NewStream(&w, TextOptions{NoDurations: true})
-	s.every = time.Hour // only the hooks draw here
+	s := report.NewStream(&w, report.TextOptions{NoDurations: true})
+	report.SetEvery(s, time.Hour) // only the hooks draw here
 	s.Start(start)
 	if got := screen(w.String()); got != "suite\nTarget: stdio srv | Protocol: 2025-11-25 | Tools discovered: 2\n\nfirst\nrunning 0/6 steps, 0 failed" {
 		t.Fatalf("after Start:\n%s", got)
 	}
-	steps := func(i int) []runner.StepResult { return final.Scenarios[i].Steps }
+	steps := func(i int) []report.StepResult { return final.Scenarios[i].Steps }
 	s.Step(2, 0, steps(2)[0])
 	s.Scenario(2, final.Scenarios[2])
 	s.Step(1, 0, steps(1)[0])
@@ -176,16 +175,16 @@ func TestStreamOutOfOrder(t *testing.T) {
 	if diff := cmp.Diff(wantStreamed, screen(w.String())); diff != "" {
 		t.Errorf("transcript (-want +got):\n%s", diff)
 	}
-	sameLines(t, w.String(), final, TextOptions{NoDurations: true})
+	sameLines(t, w.String(), final, report.TextOptions{NoDurations: true})
 }
 
 // sameLines checks that every line of the final report appears in the
 // transcript exactly as often, the verdict line last but one, and that the
 // transcript adds only the suite's name at the top.
-func sameLines(t *testing.T, raw string, final *runner.Report, opts TextOptions) {
+func sameLines(t *testing.T, raw string, final *report.Report, opts report.TextOptions) {
 	t.Helper()
 	var b bytes.Buffer
-	Text(&b, final, opts)
+	report.Text(&b, final, opts)
 	count := func(s string) map[string]int {
 		m := map[string]int{}
 		for _, l := range strings.Split(s, "\n") {
@@ -210,8 +209,8 @@ func sameLines(t *testing.T, raw string, final *runner.Report, opts TextOptions)
 func TestStreamQuiet(t *testing.T) {
 	start, final := streamRun()
 	var w recorder
-	s := NewStream(&w, TextOptions{NoDurations: true, Quiet: true})
-	s.every = time.Hour
+	s := report.NewStream(&w, report.TextOptions{NoDurations: true, Quiet: true})
+	report.SetEvery(s, time.Hour)
 	s.Start(start)
 	s.Step(0, 0, final.Scenarios[0].Steps[0])
 	s.Step(1, 0, final.Scenarios[1].Steps[0])
@@ -249,19 +248,19 @@ FAIL suite
 	if diff := cmp.Diff(want, screen(w.String())); diff != "" {
 		t.Errorf("quiet transcript (-want +got):\n%s", diff)
 	}
-	sameLines(t, w.String(), final, TextOptions{NoDurations: true, Quiet: true})
+	sameLines(t, w.String(), final, report.TextOptions{NoDurations: true, Quiet: true})
 }
 
 // TestStreamWithoutStart is a run that called no hook: Finish writes the
 // final report as Text does.
 func TestStreamWithoutStart(t *testing.T) {
 	_, final := streamRun()
-	for _, opts := range []TextOptions{{}, {Color: true}, {Quiet: true}} {
+	for _, opts := range []report.TextOptions{{}, {Color: true}, {Quiet: true}} {
 		var got, want bytes.Buffer
-		if err := NewStream(&got, opts).Finish(final); err != nil {
+		if err := report.NewStream(&got, opts).Finish(final); err != nil {
 			t.Fatal(err)
 		}
-		Text(&want, final, opts)
+		report.Text(&want, final, opts)
 		if got.String() != want.String() {
 			t.Errorf("%+v: got\n%q\nwant\n%q", opts, got.String(), want.String())
 		}
@@ -273,18 +272,18 @@ func TestStreamWithoutStart(t *testing.T) {
 // transcript is the same as ever, in colour too, and nothing is written
 // after Finish.
 func TestStreamConcurrent(t *testing.T) {
-	for _, opts := range []TextOptions{{NoDurations: true}, {Color: true}} {
+	for _, opts := range []report.TextOptions{{NoDurations: true}, {Color: true}} {
 		start, final := streamRun()
 		var w recorder
-		s := NewStream(&w, opts)
-		s.every = time.Millisecond
+		s := report.NewStream(&w, opts)
+		report.SetEvery(s, time.Millisecond)
 		s.Start(start)
 		var wg sync.WaitGroup
 		for i := range final.Scenarios {
 			wg.Go(func() {
 				steps := final.Scenarios[i].Steps
 				for _, j := range rand.Perm(len(steps)) {
-					if steps[j].Status != runner.StatusSkipped {
+					if steps[j].Status != report.StatusSkipped {
 						wg.Go(func() { s.Step(i, j, steps[j]) })
 					}
 				}
@@ -318,8 +317,8 @@ func TestStreamConcurrent(t *testing.T) {
 func TestStreamStatus(t *testing.T) {
 	start, final := streamRun()
 	var w recorder
-	s := NewStream(&w, TextOptions{})
-	s.every = time.Hour
+	s := report.NewStream(&w, report.TextOptions{})
+	report.SetEvery(s, time.Hour)
 	s.Start(start)
 	if !strings.HasSuffix(w.String(), "running 0/6 steps, 0 failed, 0.0s") {
 		t.Errorf("status line at the start: %q", w.String())
@@ -339,7 +338,7 @@ func TestStreamStatus(t *testing.T) {
 		t.Errorf("the status line was not erased:\n%s", got)
 	}
 	for d, want := range map[time.Duration]string{0: "0.0s", 59*time.Second + 940*time.Millisecond: "59.9s", time.Minute: "1m00s", 61*time.Minute + 5*time.Second: "61m05s"} {
-		if got := elapsed(d); got != want {
+		if got := report.Elapsed(d); got != want {
 			t.Errorf("elapsed(%s) = %q, want %q", d, got, want)
 		}
 	}
@@ -350,21 +349,21 @@ func TestStreamStatus(t *testing.T) {
 func TestStreamNamesTheCall(t *testing.T) {
 	start, final := streamRun()
 	var w recorder
-	s := NewStream(&w, TextOptions{NoDurations: true})
-	s.every = time.Hour
+	s := report.NewStream(&w, report.TextOptions{NoDurations: true})
+	report.SetEvery(s, time.Hour)
 	s.Start(start)
 	s.Call(0, 0)
 	s.Call(2, 0)
 	s.Step(2, 0, final.Scenarios[2].Steps[0])
 	s.Scenario(0, final.Scenarios[0]) // redraws
-	name := Subject(&final.Scenarios[2].Steps[0])
+	name := report.Subject(&final.Scenarios[2].Steps[0])
 	if got := screen(w.String()); strings.Contains(got[strings.LastIndex(got, "\n")+1:], "now:") {
 		t.Errorf("no call in flight, yet the status line is %q", got[strings.LastIndex(got, "\n")+1:])
 	}
 	s.Call(1, 0)
 	s.Call(1, 1)
 	s.Step(1, 0, final.Scenarios[1].Steps[0])
-	want := ", now: " + Subject(&final.Scenarios[1].Steps[1])
+	want := ", now: " + report.Subject(&final.Scenarios[1].Steps[1])
 	if got := screen(w.String()); !strings.HasSuffix(got, want) {
 		t.Errorf("status line %q, want it to end %q (scenario 2's %q is final)", got[strings.LastIndex(got, "\n")+1:], want, name)
 	}

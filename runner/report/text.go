@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/mcpcheck/mcpcheck/config"
 	"io"
 	"os"
 	"strings"
 
-	"github.com/mcpcheck/mcpcheck/runner"
+	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/internal/safetext"
 )
 
 // TextOptions tune the human report.
@@ -84,7 +84,7 @@ var scoreTitles = map[config.ScoreName]string{
 
 // generated writes what generated checks add: scores, findings, skipped
 // tools, the token estimate and notes.
-func (t *textWriter) generated(r *runner.Report) {
+func (t *textWriter) generated(r *Report) {
 	if len(r.Summary.Scores) > 0 {
 		t.printf("\nScores:\n")
 		for _, sc := range r.Summary.Scores {
@@ -116,7 +116,7 @@ func (t *textWriter) generated(r *runner.Report) {
 			t.printf("%s\n", line)
 		}
 	}
-	var own []runner.Finding
+	var own []Finding
 	for _, f := range r.Findings {
 		if f.Step == "" { // the others repeat steps already shown above
 			own = append(own, f)
@@ -126,7 +126,7 @@ func (t *textWriter) generated(r *runner.Report) {
 		t.printf("\nFindings:\n")
 		for _, f := range own {
 			mark := t.paint(yellow, "flag")
-			if f.Status == runner.StatusFailed {
+			if f.Status == StatusFailed {
 				mark = t.paint(red, "FAIL")
 			}
 			t.printf("  %s %s%s [%s %s] %s\n", mark, versionTag(f.ProtocolVersion), f.Tool, f.Origin, f.Kind, f.Message)
@@ -169,7 +169,7 @@ func versionTag(version string) string {
 
 // Text writes the human report. On a terminal, [Stream] writes the very
 // same lines while the run goes; both call the functions below.
-func Text(w io.Writer, r *runner.Report, opts TextOptions) error {
+func Text(w io.Writer, r *Report, opts TextOptions) error {
 	if r.Load != nil {
 		return LoadText(w, r, opts)
 	}
@@ -191,7 +191,7 @@ func Text(w io.Writer, r *runner.Report, opts TextOptions) error {
 
 // verdict writes the verdict line: PASS, FAIL or NOTHING TESTED, and the
 // suite's name; a run that tested nothing says why and how to change it.
-func (t *textWriter) verdict(r *runner.Report) {
+func (t *textWriter) verdict(r *Report) {
 	verdict := t.paint(green+bold, "PASS")
 	switch {
 	case !r.Passed:
@@ -212,7 +212,7 @@ func (t *textWriter) verdict(r *runner.Report) {
 
 // problems writes what went wrong outside any one step: the suite's
 // failure, an early termination, the warnings and the server's stderr.
-func (t *textWriter) problems(r *runner.Report) {
+func (t *textWriter) problems(r *Report) {
 	if r.Failure != nil {
 		t.printf("\n%s %s: %s\n", t.paint(red, "error"), r.Failure.Stage, r.Failure.Message)
 	}
@@ -249,7 +249,7 @@ func (t *textWriter) problems(r *runner.Report) {
 
 // protocolRuns writes the passes of a multi-protocol run and their
 // divergences.
-func (t *textWriter) protocolRuns(r *runner.Report) {
+func (t *textWriter) protocolRuns(r *Report) {
 	if len(r.ProtocolRuns) <= 1 {
 		return
 	}
@@ -272,7 +272,7 @@ func (t *textWriter) protocolRuns(r *runner.Report) {
 
 // divergenceText is a divergence in words: "scenario / step: 2025-11-25:
 // passed, 2026-07-28: failed (tool_error)".
-func divergenceText(d *runner.Divergence) string {
+func divergenceText(d *Divergence) string {
 	var parts []string
 	for _, o := range d.Results {
 		s := o.ProtocolVersion + ": " + string(o.Status)
@@ -289,8 +289,8 @@ func divergenceText(d *runner.Divergence) string {
 }
 
 // summary writes the counts line, the report's last.
-func (t *textWriter) summary(r *runner.Report) {
-	if d := r.Summary.Drift; d != nil && r.Target.Transport == runner.TargetNone {
+func (t *textWriter) summary(r *Report) {
+	if d := r.Summary.Drift; d != nil && r.Target.Transport == TargetNone {
 		// mcpcheck diff: two files compared, no step run.
 		t.printf("drift: %s\n", driftCounts(d))
 		return
@@ -315,14 +315,14 @@ func (t *textWriter) summary(r *runner.Report) {
 	t.printf("\n")
 }
 
-func targetLine(r *runner.Report) string {
+func targetLine(r *Report) string {
 	var parts []string
 	switch r.Target.Transport {
-	case runner.TargetStdio:
+	case TargetStdio:
 		parts = append(parts, "Target: stdio "+r.Target.Program)
-	case runner.TargetHTTP:
+	case TargetHTTP:
 		parts = append(parts, "Target: "+r.Target.Origin)
-	case runner.TargetNone:
+	case TargetNone:
 		parts = append(parts, "Target: none (two contract files compared)")
 	default:
 		parts = append(parts, "Target: "+string(r.Target.Transport))
@@ -347,8 +347,8 @@ func targetLine(r *runner.Report) string {
 
 // scenario writes a scenario's block: its name, then each step (under
 // Quiet, a passed scenario and passed steps are left out).
-func (t *textWriter) scenario(sc *runner.ScenarioResult) {
-	if t.opts.Quiet && (sc.Status == runner.StatusPassed || sc.NotSelected != "") {
+func (t *textWriter) scenario(sc *ScenarioResult) {
+	if t.opts.Quiet && (sc.Status == StatusPassed || sc.NotSelected != "") {
 		return
 	}
 	t.scenarioName(sc)
@@ -370,7 +370,7 @@ func (t *textWriter) scenario(sc *runner.ScenarioResult) {
 
 // scenarioName writes the line that opens a scenario's block, after a
 // blank one.
-func (t *textWriter) scenarioName(sc *runner.ScenarioResult) {
+func (t *textWriter) scenarioName(sc *ScenarioResult) {
 	name := sc.Name
 	if sc.ProtocolVersion != "" {
 		name += " [" + sc.ProtocolVersion + "]"
@@ -383,7 +383,7 @@ func (t *textWriter) scenarioName(sc *runner.ScenarioResult) {
 // (their ids and tools are known before any runs).
 type columns struct{ id, tool int }
 
-func columnsOf(sc *runner.ScenarioResult) columns {
+func columnsOf(sc *ScenarioResult) columns {
 	var c columns
 	for _, st := range sc.Steps {
 		c.id, c.tool = max(c.id, len(st.ID)), max(c.tool, len(Subject(&st)))
@@ -393,18 +393,18 @@ func columnsOf(sc *runner.ScenarioResult) columns {
 
 // step writes a step's line and its detail lines: why it failed or was
 // skipped, and its notes.
-func (t *textWriter) step(st *runner.StepResult, cols columns) {
-	if t.opts.Quiet && st.Status == runner.StatusPassed {
+func (t *textWriter) step(st *StepResult, cols columns) {
+	if t.opts.Quiet && st.Status == StatusPassed {
 		return
 	}
 	var mark string
 	switch st.Status {
-	case runner.StatusPassed:
+	case StatusPassed:
 		mark = t.paint(green, "ok  ")
 		if st.Flagged {
 			mark = t.paint(yellow, "flag")
 		}
-	case runner.StatusFailed:
+	case StatusFailed:
 		mark = t.paint(red, "FAIL")
 	default:
 		mark = t.paint(yellow, "skip")
@@ -413,7 +413,7 @@ func (t *textWriter) step(st *runner.StepResult, cols columns) {
 	if st.Origin != "fixture" {
 		line += "  [" + string(st.Origin) + "]"
 	}
-	if st.Status != runner.StatusSkipped {
+	if st.Status != StatusSkipped {
 		if st.Outcome != "" && st.Outcome != "ok" {
 			line += "  " + outcomeText(st)
 		}
@@ -423,9 +423,9 @@ func (t *textWriter) step(st *runner.StepResult, cols columns) {
 	}
 	t.printf("%s\n", strings.TrimRight(line, " "))
 	switch st.Status {
-	case runner.StatusSkipped:
+	case StatusSkipped:
 		t.printf("       %s\n", st.Reason)
-	case runner.StatusFailed:
+	case StatusFailed:
 		t.failure(st)
 	}
 	for _, n := range st.Notes {
@@ -445,14 +445,14 @@ func (t *textWriter) step(st *runner.StepResult, cols columns) {
 	t.exchange(st)
 }
 
-func outcomeText(st *runner.StepResult) string {
+func outcomeText(st *StepResult) string {
 	if st.ErrorCode != nil {
 		return fmt.Sprintf("%s %d", st.Outcome, *st.ErrorCode)
 	}
 	return string(st.Outcome)
 }
 
-func (t *textWriter) failure(st *runner.StepResult) {
+func (t *textWriter) failure(st *StepResult) {
 	for _, l := range failureLines(st) {
 		t.printf("       %s\n", l)
 	}
@@ -471,7 +471,7 @@ func show(v any) string {
 	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	// JSON escapes C0 controls; Clean also drops C1 ones (U+009B is a CSI
 	// on some terminals) and cuts long values.
-	return runner.Clean(string(b), 300)
+	return safetext.Clean(string(b), 300)
 }
 
 func duration(ms float64) string {
@@ -488,7 +488,7 @@ func duration(ms float64) string {
 // Subject is what a step addressed, as the human reports show it: a tool
 // step's tool, or any other step's kind and target ("resource
 // household://about", "list prompts", "ping").
-func Subject(st *runner.StepResult) string {
+func Subject(st *StepResult) string {
 	if st.Kind == config.KindTool || st.Kind == "" {
 		return st.Tool
 	}

@@ -1,4 +1,4 @@
-package report
+package report_test
 
 import (
 	"bytes"
@@ -7,19 +7,19 @@ import (
 	"testing"
 
 	"github.com/mcpcheck/mcpcheck/config"
-	"github.com/mcpcheck/mcpcheck/runner"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
-func sample() *runner.Report {
+func sample() *report.Report {
 	code := int64(-32603)
-	r := &runner.Report{
-		SchemaVersion: 1, Suite: "s", Target: runner.Target{Transport: "http", Origin: "https://mcp.example.com"},
+	r := &report.Report{
+		SchemaVersion: 1, Suite: "s", Target: report.Target{Transport: "http", Origin: "https://mcp.example.com"},
 		ProtocolVersion: "2025-11-25", ToolsDiscovered: []string{"a"},
-		Scenarios: []runner.ScenarioResult{{Name: "sc", Steps: []runner.StepResult{
-			{ID: "one", Tool: "a", Origin: "fixture", Status: runner.StatusFailed, Outcome: "protocol_error", ErrorCode: &code,
-				Assertions: []runner.AssertionResult{{Kind: "structuredEquals", Path: "/x", Message: "value differs",
+		Scenarios: []report.ScenarioResult{{Name: "sc", Steps: []report.StepResult{
+			{ID: "one", Tool: "a", Origin: "fixture", Status: report.StatusFailed, Outcome: "protocol_error", ErrorCode: &code,
+				Assertions: []report.AssertionResult{{Kind: "structuredEquals", Path: "/x", Message: "value differs",
 					Expected: json.Number("1"), HasExpected: true, Actual: "\u009b31mred\x1b[0m" + strings.Repeat("y", 400), HasActual: true}}},
-			{ID: "two", Tool: "a", Origin: "fuzz", Status: runner.StatusSkipped, Reason: "an earlier step of this scenario failed (one)"},
+			{ID: "two", Tool: "a", Origin: "fuzz", Status: report.StatusSkipped, Reason: "an earlier step of this scenario failed (one)"},
 		}}},
 	}
 	r.Tally()
@@ -28,8 +28,8 @@ func sample() *runner.Report {
 
 func TestTextColor(t *testing.T) {
 	var plain, color bytes.Buffer
-	Text(&plain, sample(), TextOptions{NoDurations: true})
-	Text(&color, sample(), TextOptions{Color: true, NoDurations: true})
+	report.Text(&plain, sample(), report.TextOptions{NoDurations: true})
+	report.Text(&color, sample(), report.TextOptions{Color: true, NoDurations: true})
 	if strings.Contains(plain.String(), "\x1b[") {
 		t.Errorf("plain output has escape sequences:\n%q", plain.String())
 	}
@@ -45,7 +45,7 @@ func TestTextColor(t *testing.T) {
 
 func TestShowStripsAndCuts(t *testing.T) {
 	var b bytes.Buffer
-	Text(&b, sample(), TextOptions{NoDurations: true})
+	report.Text(&b, sample(), report.TextOptions{NoDurations: true})
 	line := ""
 	for _, l := range strings.Split(b.String(), "\n") {
 		if strings.Contains(l, "actual:") {
@@ -62,10 +62,10 @@ func TestShowStripsAndCuts(t *testing.T) {
 
 func TestQuiet(t *testing.T) {
 	r := sample()
-	r.Scenarios = append(r.Scenarios, runner.ScenarioResult{Name: "fine", Steps: []runner.StepResult{{ID: "ok", Tool: "a", Origin: "fixture", Status: runner.StatusPassed}}})
+	r.Scenarios = append(r.Scenarios, report.ScenarioResult{Name: "fine", Steps: []report.StepResult{{ID: "ok", Tool: "a", Origin: "fixture", Status: report.StatusPassed}}})
 	r.Tally()
 	var b bytes.Buffer
-	Text(&b, r, TextOptions{Quiet: true, NoDurations: true})
+	report.Text(&b, r, report.TextOptions{Quiet: true, NoDurations: true})
 	if strings.Contains(b.String(), "fine") {
 		t.Errorf("quiet output lists a passing scenario:\n%s", b.String())
 	}
@@ -75,7 +75,7 @@ func TestQuiet(t *testing.T) {
 // as a bare percentage.
 func TestEveryScoreHasATitle(t *testing.T) {
 	for _, name := range config.ScoreNames {
-		if scoreTitles[name] == "" {
+		if report.ScoreTitles[name] == "" {
 			t.Errorf("score %s has no title in scoreTitles", name)
 		}
 	}
@@ -88,12 +88,12 @@ func TestTextNamesEachVersion(t *testing.T) {
 	r := sample()
 	pct := 50.0
 	for _, v := range []string{"2025-11-25", "2026-07-28"} {
-		r.Summary.Scores = append(r.Summary.Scores, runner.Score{Name: config.ScoreCrashResilience, ProtocolVersion: v, Percent: &pct, Grade: "F", Passed: 1, Total: 2})
-		r.Findings = append(r.Findings, runner.Finding{Tool: "a", Origin: config.OriginFuzz, Kind: "wrong-type x", ProtocolVersion: v, Status: runner.StatusFailed, Message: "answered ok"})
-		r.SkippedTools = append(r.SkippedTools, runner.SkippedTool{Tool: "w", ProtocolVersion: v, Reason: "not read-only"})
+		r.Summary.Scores = append(r.Summary.Scores, report.Score{Name: config.ScoreCrashResilience, ProtocolVersion: v, Percent: &pct, Grade: "F", Passed: 1, Total: 2})
+		r.Findings = append(r.Findings, report.Finding{Tool: "a", Origin: config.OriginFuzz, Kind: "wrong-type x", ProtocolVersion: v, Status: report.StatusFailed, Message: "answered ok"})
+		r.SkippedTools = append(r.SkippedTools, report.SkippedTool{Tool: "w", ProtocolVersion: v, Reason: "not read-only"})
 	}
 	var b bytes.Buffer
-	Text(&b, r, TextOptions{NoDurations: true})
+	report.Text(&b, r, report.TextOptions{NoDurations: true})
 	for _, v := range []string{"2025-11-25", "2026-07-28"} {
 		for _, want := range []string{
 			"  [" + v + "] crash resilience",

@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/mcpcheck/mcpcheck/runner"
+	"github.com/mcpcheck/mcpcheck/internal/safetext"
 )
 
 // Tools writes a server's surface for a person (mcpcheck tools): each tool
@@ -17,7 +17,7 @@ import (
 // of the description), its annotations with what their absence means, and
 // whether it declares an output schema; then resources, resource templates
 // and prompts. Every server string is cleaned for the terminal.
-func Tools(w io.Writer, r *runner.Report) error {
+func Tools(w io.Writer, r *Report) error {
 	s := r.Surface
 	var b bytes.Buffer
 	b.WriteString(targetLine(r) + "\n")
@@ -38,7 +38,7 @@ func Tools(w io.Writer, r *runner.Report) error {
 	for _, t := range s.Tools {
 		toolBlock(&b, t)
 	}
-	resources := func(title string, list []runner.SurfaceResource, key func(runner.SurfaceResource) string) {
+	resources := func(title string, list []SurfaceResource, key func(SurfaceResource) string) {
 		if len(list) == 0 {
 			return
 		}
@@ -56,8 +56,8 @@ func Tools(w io.Writer, r *runner.Report) error {
 			}
 		}
 	}
-	resources("Resources", s.Resources, func(x runner.SurfaceResource) string { return x.URI })
-	resources("Resource templates", s.ResourceTemplates, func(x runner.SurfaceResource) string { return x.URITemplate })
+	resources("Resources", s.Resources, func(x SurfaceResource) string { return x.URI })
+	resources("Resource templates", s.ResourceTemplates, func(x SurfaceResource) string { return x.URITemplate })
 	if len(s.Prompts) > 0 {
 		fmt.Fprintf(&b, "\nPrompts (%d):\n", len(s.Prompts))
 		for _, p := range s.Prompts {
@@ -93,20 +93,20 @@ func Tools(w io.Writer, r *runner.Report) error {
 
 // ToolsJSON writes the surface as JSON: schemas and annotations exactly as
 // the server sent them, secrets redacted.
-func ToolsJSON(w io.Writer, r *runner.Report) error {
+func ToolsJSON(w io.Writer, r *Report) error {
 	out := struct {
 		SchemaVersion int `json:"schemaVersion"`
-		*runner.Surface
+		*Surface
 	}{1, r.Surface}
 	if out.Surface == nil {
-		out.Surface = &runner.Surface{Tools: []runner.SurfaceTool{}, Capabilities: []string{}}
+		out.Surface = &Surface{Tools: []SurfaceTool{}, Capabilities: []string{}}
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
 }
 
-func toolBlock(b *bytes.Buffer, t runner.SurfaceTool) {
+func toolBlock(b *bytes.Buffer, t SurfaceTool) {
 	head := "  " + cleanLine(t.Name, 200)
 	if t.Title != "" {
 		head += "  (" + cleanLine(t.Title, 100) + ")"
@@ -119,7 +119,7 @@ func toolBlock(b *bytes.Buffer, t runner.SurfaceTool) {
 	if line := taskLine(t.Execution); line != "" {
 		fmt.Fprintf(b, "      tasks: %s\n", line)
 	}
-	if uri := runner.UIResource(t); uri != "" {
+	if uri := UIResource(t); uri != "" {
 		fmt.Fprintf(b, "      ui: %s (an MCP App's resource)\n", cleanLine(uri, 200))
 	}
 	if n := iconCount(t.Icons); n > 0 {
@@ -390,5 +390,5 @@ func firstLine(s string, max int) string {
 
 // cleanLine is server text made safe for one terminal line.
 func cleanLine(s string, max int) string {
-	return strings.ReplaceAll(runner.Clean(s, max), "\n", " ")
+	return strings.ReplaceAll(safetext.Clean(s, max), "\n", " ")
 }

@@ -1,8 +1,10 @@
-package report
+package report_test
 
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // TestArgumentKinds: the text view of a tool's arguments shows bounds,
@@ -34,13 +36,13 @@ func TestArgumentKinds(t *testing.T) {
 		"span":   "integer 0..9",
 		"far":    "ref https://example.com/s.json",
 	}
-	args := arguments(json.RawMessage(schema))
-	if len(args) != len(want) {
-		t.Fatalf("%d arguments, want %d", len(args), len(want))
+	names, kinds := report.ArgumentKinds(json.RawMessage(schema))
+	if len(names) != len(want) {
+		t.Fatalf("%d arguments, want %d", len(names), len(want))
 	}
-	for _, a := range args {
-		if a.kind != want[a.name] {
-			t.Errorf("%s: %q, want %q", a.name, a.kind, want[a.name])
+	for i, name := range names {
+		if kinds[i] != want[name] {
+			t.Errorf("%s: %q, want %q", name, kinds[i], want[name])
 		}
 	}
 }

@@ -2,18 +2,16 @@ package report
 
 import (
 	"io"
-
-	"github.com/mcpcheck/mcpcheck/runner"
 )
 
 // Total writes the last lines of a run of several suites: each suite's
 // verdict on a line, then the suites and steps counted together. notRun
 // counts the suites that could not begin (their errors were written
 // where they happened).
-func Total(w io.Writer, reps []*runner.Report, notRun int, opts TextOptions) error {
+func Total(w io.Writer, reps []*Report, notRun int, opts TextOptions) error {
 	t := &textWriter{opts: opts}
 	passed, failed := 0, 0
-	var sum runner.Summary
+	var sum Summary
 	for _, r := range reps {
 		verdict := t.paint(green, "PASS")
 		switch {
@@ -44,7 +42,7 @@ func Total(w io.Writer, reps []*runner.Report, notRun int, opts TextOptions) err
 		t.printf(", %d not run", notRun)
 	}
 	t.printf("; steps: ")
-	t.summary(&runner.Report{Summary: sum})
+	t.summary(&Report{Summary: sum})
 	_, err := w.Write(t.b.Bytes())
 	return err
 }

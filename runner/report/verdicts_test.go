@@ -1,4 +1,4 @@
-package report
+package report_test
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/internal/goldentest"
 	"github.com/mcpcheck/mcpcheck/runner"
+	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
 // golden compares got with testdata/name, or rewrites it with -update.
@@ -24,7 +25,7 @@ func golden(t *testing.T, name, got string) {
 
 // quickRun runs quick mode's generated checks against an in-memory go-sdk
 // server, with the given flag settings, and renders the human report.
-func quickRun(t *testing.T, s *mcp.Server, allow []string, flags map[string]any) (*runner.Report, string) {
+func quickRun(t *testing.T, s *mcp.Server, allow []string, flags map[string]any) (*report.Report, string) {
 	t.Helper()
 	target := config.Target{Command: []string{"household-admin"}, AllowTools: allow}
 	suite, err := config.Quick(target, config.LoadOptions{Environ: []string{}, Flags: flags})
@@ -44,7 +45,7 @@ func quickRun(t *testing.T, s *mcp.Server, allow []string, flags map[string]any)
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	Text(&b, rep, TextOptions{NoDurations: true})
+	report.Text(&b, rep, report.TextOptions{NoDurations: true})
 	return rep, regexp.MustCompile(` in [0-9.]+(µs|ms|s)\n`).ReplaceAllString(b.String(), " in 1ms\n")
 }
 
@@ -96,15 +97,15 @@ func TestNotApplicableGolden(t *testing.T) {
 // so the report is the one such a run gives (cmd/mcpcheck's
 // TestNoToolTested makes it against the demo); every writer is rendered.
 func TestNoToolTestedGolden(t *testing.T) {
-	rep := &runner.Report{SchemaVersion: 1, Suite: "quick check of household-admin", Passed: true, ProtocolVersion: "2025-11-25",
-		Target: runner.Target{Transport: runner.TargetStdio, Program: "household-admin"}, ToolsDiscovered: []string{"reset_rota", "wipe_household"},
-		NothingTested: &runner.NothingTested{Reason: "0 of 2 tools called: 2 no readOnlyHint annotation (a missing hint is not read-only), so no generated call is made",
+	rep := &report.Report{SchemaVersion: 1, Suite: "quick check of household-admin", Passed: true, ProtocolVersion: "2025-11-25",
+		Target: report.Target{Transport: report.TargetStdio, Program: "household-admin"}, ToolsDiscovered: []string{"reset_rota", "wipe_household"},
+		NothingTested: &report.NothingTested{Reason: "0 of 2 tools called: 2 no readOnlyHint annotation (a missing hint is not read-only), so no generated call is made",
 			Fix: "--include-destructive calls tools not annotated read-only", Ran: "14 protocol probe messages"},
-		Summary: runner.Summary{Passed: 28}}
+		Summary: report.Summary{Passed: 28}}
 	var text, md, junit bytes.Buffer
-	Text(&text, rep, TextOptions{NoDurations: true})
-	Markdown(&md, rep)
-	if err := JUnit(&junit, rep); err != nil {
+	report.Text(&text, rep, report.TextOptions{NoDurations: true})
+	report.Markdown(&md, rep)
+	if err := report.JUnit(&junit, rep); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "no-tool-tested.golden", text.String()+"\n--- markdown\n"+md.String()+"\n--- junit\n"+junit.String())

@@ -45,7 +45,7 @@ func main() {
 	dur := flag.Duration("duration", 10*time.Second, "how long to call")
 	// A context per call, cancelled as soon as the call returns, is what
 	// made mcpcheck dial a new connection every ~20 calls (the SDK still
-	// reads the response stream's end then): see runner/httpkeep.go.
+	// reads the response stream's end then): see runner/http.go.
 	callTimeout := flag.Duration("call-timeout", 0, "give each call a context of its own with this timeout, cancelled as soon as the call returns")
 	total := flag.Uint64("calls", 0, "stop after this many calls in all (0: the duration only), as --iterations does")
 	tool := flag.String("tool", "", "the tool to call")

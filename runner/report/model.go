@@ -1,11 +1,24 @@
-package runner
+package report
 
 import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/assert"
 	"github.com/mcpcheck/mcpcheck/config"
+	cfile "github.com/mcpcheck/mcpcheck/runner/internal/contract"
+	"github.com/mcpcheck/mcpcheck/runner/internal/hist"
 )
+
+// This file holds every type of the JSON report (schemas/report.schema.json),
+// as go-sdk keeps its wire types in protocol.go: what a report carries is
+// read in one place; what computes it lives in package runner, beside its
+// concern. The writers in this package read nothing else of a run.
+
+// ——— The report and its parts.
 
 // SchemaVersion is the version of the JSON report format
 // (schemas/report.schema.json).
@@ -21,12 +34,8 @@ const (
 	StatusSkipped Status = "skipped"
 )
 
-// allStatuses lists every status in the order of the report schema.
-var allStatuses = []Status{StatusPassed, StatusFailed, StatusSkipped}
-
-// This file holds every type of the JSON report (schemas/report.schema.json),
-// as go-sdk keeps its wire types in protocol.go: what a report carries is
-// read in one place, and what computes it lives beside its concern.
+// Statuses lists every status in the order of the report schema.
+var Statuses = []Status{StatusPassed, StatusFailed, StatusSkipped}
 
 // Report is the result of one run: the single model every writer (human
 // text, JSON, ...) renders. Fields tagged `json:"-"` are for the human report
@@ -81,7 +90,7 @@ type Report struct {
 	// Analysis is what the generated checks are judged by besides their
 	// steps (the generate block's thresholds), present when the run
 	// generated checks: a report read back from JSON (a shard's, for
-	// merge) is analysed as the run was ([Analyze]).
+	// merge) is analysed as the run was (runner.Analyze).
 	Analysis *AnalysisSettings `json:"analysis,omitempty"`
 	// StaleBaseline lists the entries of the baseline of known failures
 	// whose failure is gone: each one fails the run until it is removed.
@@ -93,7 +102,7 @@ type Report struct {
 	// JSON-RPC (skipped by the client); analysis makes it a finding.
 	StdoutNoise *StdoutNoise `json:"stdoutNoise,omitempty"`
 	// Warnings are observations that do not fail the suite.
-	// Load is what a load run measured (mcpcheck load; [Load]): its
+	// Load is what a load run measured (mcpcheck load; runner.Load): its
 	// scenarios are not listed, its calls are counted.
 	Load     *LoadResult `json:"load,omitempty"`
 	Warnings []string    `json:"warnings,omitempty"`
@@ -115,7 +124,7 @@ type Report struct {
 	Surface *Surface `json:"-"`
 	// KeptScratch lists the ${tmp} directories kept (Options.KeepTmp).
 	KeptScratch []string `json:"-"`
-	// Contract is the server's contract file ([Snapshot]).
+	// Contract is the server's contract file (runner.Snapshot).
 	Contract []byte `json:"-"`
 }
 
@@ -139,9 +148,9 @@ const (
 	TargetNone   TargetTransport = "none"   // mcpcheck diff: no server reached
 )
 
-// targetTransports lists every target transport, in the order of the
+// TargetTransports lists every target transport, in the order of the
 // report schema.
-var targetTransports = []TargetTransport{TargetStdio, TargetHTTP, TargetSSE, TargetMemory, TargetNone}
+var TargetTransports = []TargetTransport{TargetStdio, TargetHTTP, TargetSSE, TargetMemory, TargetNone}
 
 // ServerInfo is the server's self-description from initialize.
 type ServerInfo struct {
@@ -177,7 +186,7 @@ type SuiteFailure struct {
 // Stage is where a run failed as a whole.
 type Stage string
 
-// The stages, in the order of the report schema.
+// The Stages, in the order of the report schema.
 const (
 	StageConnect     Stage = "connect"
 	StageDiscovery   Stage = "discovery"
@@ -187,8 +196,8 @@ const (
 	StageSnapshot Stage = "snapshot"
 )
 
-// stages lists every stage, in the order of the report schema.
-var stages = []Stage{StageConnect, StageDiscovery, StageAllowlist, StageInterrupted, StageSnapshot}
+// Stages lists every stage, in the order of the report schema.
+var Stages = []Stage{StageConnect, StageDiscovery, StageAllowlist, StageInterrupted, StageSnapshot}
 
 // Termination says where and why a run stopped early.
 type Termination struct {
@@ -213,7 +222,7 @@ type ScenarioResult struct {
 	// says it, not a step; analysis reads it.
 	AnswersDiffer bool `json:"answersDiffer,omitempty"`
 	// Behaviour holds a behaviour check's verdicts on its tool's
-	// annotations, judged when the scenario ended (behaviour.go).
+	// annotations, judged when the scenario ended (runner/behaviour.go).
 	Behaviour []BehaviourVerdict `json:"behaviour,omitempty"`
 	// NotRun says why a selected scenario was not run (--fail-fast).
 	NotRun NotRun `json:"notRun,omitempty"`
@@ -287,26 +296,29 @@ type StepResult struct {
 	// finding (failed or flagged).
 	Probe *ProbeVerdict `json:"probe,omitempty"`
 	// AnswerDigests, in a run in several protocol eras, digest each
-	// top-level member of the step's result (see eradiff.go), so that the
+	// top-level member of the step's result (runner/eradiff.go), so that the
 	// eras' answers are compared by value.
 	AnswerDigests map[string]string `json:"answerDigests,omitempty"`
 	// Exchange is the request the step sent and the answer it got, when
-	// the run keeps them ([Options].Exchanges: -v, -vv, the HTML report).
+	// the run keeps them (runner.Options.Exchanges: -v, -vv, the HTML report).
 	Exchange *Exchange `json:"exchange,omitempty"`
-	// cause says, for a skipped step, why in a word the runner reads
-	// (Reason says it to the user).
-	cause skipCause
 
-	// result is the decoded result of a generated step, for analyzers.
-	result map[string]any
-	// stop ends the scenario here without failing it (a lifecycle check
+	// The fields below are a run's own working state, read while the run
+	// is in progress and never written to the JSON report.
+	//
+	// Cause says, for a skipped step, why in a word the runner reads
+	// (Reason says it to the user).
+	Cause SkipCause `json:"-"`
+	// Decoded is the decoded result of a generated step, for analyzers.
+	Decoded map[string]any `json:"-"`
+	// Stop ends the scenario here without failing it (a lifecycle check
 	// that gives up), with this reason for the steps after.
-	stop string
-	// goesOn: the step failed on its golden answer alone, so the scenario
+	Stop string `json:"-"`
+	// GoesOn: the step failed on its golden answer alone, so the scenario
 	// goes on (the answer held every other expectation; a golden mismatch
 	// is usually one volatile value, and the next steps' are worth seeing
 	// in the same run).
-	goesOn bool
+	GoesOn bool `json:"-"`
 
 	// Position is where the step is written in the fixture (none for a
 	// generated step); Pos is the same for the human report.
@@ -324,18 +336,18 @@ type StepResult struct {
 // apart (a step that is not for the negotiated protocol version is, by
 // design, no divergence); the step's Reason says it to the user. It is not
 // in the JSON report: only a run in progress reads it.
-type skipCause uint8
+type SkipCause uint8
 
 // The skip causes the runner tells apart.
 const (
 	// skipOther is every cause no code reads: the reason says it.
-	skipOther skipCause = iota
+	SkipOther SkipCause = iota
 	// skipNotForProtocol: the step or its scenario is tagged `protocols`
 	// without the negotiated version.
-	skipNotForProtocol
+	SkipNotForProtocol
 	// skipNotSelected: the scenario was left out of the run (--tag,
 	// --skip-tag, --run, --shard); its Exclusion says which.
-	skipNotSelected
+	SkipNotSelected
 )
 
 // ProbeVerdict is what a protocol probe found: what the negotiated
@@ -366,15 +378,6 @@ type Position struct {
 	File   string `json:"file"`
 	Line   int    `json:"line"`
 	Column int    `json:"column"`
-}
-
-// positionOf is p as a report position, or nil when it names no line
-// (generated steps).
-func positionOf(p config.Pos) *Position {
-	if p.File == "" || p.Line == 0 {
-		return nil
-	}
-	return &Position{File: p.File, Line: p.Line, Column: p.Col}
 }
 
 // AssertionResult is one failed expectation: its kind, the JSON Pointer path
@@ -459,10 +462,6 @@ func (r *Report) Tally() {
 	r.Passed = r.Failure == nil && r.TerminatedEarly == nil && failing == 0 && thresholdsMet && len(r.StaleBaseline) == 0
 }
 
-func ms(d time.Duration) float64 {
-	return float64(d.Microseconds()) / 1000
-}
-
 // Score is one generated check's score: the share of its cases that held.
 type Score struct {
 	Name config.ScoreName `json:"name"`
@@ -529,7 +528,7 @@ type FindingKind string
 const (
 	FindingLatency                FindingKind = "latency"
 	FindingResponseSize           FindingKind = "responseSize"
-	FindingIndependentConnections FindingKind = caseIndependent
+	FindingIndependentConnections FindingKind = "independent-connections"
 	FindingCrossedResponses       FindingKind = "crossed-responses"
 	FindingStdoutNoise            FindingKind = "stdout-noise"
 )
@@ -583,11 +582,13 @@ type ProtocolRun struct {
 	Negotiated string `json:"negotiated"`
 	Passed     bool   `json:"passed"`
 
-	// from and to are the pass's scenarios in the joined report; failed
+	// From and To are the pass's scenarios in the joined report; Failed
 	// says the pass failed outside its steps and findings (it could not
-	// start, was cut short, or its contract drifted).
-	from, to int
-	failed   bool
+	// start, was cut short, or its contract drifted). A run's working
+	// state, not in the JSON report.
+	From   int  `json:"-"`
+	To     int  `json:"-"`
+	Failed bool `json:"-"`
 }
 
 // Divergence is a step whose result differs between protocol versions.
@@ -693,8 +694,8 @@ const (
 	RuleRetry BehaviourRule = "retry"
 )
 
-// behaviourRules lists every rule, in the order of the report schema.
-var behaviourRules = []BehaviourRule{RuleReadOnly, RuleIdempotent, RuleNonDestructive, RuleIdempotencyKey, RuleRetry}
+// BehaviourRules lists every rule, in the order of the report schema.
+var BehaviourRules = []BehaviourRule{RuleReadOnly, RuleIdempotent, RuleNonDestructive, RuleIdempotencyKey, RuleRetry}
 
 // BehaviourStatus is what a behaviour check concluded.
 type BehaviourStatus string
@@ -706,8 +707,8 @@ const (
 	BehaviourNotVerifiable BehaviourStatus = "notVerifiable"
 )
 
-// behaviourStatuses lists every status, in the order of the report schema.
-var behaviourStatuses = []BehaviourStatus{BehaviourVerified, BehaviourViolated, BehaviourNotVerifiable}
+// BehaviourStatuses lists every status, in the order of the report schema.
+var BehaviourStatuses = []BehaviourStatus{BehaviourVerified, BehaviourViolated, BehaviourNotVerifiable}
 
 // ObservedChange is one difference between two observations of the
 // server's state: where (the source, a JSON Pointer into its answer) and
@@ -726,4 +727,402 @@ type ObservedChange struct {
 type Suites struct {
 	SchemaVersion int       `json:"schemaVersion"`
 	Suites        []*Report `json:"suites"`
+}
+
+// ——— Skipped tools, grouped for the writers.
+
+// SkippedGroup is the skipped tools that share a reason (and protocol
+// version, in a multi-protocol run), for reports that say it once.
+type SkippedGroup struct {
+	ProtocolVersion string
+	Reason, Fix     string
+	Tools           []string
+}
+
+// SkippedGroupsOf groups skipped tools by version, reason and fix, in the
+// order the reasons first appear.
+func SkippedGroupsOf(list []SkippedTool) []SkippedGroup {
+	var out []SkippedGroup
+	for _, s := range list {
+		i := slices.IndexFunc(out, func(g SkippedGroup) bool {
+			return g.ProtocolVersion == s.ProtocolVersion && g.Reason == s.Reason && g.Fix == s.Fix
+		})
+		if i < 0 {
+			out = append(out, SkippedGroup{ProtocolVersion: s.ProtocolVersion, Reason: s.Reason, Fix: s.Fix})
+			i = len(out) - 1
+		}
+		out[i].Tools = append(out[i].Tools, s.Tool)
+	}
+	return out
+}
+
+// SkippedGroups groups a report's skipped tools by reason.
+func (r *Report) SkippedGroups() []SkippedGroup { return SkippedGroupsOf(r.SkippedTools) }
+
+// ——— Selection: why a scenario was left out (runner/select.go decides; Shard is --shard K/N).
+
+// Exclusion says why a scenario was left out of a run: it is in the report
+// all the same, every step skipped with the reason, never dropped.
+type Exclusion string
+
+// The Exclusions, in the order of the report schema.
+const (
+	// ExcludedTag: --tag was given and the scenario has none of its tags.
+	ExcludedTag Exclusion = "tag"
+	// ExcludedSkipTag: the scenario has a tag --skip-tag names.
+	ExcludedSkipTag Exclusion = "skipTag"
+	// ExcludedRun: --run matches neither the scenario's name nor
+	// "scenario/step" for any of its steps.
+	ExcludedRun Exclusion = "run"
+	// ExcludedShard: the scenario belongs to another shard (--shard).
+	ExcludedShard Exclusion = "shard"
+	// ExcludedLastFailed: --last-failed was given and the scenario did not
+	// fail in the last run.
+	ExcludedLastFailed Exclusion = "lastFailed"
+)
+
+// Exclusions lists every exclusion, in the order of the report schema.
+var Exclusions = []Exclusion{ExcludedTag, ExcludedSkipTag, ExcludedRun, ExcludedShard, ExcludedLastFailed}
+
+// Shard is one part of a suite split over several runs (--shard K/N), for
+// a CI job matrix; mcpcheck merge puts the parts' reports back together.
+type Shard struct {
+	// Index is K, counting from 1; Total is N.
+	Index int `json:"index"`
+	Total int `json:"total"`
+}
+
+// String renders the shard as K/N.
+func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Total) }
+
+// ParseShard reads K/N, 1 <= K <= N.
+func ParseShard(v string) (Shard, error) {
+	var s Shard
+	var rest string
+	if n, _ := fmt.Sscanf(v, "%d/%d%s", &s.Index, &s.Total, &rest); n != 2 || s.Total < 1 || s.Index < 1 || s.Index > s.Total {
+		return Shard{}, fmt.Errorf("want K/N with 1 <= K <= N, such as 2/3, got %q", v)
+	}
+	return s, nil
+}
+
+// ——— Retries and fail-fast: the attempts before a flaky pass, and why a selected scenario did not run.
+
+// NotRun says why a selected scenario was not run although the run went
+// on: it is in the report, every step skipped with the reason.
+type NotRun string
+
+// The reasons a selected scenario was not run, in the order of the report
+// schema.
+const (
+	// NotRunFailFast: an earlier scenario failed and the run was asked to
+	// stop at the first failure (--fail-fast).
+	NotRunFailFast NotRun = "failFast"
+)
+
+// NotRuns lists every NotRun, in the order of the report schema.
+var NotRuns = []NotRun{NotRunFailFast}
+
+// Attempt is one run of a scenario that failed and was run again: its
+// steps as that run left them.
+type Attempt struct {
+	Steps []StepResult `json:"steps"`
+}
+
+// ——— Exchanges: the request a step sent and the answer it got (-v, -vv).
+
+// Exchange is a step's request and the answer to it, as the server saw and
+// sent them (sanitized, redacted and cut; see "Exchanges" in the runner's
+// code). Params and Result are indented JSON text.
+type Exchange struct {
+	Method string `json:"method"`
+	Params string `json:"params,omitempty"`
+	// Result is the JSON-RPC result; Error the JSON-RPC error. Neither
+	// means no answer came (the step's outcome says why), or nothing was
+	// sent (NotSent).
+	Result string         `json:"result,omitempty"`
+	Error  *ExchangeError `json:"error,omitempty"`
+	// NotSent marks a request that was never sent (its arguments failed the
+	// tool's inputSchema).
+	NotSent bool `json:"notSent,omitempty"`
+	// Omitted says why the parameters and answer are not shown (the run's
+	// budget for exchanges was spent).
+	Omitted string `json:"omitted,omitempty"`
+}
+
+// ExchangeError is a JSON-RPC error answer.
+type ExchangeError struct {
+	Code    int64  `json:"code"`
+	Message string `json:"message,omitempty"`
+}
+
+// ——— Stdout noise: what a stdio server wrote on stdout that was not JSON-RPC.
+
+// StdoutNoise is what a stdio server wrote on stdout that was not a
+// JSON-RPC message: its first lines (sanitized, redacted, cut) and how
+// many there were in all.
+type StdoutNoise struct {
+	Lines []string `json:"lines"`
+	Count int      `json:"count"`
+}
+
+// Join is n and o of two parts of one run (shards, protocol passes): the
+// counts added, the first keep lines kept.
+func (n *StdoutNoise) Join(o *StdoutNoise, keep int) *StdoutNoise {
+	switch {
+	case o == nil:
+		return n
+	case n == nil:
+		c := *o
+		c.Lines = slices.Clone(o.Lines)
+		return &c
+	}
+	j := &StdoutNoise{Count: n.Count + o.Count, Lines: slices.Clone(n.Lines)}
+	for _, l := range o.Lines {
+		if len(j.Lines) < keep && !slices.Contains(j.Lines, l) {
+			j.Lines = append(j.Lines, l)
+		}
+	}
+	return j
+}
+
+// ——— Surface: what a server offers, as discovery found it (mcpcheck tools, the HTML report).
+
+// Surface is what a server offers, as discovery found it: its tools with
+// their schemas and annotations as sent, its resources, resource templates
+// and prompts (mcpcheck tools prints it). Lists are sorted by name or URI.
+// Strings are the server's own, sanitized and redacted with the rest of the
+// report; the schemas (raw JSON) are redacted, and a writer for a terminal
+// or a page escapes what it prints of them.
+type Surface struct {
+	Server            *ServerInfo       `json:"server,omitempty"`
+	ProtocolVersion   string            `json:"protocolVersion"`
+	Capabilities      []string          `json:"capabilities"`
+	Instructions      string            `json:"instructions,omitempty"`
+	Tools             []SurfaceTool     `json:"tools"`
+	Resources         []SurfaceResource `json:"resources,omitempty"`
+	ResourceTemplates []SurfaceResource `json:"resourceTemplates,omitempty"`
+	Prompts           []SurfacePrompt   `json:"prompts,omitempty"`
+}
+
+// SurfaceTool is one listed tool.
+type SurfaceTool struct {
+	Name         string          `json:"name"`
+	Title        string          `json:"title,omitempty"`
+	Description  string          `json:"description,omitempty"`
+	InputSchema  json.RawMessage `json:"inputSchema,omitempty"`
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	Annotations  json.RawMessage `json:"annotations,omitempty"`
+	// Execution ({"taskSupport": ...}), Icons and Meta (_meta) are kept
+	// as sent: the SDK's Tool type drops the first, and a UI (an app's
+	// _meta.ui.resourceUri) lives in the last.
+	Execution json.RawMessage `json:"execution,omitempty"`
+	Icons     json.RawMessage `json:"icons,omitempty"`
+	Meta      json.RawMessage `json:"_meta,omitempty"`
+}
+
+// SurfaceResource is a listed resource (URI) or resource template
+// (URITemplate).
+type SurfaceResource struct {
+	URI         string `json:"uri,omitempty"`
+	URITemplate string `json:"uriTemplate,omitempty"`
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	MIMEType    string `json:"mimeType,omitempty"`
+}
+
+// SurfacePrompt is a listed prompt with its arguments, in the server's
+// order.
+type SurfacePrompt struct {
+	Name        string           `json:"name"`
+	Title       string           `json:"title,omitempty"`
+	Description string           `json:"description,omitempty"`
+	Arguments   []PromptArgument `json:"arguments,omitempty"`
+}
+
+// PromptArgument is one argument a prompt takes.
+type PromptArgument struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	Required    bool   `json:"required"` // false written too, as the spec's default
+}
+
+// AddCapability adds a capability the SDK's type does not know, keeping
+// the list sorted.
+func (s *Surface) AddCapability(name string) {
+	if !slices.Contains(s.Capabilities, name) {
+		s.Capabilities = append(s.Capabilities, name)
+		slices.Sort(s.Capabilities)
+	}
+}
+
+// UIResource is the ui:// resource a tool's _meta names as its MCP App
+// (_meta.ui.resourceUri), or "".
+func UIResource(t SurfaceTool) string {
+	var m struct {
+		UI struct {
+			ResourceURI string `json:"resourceUri"`
+		} `json:"ui"`
+	}
+	if len(t.Meta) == 0 || json.Unmarshal(t.Meta, &m) != nil {
+		return ""
+	}
+	return m.UI.ResourceURI
+}
+
+// ——— Drift: the vocabularies of contract changes (runner/internal/contract defines them).
+
+// Severity grades a contract change by what it breaks for a client.
+type Severity = cfile.Severity
+
+// The severities, most severe first.
+const (
+	SeverityBreaking   = cfile.Breaking
+	SeverityRisky      = cfile.Risky
+	SeverityCompatible = cfile.Compatible
+	SeverityInfo       = cfile.Info
+)
+
+// Severities lists every severity, most severe first (the report schema's
+// order).
+var Severities = cfile.Severities
+
+// DriftKind names a contract change (property_added, renamed, ...).
+type DriftKind = cfile.Kind
+
+// DriftKinds lists every kind of contract change, in the report schema's
+// order.
+var DriftKinds = cfile.Kinds
+
+// DriftSubject is what a contract change concerns (tool, prompt, ...).
+type DriftSubject = cfile.Subject
+
+// DriftSubjects lists every subject, in the report schema's order.
+var DriftSubjects = cfile.Subjects
+
+// ——— Load: the results of mcpcheck load.
+
+// LoadResult is what a load run measured (Report.Load).
+type LoadResult struct {
+	// Model is "closed" (VUs users) or "open" (Rate iterations a second on
+	// at most MaxVUs users).
+	Model  string  `json:"model"`
+	VUs    int     `json:"vus,omitempty"`
+	Rate   float64 `json:"rate,omitempty"`
+	MaxVUs int     `json:"maxVUs,omitempty"`
+	Stages string  `json:"Stages,omitempty"`
+	// Segment is the part of the load this process ran (--segment K/N).
+	Segment *Shard `json:"segment,omitempty"`
+	// PlannedMs is the duration asked for (0: the run ended on iterations);
+	// ElapsedMs how long the users ran.
+	PlannedMs  int64  `json:"plannedMs"`
+	ElapsedMs  int64  `json:"elapsedMs"`
+	Iterations uint64 `json:"iterations"`
+	// Dropped are the open model's iterations that found every user busy.
+	Dropped uint64 `json:"dropped,omitempty"`
+	// SessionsOpened and SessionsFailed count the users' sessions
+	// (connection failures are the latter).
+	SessionsOpened int64 `json:"sessionsOpened"`
+	SessionsFailed int64 `json:"sessionsFailed"`
+	// Aborted says why the run stopped before its end, if it did.
+	Aborted string `json:"aborted,omitempty"`
+	// Overall is every call of the run; Steps each step's calls, in plan
+	// order.
+	Overall    LoadStats         `json:"overall"`
+	Steps      []LoadStats       `json:"steps"`
+	Series     LoadSeries        `json:"series"`
+	Thresholds []ThresholdResult `json:"thresholds"`
+	Passed     bool              `json:"passed"`
+}
+
+// LoadStats are the measurements of a set of calls.
+type LoadStats struct {
+	Scenario string `json:"scenario,omitempty"`
+	Step     string `json:"step,omitempty"`
+	Target   string `json:"target,omitempty"`
+	Calls    uint64 `json:"calls"`
+	// Errors are the calls that failed (their outcome or expectations);
+	// Failed those of them whose expectations failed.
+	Errors   uint64            `json:"errors"`
+	Failed   uint64            `json:"failedExpectations"`
+	Outcomes map[string]uint64 `json:"outcomes"`
+	// RPS is calls per second over the run's elapsed time.
+	RPS float64 `json:"rps"`
+	// Latency in milliseconds, read from Histogram (microseconds).
+	Latency   Latency      `json:"latency"`
+	Histogram hist.Encoded `json:"histogram"`
+}
+
+// Latency are a histogram's percentiles in milliseconds.
+type Latency struct {
+	P50  float64 `json:"p50"`
+	P90  float64 `json:"p90"`
+	P95  float64 `json:"p95"`
+	P99  float64 `json:"p99"`
+	Max  float64 `json:"max"`
+	Mean float64 `json:"mean"`
+}
+
+// LoadSeries is the run over time: windows of WindowMs each.
+type LoadSeries struct {
+	WindowMs int64        `json:"windowMs"`
+	Windows  []LoadWindow `json:"windows"`
+}
+
+// LoadWindow is one window of the series: the calls that ended in it.
+type LoadWindow struct {
+	AtMs      int64        `json:"atMs"` // the window's end, from the start
+	Calls     uint64       `json:"calls"`
+	Errors    uint64       `json:"errors"`
+	P50       float64      `json:"p50"`
+	P95       float64      `json:"p95"`
+	P99       float64      `json:"p99"`
+	Max       float64      `json:"max"`
+	Histogram hist.Encoded `json:"histogram"`
+}
+
+// ThresholdResult is one threshold's verdict.
+type ThresholdResult struct {
+	Rule   string  `json:"rule"`
+	Actual float64 `json:"actual"`
+	Unit   string  `json:"unit"` // "ms", "%", "calls", "calls/s"
+	Met    bool    `json:"met"`
+	// Default marks the rule used when none was given: every call passes.
+	Default bool   `json:"default,omitempty"`
+	Reason  string `json:"reason,omitempty"`
+}
+
+func usToMs(v float64) float64 { return math.Round(v) / 1000 }
+
+func LatencyOf(h *hist.H) Latency {
+	q := func(p float64) float64 { return usToMs(float64(h.Quantile(p))) }
+	return Latency{P50: q(0.5), P90: q(0.9), P95: q(0.95), P99: q(0.99), Max: usToMs(float64(h.Max())), Mean: math.Round(h.Mean()) / 1000}
+}
+
+func (w *LoadWindow) Fill(h *hist.H) {
+	l := LatencyOf(h)
+	w.P50, w.P95, w.P99, w.Max = l.P50, l.P95, l.P99, l.Max
+}
+
+// ——— Trace: one line of --trace.
+
+// TraceEntry is one line of a --trace JSONL file: one tool call, with what
+// the report leaves out (the arguments, redacted, and when it started), or
+// one tool that generation skipped.
+type TraceEntry struct {
+	Scenario   string          `json:"scenario,omitempty"`
+	Step       string          `json:"step,omitempty"`
+	Origin     config.Origin   `json:"origin,omitempty"`
+	Kind       config.StepKind `json:"kind,omitempty"`
+	Tool       string          `json:"tool,omitempty"`
+	Target     string          `json:"target,omitempty"`
+	Case       string          `json:"case,omitempty"`
+	Property   string          `json:"property,omitempty"`
+	Outcome    config.Outcome  `json:"outcome,omitempty"`
+	Status     Status          `json:"status,omitempty"`
+	Detail     string          `json:"detail,omitempty"`
+	Arguments  map[string]any  `json:"arguments,omitempty"`
+	StartedAt  string          `json:"startedAt,omitempty"`
+	DurationMs float64         `json:"durationMs"`
+	Skipped    string          `json:"skipped,omitempty"`
 }
