@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
 	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -226,51 +225,8 @@ func (h eraDefectHTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.next.ServeHTTP(&streamRewriter{ResponseWriter: w}, r)
 		return
 	}
-	bw := &bufferedResponse{header: http.Header{}}
-	h.next.ServeHTTP(bw, r)
-	for k, v := range bw.header {
-		w.Header()[k] = v
-	}
-	w.Header().Del("Content-Length")
-	if bw.status == 0 {
-		bw.status = http.StatusOK
-	}
-	w.WriteHeader(bw.status)
-	out := bw.body.Bytes()
-	if strings.HasPrefix(bw.header.Get("Content-Type"), "text/event-stream") {
-		lines := bytes.Split(out, []byte("\n"))
-		for i, l := range lines {
-			if d, ok := bytes.CutPrefix(l, []byte("data: ")); ok {
-				lines[i] = append([]byte("data: "), eraDefectResponse(d)...)
-			}
-		}
-		out = bytes.Join(lines, []byte("\n"))
-	} else {
-		out = eraDefectResponse(bytes.TrimSpace(out))
-	}
-	w.Write(out)
+	rewriteWhole(w, r, h.next, eraDefectResponse)
 }
-
-// bufferedResponse holds a response until its handler is done.
-type bufferedResponse struct {
-	header http.Header
-	status int
-	body   bytes.Buffer
-}
-
-func (b *bufferedResponse) Header() http.Header { return b.header }
-func (b *bufferedResponse) WriteHeader(code int) {
-	if b.status == 0 {
-		b.status = code
-	}
-}
-func (b *bufferedResponse) Write(p []byte) (int, error) {
-	if b.body.Len()+len(p) > 4<<20 {
-		return 0, io.ErrShortWrite
-	}
-	return b.body.Write(p)
-}
-func (b *bufferedResponse) Flush() {}
 
 // streamRewriter passes an event stream on line by line, each data line
 // through eraDefectResponse, flushing as the SDK does.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"io"
+	"net/http"
 	"sync"
 )
 
@@ -62,3 +63,56 @@ func (l *lineRewriter) Write(p []byte) (int, error) {
 		}
 	}
 }
+
+// rewriteWhole serves r with next holding the response whole (at most
+// 4 MiB), then writes it to w with each message through rewrite: each data
+// line of an event stream, or each JSON line of a body. Other lines pass
+// as they are.
+func rewriteWhole(w http.ResponseWriter, r *http.Request, next http.Handler, rewrite func([]byte) []byte) {
+	held := &heldResponse{header: http.Header{}}
+	next.ServeHTTP(held, r)
+	for k, v := range held.header {
+		w.Header()[k] = v
+	}
+	w.Header().Del("Content-Length")
+	if held.status == 0 {
+		held.status = http.StatusOK
+	}
+	w.WriteHeader(held.status)
+	var out bytes.Buffer
+	for _, line := range bytes.SplitAfter(held.body.Bytes(), []byte("\n")) {
+		switch t := bytes.TrimSpace(line); {
+		case bytes.HasPrefix(line, []byte("data: ")):
+			out.WriteString("data: ")
+			out.Write(rewrite(bytes.TrimSpace(line[len("data: "):])))
+			out.WriteByte('\n')
+		case len(t) > 0 && t[0] == '{':
+			out.Write(rewrite(t))
+			out.WriteByte('\n')
+		default:
+			out.Write(line)
+		}
+	}
+	w.Write(out.Bytes())
+}
+
+// heldResponse keeps a response whole, up to 4 MiB.
+type heldResponse struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (h *heldResponse) Header() http.Header { return h.header }
+func (h *heldResponse) WriteHeader(code int) {
+	if h.status == 0 {
+		h.status = code
+	}
+}
+func (h *heldResponse) Write(p []byte) (int, error) {
+	if h.body.Len()+len(p) > 4<<20 {
+		return 0, io.ErrShortWrite
+	}
+	return h.body.Write(p)
+}
+func (h *heldResponse) Flush() {}

@@ -421,47 +421,7 @@ func (h taskHTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.next.ServeHTTP(w, r)
 		return
 	}
-	rec := &recorder{header: http.Header{}, status: http.StatusOK}
-	h.next.ServeHTTP(rec, r)
-	for k, v := range rec.header {
-		w.Header()[k] = v
-	}
-	w.Header().Del("Content-Length")
-	w.WriteHeader(rec.status)
-	var out bytes.Buffer
-	for _, line := range bytes.SplitAfter(rec.body.Bytes(), []byte("\n")) {
-		switch {
-		case bytes.HasPrefix(line, []byte("data: ")):
-			out.WriteString("data: ")
-			out.Write(withTasks(bytes.TrimSpace(line[len("data: "):])))
-			out.WriteByte('\n')
-		case len(bytes.TrimSpace(line)) > 0 && bytes.TrimSpace(line)[0] == '{':
-			out.Write(withTasks(bytes.TrimSpace(line)))
-			out.WriteByte('\n')
-		default:
-			out.Write(line)
-		}
-	}
-	w.Write(out.Bytes())
+	rewriteWhole(w, r, h.next, withTasks)
 }
 
 func store(h taskHTTP) *taskStore { return h.store }
-
-// recorder keeps a response whole (bounded by maxTaskBody).
-type recorder struct {
-	header http.Header
-	status int
-	body   bytes.Buffer
-}
-
-func (r *recorder) Header() http.Header { return r.header }
-func (r *recorder) WriteHeader(code int) {
-	r.status = code
-}
-func (r *recorder) Write(p []byte) (int, error) {
-	if r.body.Len()+len(p) > maxTaskBody {
-		return 0, io.ErrShortWrite
-	}
-	return r.body.Write(p)
-}
-func (r *recorder) Flush() {}
