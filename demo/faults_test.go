@@ -139,19 +139,8 @@ func connectFaultsHTTP(t *testing.T, c *mcp.Client, version string) faultConn {
 	}
 	t.Cleanup(func() { cs.Close() })
 	drop := func() {
-		req, err := http.NewRequest(http.MethodDelete, srv.URL+"/mcp", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Mcp-Session-Id", cs.ID())
-		req.Header.Set("Mcp-Protocol-Version", cs.InitializeResult().ProtocolVersion)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusNoContent {
-			t.Errorf("DELETE: status %d", resp.StatusCode)
+		if code := deleteSession(t, srv.URL+"/mcp", cs); code != http.StatusNoContent {
+			t.Errorf("DELETE: status %d", code)
 		}
 	}
 	return faultConn{cs: cs, f: f, drop: drop, url: srv.URL + "/mcp", h: h}
@@ -291,20 +280,9 @@ func transportNeutralCases() []faultCase {
 // runFaultCase makes the case's call on cs and then the observer call.
 func runFaultCase(t *testing.T, cs *mcp.ClientSession, c faultCase) {
 	t.Helper()
-	ctx := testContext(t)
-	cctx := ctx
-	if c.timeout > 0 {
-		var cancel context.CancelFunc
-		cctx, cancel = context.WithTimeout(ctx, c.timeout)
-		defer cancel()
-	}
-	a := c.args
-	if a == nil {
-		a = args()
-	}
-	res, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: c.tool, Arguments: a})
+	res, err := callWithin(t, cs, c.tool, c.args, c.timeout)
 	checkObservation(t, c.tool, res, err, c.call)
-	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "ping", Arguments: args()})
+	res, err = callWithin(t, cs, "ping", nil, 0)
 	checkObservation(t, "observer ping after "+c.tool, res, err, c.observer)
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"slices"
@@ -279,16 +278,7 @@ var hangTargets = []struct {
 		srv := httptest.NewServer(handlerFor(s, f, Options{}))
 		t.Cleanup(srv.Close)
 		cs := connectHTTP(t, srv.URL+"/mcp", "2025-11-25")
-		return hangTarget{cs: cs, f: f, drop: func() {
-			req, _ := http.NewRequest(http.MethodDelete, srv.URL+"/mcp", nil)
-			req.Header.Set("Mcp-Session-Id", cs.ID())
-			req.Header.Set("Mcp-Protocol-Version", cs.InitializeResult().ProtocolVersion)
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp.Body.Close()
-		}}
+		return hangTarget{cs: cs, f: f, drop: func() { deleteSession(t, srv.URL+"/mcp", cs) }}
 	}},
 }
 

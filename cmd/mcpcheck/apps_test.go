@@ -1,8 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -26,14 +24,7 @@ func TestAppsQuick(t *testing.T) {
 		if !defects && res.code != 0 {
 			t.Fatalf("clean demo --apps: exit %d\n%s", res.code, res.stdout)
 		}
-		data, err := os.ReadFile(out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var rep report.Report
-		if err := json.Unmarshal(data, &rep); err != nil {
-			t.Fatal(err)
-		}
+		rep := readReport(t, out)
 		got := map[string]report.StepResult{}
 		for _, sc := range rep.Scenarios {
 			if sc.Name == "apps" {

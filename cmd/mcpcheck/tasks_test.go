@@ -157,14 +157,7 @@ func TestTasksQuick(t *testing.T) {
 			args = []string{"--json", args[1], "--url", srv.URL + "/mcp"}
 		}
 		runCmd(t, args...)
-		data, err := os.ReadFile(args[1])
-		if err != nil {
-			t.Fatal(err)
-		}
-		var rep report.Report
-		if err := json.Unmarshal(data, &rep); err != nil {
-			t.Fatal(err)
-		}
+		rep := readReport(t, args[1])
 		failed := map[string]bool{}
 		seen := 0
 		for _, sc := range rep.Scenarios {
@@ -213,14 +206,7 @@ func TestTaskOnlyToolCalledPlainly(t *testing.T) {
 	if res.code != 0 {
 		t.Fatalf("exit %d:\n%s", res.code, res.stdout)
 	}
-	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rep report.Report
-	if err := json.Unmarshal(data, &rep); err != nil {
-		t.Fatal(err)
-	}
+	rep := readReport(t, out)
 	valid, fuzz := false, 0
 	for _, sc := range rep.Scenarios {
 		if sc.Name != "generated: export_household" {
