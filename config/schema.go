@@ -57,12 +57,6 @@ func (fs *fileSchema) compiled() (*jsonschema.Schema, *node, error) {
 	return fs.sch, fs.tree, fs.err
 }
 
-// validateSchema checks the document against schemas/fixture.schema.json and
-// records one message per problem, at the place it concerns.
-func validateSchema(root *node, errs *errList) error {
-	return fixtureSchema.validate(root, errs)
-}
-
 // validate checks the document against the schema and records one message
 // per problem, at the place it concerns.
 func (fs *fileSchema) validate(root *node, errs *errList) error {

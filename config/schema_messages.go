@@ -21,9 +21,6 @@ type problem struct {
 // say records a message at the value.
 func (p *problem) say(format string, a ...any) { p.errs.at(p.n.pos, format, a...) }
 
-// label is the value's path for the start of a message.
-func (p *problem) label() string { return label(p.path) }
-
 // under reports whether the broken rule is the schema's def (a suffix of
 // its location, "/$defs/matcher").
 func (p *problem) under(def string) bool { return strings.HasSuffix(p.ve.SchemaURL, def) }
@@ -71,7 +68,7 @@ var schemaMessages = []schemaRule{
 				want[i] = "a matcher"
 			}
 		}
-		p.say("%s must be %s, got %s", p.label(), strings.Join(want, " or "), describe(p.n))
+		p.say("%s must be %s, got %s", label(p.path), strings.Join(want, " or "), describe(p.n))
 	}),
 	rule(func(p *problem, k *kind.Enum) {
 		want := make([]string, len(k.Want))
@@ -81,20 +78,20 @@ var schemaMessages = []schemaRule{
 				want[i] = strconv.Quote(s)
 			}
 		}
-		p.say("%s must be one of %s; got %s", p.label(), strings.Join(want, ", "), describe(p.n))
+		p.say("%s must be one of %s; got %s", label(p.path), strings.Join(want, ", "), describe(p.n))
 	}),
 	rule(func(p *problem, k *kind.Const) {
-		p.say("%s must be %s, got %s", p.label(), jsonText(k.Want), describe(p.n))
+		p.say("%s must be %s, got %s", label(p.path), jsonText(k.Want), describe(p.n))
 	}),
 	rule(func(p *problem, k *kind.Minimum) {
 		if p.under("#/$defs/generate/properties/concurrency/then") {
-			p.say("%s must be 0 (off) or 2 to %d, got %s", p.label(), MaxConcurrency, shorten(p.n.str))
+			p.say("%s must be 0 (off) or 2 to %d, got %s", label(p.path), MaxConcurrency, shorten(p.n.str))
 			return
 		}
-		p.say("%s must be ≥ %s, got %s", p.label(), k.Want.RatString(), shorten(p.n.str))
+		p.say("%s must be ≥ %s, got %s", label(p.path), k.Want.RatString(), shorten(p.n.str))
 	}),
 	rule(func(p *problem, k *kind.Maximum) {
-		p.say("%s must be ≤ %s, got %s", p.label(), k.Want.RatString(), shorten(p.n.str))
+		p.say("%s must be ≤ %s, got %s", label(p.path), k.Want.RatString(), shorten(p.n.str))
 	}),
 	rule(func(p *problem, k *kind.MinItems) {
 		p.atLeast(k.Want, "%s must have at least %d items, got %d", k.Want, k.Got)
@@ -103,25 +100,25 @@ var schemaMessages = []schemaRule{
 		p.atLeast(k.Want, "%s must be at least %d characters long", k.Want)
 	}),
 	rule(func(p *problem, k *kind.MaxLength) {
-		p.say("%s must be at most %d characters long, got %d", p.label(), k.Want, k.Got)
+		p.say("%s must be at most %d characters long, got %d", label(p.path), k.Want, k.Got)
 	}),
 	rule(func(p *problem, k *kind.Pattern) {
 		switch {
 		case p.under("#/$defs/stepId"):
-			p.say("%s %s is not a valid step id: use ASCII letters, digits, '_', '-' and '.'", p.label(), quote(k.Got))
+			p.say("%s %s is not a valid step id: use ASCII letters, digits, '_', '-' and '.'", label(p.path), quote(k.Got))
 		case p.under("#/$defs/jsonPointer"):
-			p.say("%s %s is not a JSON Pointer: it starts with '/', and a '~' in a name is written ~0 (a '/' in a name ~1)", p.label(), quote(k.Got))
+			p.say("%s %s is not a JSON Pointer: it starts with '/', and a '~' in a name is written ~0 (a '/' in a name ~1)", label(p.path), quote(k.Got))
 		default:
-			p.say("%s %s must match %s", p.label(), quote(k.Got), k.Want)
+			p.say("%s %s must match %s", label(p.path), quote(k.Got), k.Want)
 		}
 	}),
 	rule(func(p *problem, k *kind.Format) {
 		if k.Want == "regex" {
 			msg := strings.TrimPrefix(fmt.Sprint(k.Err), "error parsing regexp: ")
-			p.say("%s %s is not an RE2 regular expression: %s", p.label(), quote(p.n.str), msg)
+			p.say("%s %s is not an RE2 regular expression: %s", label(p.path), quote(p.n.str), msg)
 			return
 		}
-		p.say("%s %s is not a valid %s", p.label(), quote(p.n.str), k.Want)
+		p.say("%s %s is not a valid %s", label(p.path), quote(p.n.str), k.Want)
 	}),
 	rule(func(p *problem, k *kind.UniqueItems) {
 		i, j := k.Duplicates[0], k.Duplicates[1]
@@ -133,7 +130,7 @@ var schemaMessages = []schemaRule{
 	}),
 	rule(func(p *problem, k *kind.MinProperties) {
 		if p.under(matcherDef) {
-			p.say("%s must be a matcher, an object with one of the keys %s; got {}", p.label(), strings.Join(allowedKeys(schemaAt(p.tree, p.ve.SchemaURL)), ", "))
+			p.say("%s must be a matcher, an object with one of the keys %s; got {}", label(p.path), strings.Join(allowedKeys(schemaAt(p.tree, p.ve.SchemaURL)), ", "))
 			return
 		}
 		p.atLeast(k.Want, "%s must have at least %d keys, got %d", k.Want, k.Got)
@@ -141,11 +138,11 @@ var schemaMessages = []schemaRule{
 	rule(func(p *problem, k *kind.MaxProperties) {
 		switch {
 		case p.under(matcherDef):
-			p.say("%s: a matcher is an object with exactly one key, got %d (matchers do not combine)", p.label(), k.Got)
+			p.say("%s: a matcher is an object with exactly one key, got %d (matchers do not combine)", label(p.path), k.Got)
 		case k.Want == 0:
-			p.say("%s takes no keys: write {}", p.label())
+			p.say("%s takes no keys: write {}", label(p.path))
 		default:
-			p.say("%s must have at most %d keys, got %d", p.label(), k.Want, k.Got)
+			p.say("%s must have at most %d keys, got %d", label(p.path), k.Want, k.Got)
 		}
 	}),
 	rule(func(p *problem, _ *kind.FalseSchema) {
@@ -158,14 +155,14 @@ var schemaMessages = []schemaRule{
 			p.errs.at(p.keyPos(obj, op), "%s%s is a matcher, and a matcher must be the only key of its object (matchers do not combine); write $%s for a literal key %s", prefix(objPath), op, op, op)
 			return
 		}
-		p.say("%s is not allowed here", p.label())
+		p.say("%s is not allowed here", label(p.path))
 	}),
 	rule(func(p *problem, _ *kind.Not) {
 		if p.under("#/$defs/jsonPaths") {
-			p.errs.at(p.keyPos(p.n, ""), "%s: a gjson path must not be empty", p.label())
+			p.errs.at(p.keyPos(p.n, ""), "%s: a gjson path must not be empty", label(p.path))
 			return
 		}
-		p.say("%s fails the schema's %q rule", p.label(), "not")
+		p.say("%s fails the schema's %q rule", label(p.path), "not")
 	}),
 }
 
@@ -173,10 +170,10 @@ var schemaMessages = []schemaRule{
 // least (want 1), else in the rule's own words (format after the label).
 func (p *problem) atLeast(want int, format string, a ...any) {
 	if want == 1 {
-		p.say("%s must not be empty", p.label())
+		p.say("%s must not be empty", label(p.path))
 		return
 	}
-	p.say(format, append([]any{p.label()}, a...)...)
+	p.say(format, append([]any{label(p.path)}, a...)...)
 }
 
 // unknownKeys says which keys an object may not hold, with the likely
@@ -217,5 +214,5 @@ func schemaProblem(root, tree *node, ve *jsonschema.ValidationError, errs *errLi
 			return
 		}
 	}
-	p.say("%s fails the schema's %q rule", p.label(), strings.Join(ve.ErrorKind.KeywordPath(), "/"))
+	p.say("%s fails the schema's %q rule", label(p.path), strings.Join(ve.ErrorKind.KeywordPath(), "/"))
 }
