@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -258,10 +259,7 @@ func find(v any, s, path string) (string, bool) {
 	case string:
 		return path, x == s
 	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
+		keys := slices.Collect(maps.Keys(x))
 		sort.Slice(keys, func(i, j int) bool {
 			if (keys[i] == "structuredContent") != (keys[j] == "structuredContent") {
 				return keys[i] == "structuredContent"
@@ -372,12 +370,7 @@ func toNode(v any, redact func(string) string) *yaml.Node {
 		return n
 	case map[string]any:
 		n := mapping()
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			n.Content = append(n.Content, str(redact(k)), toNode(x[k], redact))
 		}
 		return n
