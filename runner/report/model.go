@@ -759,7 +759,8 @@ func SkippedGroupsOf(list []SkippedTool) []SkippedGroup {
 // SkippedGroups groups a report's skipped tools by reason.
 func (r *Report) SkippedGroups() []SkippedGroup { return SkippedGroupsOf(r.SkippedTools) }
 
-// ——— Selection: why a scenario was left out (runner/select.go decides; Shard is --shard K/N).
+// ——— Selection: why a scenario was left out (runner/merge.go decides; Shard
+// is --shard K/N).
 
 // Exclusion says why a scenario was left out of a run: it is in the report
 // all the same, every step skipped with the reason, never dropped.
@@ -805,7 +806,8 @@ func ParseShard(v string) (Shard, error) {
 	return s, nil
 }
 
-// ——— Retries and fail-fast: the attempts before a flaky pass, and why a selected scenario did not run.
+// ——— Retries and fail-fast: the attempts before a flaky pass, and why a
+// selected scenario did not run.
 
 // NotRun says why a selected scenario was not run although the run went
 // on: it is in the report, every step skipped with the reason.
@@ -855,7 +857,8 @@ type ExchangeError struct {
 	Message string `json:"message,omitempty"`
 }
 
-// ——— Stdout noise: what a stdio server wrote on stdout that was not JSON-RPC.
+// ——— Stdout noise: what a stdio server wrote on stdout that was not
+// JSON-RPC.
 
 // StdoutNoise is what a stdio server wrote on stdout that was not a
 // JSON-RPC message: its first lines (sanitized, redacted, cut) and how
@@ -885,7 +888,8 @@ func (n *StdoutNoise) Join(o *StdoutNoise, keep int) *StdoutNoise {
 	return j
 }
 
-// ——— Surface: what a server offers, as discovery found it (mcpcheck tools, the HTML report).
+// ——— Surface: what a server offers, as discovery found it (mcpcheck tools,
+// the HTML report).
 
 // Surface is what a server offers, as discovery found it: its tools with
 // their schemas and annotations as sent, its resources, resource templates
@@ -970,7 +974,8 @@ func UIResource(t SurfaceTool) string {
 	return m.UI.ResourceURI
 }
 
-// ——— Drift: the vocabularies of contract changes (runner/internal/contract defines them).
+// ——— Drift: the vocabularies of contract changes (runner/internal/contract
+// defines them).
 
 // Severity grades a contract change by what it breaks for a client.
 type Severity = cfile.Severity
@@ -1094,11 +1099,14 @@ type ThresholdResult struct {
 
 func usToMs(v float64) float64 { return math.Round(v) / 1000 }
 
+// LatencyOf reads a histogram of microseconds as the report's latency
+// figures, in milliseconds.
 func LatencyOf(h *hist.H) Latency {
 	q := func(p float64) float64 { return usToMs(float64(h.Quantile(p))) }
 	return Latency{P50: q(0.5), P90: q(0.9), P95: q(0.95), P99: q(0.99), Max: usToMs(float64(h.Max())), Mean: math.Round(h.Mean()) / 1000}
 }
 
+// Fill sets the window's percentiles and maximum from its histogram.
 func (w *LoadWindow) Fill(h *hist.H) {
 	l := LatencyOf(h)
 	w.P50, w.P95, w.P99, w.Max = l.P50, l.P95, l.P99, l.Max
