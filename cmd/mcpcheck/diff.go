@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -47,23 +46,9 @@ func diffContracts(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&files0.junit, "junit", "", "")
 	fs.StringVar(&files0.summary, "summary", "", "")
 	fs.StringVar(&files0.html, "html", "", "")
-	// Flags may come before, between or after the two files.
-	var files []string
-	rest := jsonDefault(args)
-	for {
-		if err := fs.Parse(rest); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				fmt.Fprint(stdout, diffUsage)
-				return exitPass
-			}
-			fmt.Fprintf(stderr, "mcpcheck diff: %s (see mcpcheck diff --help)\n", flagError(err))
-			return exitBadArgs
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		files = append(files, fs.Arg(0))
-		rest = fs.Args()[1:]
+	files, code := parseInterleaved(fs, diffUsage, jsonDefault(args), stdout, stderr)
+	if files == nil {
+		return code
 	}
 	if len(files) != 2 {
 		fmt.Fprintf(stderr, "mcpcheck diff: give two contract files, OLD and NEW (got %d; see mcpcheck diff --help)\n", len(files))

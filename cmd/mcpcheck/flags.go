@@ -23,6 +23,33 @@ func flagError(err error) string {
 	return strings.NewReplacer("for flag -", "for flag --", "not defined: -", "not defined: --", "needs an argument: -", "needs an argument: --").Replace(err.Error())
 }
 
+// usageError ends a command whose flags did not parse: --help prints its
+// usage (exit 0), any other error is one line (exit 2).
+func usageError(prog, usage string, err error, stdout, stderr io.Writer) int {
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, usage)
+		return exitPass
+	}
+	fmt.Fprintf(stderr, "%s: %s (see %s --help)\n", prog, flagError(err), prog)
+	return exitBadArgs
+}
+
+// parseInterleaved parses args with fs, flags before, between or after
+// the files, and returns the files; nil ends the command (usageError),
+// with the exit code.
+func parseInterleaved(fs *flag.FlagSet, usage string, args []string, stdout, stderr io.Writer) ([]string, int) {
+	files := []string{}
+	for rest := args; ; rest = fs.Args()[1:] {
+		if err := fs.Parse(rest); err != nil {
+			return nil, usageError(fs.Name(), usage, err, stdout, stderr)
+		}
+		if fs.NArg() == 0 {
+			return files, exitPass
+		}
+		files = append(files, fs.Arg(0))
+	}
+}
+
 // flags are the command line of a run.
 type flags struct {
 	jsonOut, trace          string
@@ -366,13 +393,8 @@ var targetFlags = []string{"config", "url", "sse", "protocol", "timeout", "max-m
 func commandFlags(name, usage string, args, allowed []string, stdout, stderr io.Writer) (*flags, int) {
 	prog := strings.TrimSpace("mcpcheck " + name)
 	f, err := parseFlags(args)
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		fmt.Fprint(stdout, usage)
-		return nil, exitPass
-	case err != nil:
-		fmt.Fprintf(stderr, "%s: %s (see %s --help)\n", prog, flagError(err), prog)
-		return nil, exitBadArgs
+	if err != nil {
+		return nil, usageError(prog, usage, err, stdout, stderr)
 	}
 	if allowed == nil {
 		return f, exitPass

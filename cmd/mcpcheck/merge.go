@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -52,21 +51,9 @@ func mergeReports(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.html, "html", "", "")
 	fs.StringVar(&f.summary, "summary", "", "")
 	fs.BoolVar(&allowPartial, "allow-partial", false, "")
-	var files []string
-	rest := args
-	for len(rest) > 0 {
-		if err := fs.Parse(rest); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				fmt.Fprint(stdout, mergeUsage)
-				return exitPass
-			}
-			fmt.Fprintf(stderr, "mcpcheck merge: %s (see mcpcheck merge --help)\n", flagError(err))
-			return exitBadArgs
-		}
-		rest = fs.Args()
-		if len(rest) > 0 {
-			files, rest = append(files, rest[0]), rest[1:]
-		}
+	files, code := parseInterleaved(fs, mergeUsage, args, stdout, stderr)
+	if files == nil {
+		return code
 	}
 	if len(files) == 0 {
 		fmt.Fprintf(stderr, "mcpcheck merge: give the shards' JSON reports (see mcpcheck merge --help)\n")
@@ -122,7 +109,7 @@ func mergeReports(args []string, stdout, stderr io.Writer) int {
 		return exitBadArgs
 	}
 	defer closeOutputs(outs)
-	code := exitPass
+	code = exitPass
 	for i, m := range merged {
 		if i > 0 {
 			fmt.Fprintln(human)

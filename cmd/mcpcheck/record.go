@@ -121,12 +121,7 @@ func parseRecordFlags(args []string) (*recordFlags, error) {
 func recordSession(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	f, err := parseRecordFlags(args)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, recordUsage)
-			return exitPass
-		}
-		fmt.Fprintf(stderr, "mcpcheck record: %s (see mcpcheck record --help)\n", flagError(err))
-		return exitBadArgs
+		return usageError("mcpcheck record", recordUsage, err, stdout, stderr)
 	}
 	// Fail on a bad path before the client starts talking. The fixture is
 	// a temporary file until the recording is written whole: a recording
