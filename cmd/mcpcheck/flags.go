@@ -23,6 +23,13 @@ func flagError(err error) string {
 	return strings.NewReplacer("for flag -", "for flag --", "not defined: -", "not defined: --", "needs an argument: -", "needs an argument: --").Replace(err.Error())
 }
 
+// fail writes a message to stderr and returns the exit code, for a
+// command that ends on it.
+func fail(stderr io.Writer, code int, format string, a ...any) int {
+	fmt.Fprintf(stderr, format, a...)
+	return code
+}
+
 // usageError ends a command whose flags did not parse: --help prints its
 // usage (exit 0), any other error is one line (exit 2).
 func usageError(prog, usage string, err error, stdout, stderr io.Writer) int {

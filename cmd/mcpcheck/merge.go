@@ -56,23 +56,20 @@ func mergeReports(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if len(files) == 0 {
-		fmt.Fprintf(stderr, "mcpcheck merge: give the shards' JSON reports (see mcpcheck merge --help)\n")
-		return exitBadArgs
+		return fail(stderr, exitBadArgs, "mcpcheck merge: give the shards' JSON reports (see mcpcheck merge --help)\n")
 	}
 	var parts [][]runner.Part // per suite, per file
 	for _, file := range files {
 		reps, err := readReports(file)
 		if err != nil {
 			// The error may quote the file (a key the schema refuses).
-			fmt.Fprintf(stderr, "mcpcheck merge: %s\n", safetext.Sanitize(err.Error()))
-			return exitBadArgs
+			return fail(stderr, exitBadArgs, "mcpcheck merge: %s\n", safetext.Sanitize(err.Error()))
 		}
 		if parts == nil {
 			parts = make([][]runner.Part, len(reps))
 		}
 		if len(reps) != len(parts) {
-			fmt.Fprintf(stderr, "mcpcheck merge: %s holds %d suites and %s %d: reports of different runs\n", files[0], len(parts), file, len(reps))
-			return exitBadArgs
+			return fail(stderr, exitBadArgs, "mcpcheck merge: %s holds %d suites and %s %d: reports of different runs\n", files[0], len(parts), file, len(reps))
 		}
 		for i, r := range reps {
 			parts[i] = append(parts[i], runner.Part{Source: file, Report: r})
@@ -82,8 +79,7 @@ func mergeReports(args []string, stdout, stderr io.Writer) int {
 	for i, p := range parts {
 		m, err := runner.Merge(p, allowPartial)
 		if err != nil {
-			fmt.Fprintf(stderr, "mcpcheck merge: %s\n", safetext.Sanitize(err.Error()))
-			return exitBadArgs
+			return fail(stderr, exitBadArgs, "mcpcheck merge: %s\n", safetext.Sanitize(err.Error()))
 		}
 		merged[i] = m
 	}
@@ -97,16 +93,14 @@ func mergeReports(args []string, stdout, stderr io.Writer) int {
 	default:
 		var err error
 		if jsonFile, err = createFile("--json", f.jsonOut); err != nil {
-			fmt.Fprintf(stderr, "mcpcheck merge: %v\n", err)
-			return exitBadArgs
+			return fail(stderr, exitBadArgs, "mcpcheck merge: %v\n", err)
 		}
 		defer jsonFile.Abort()
 		machine = jsonFile
 	}
 	outs := outputsOf(f)
 	if err := openOutputs(outs); err != nil {
-		fmt.Fprintf(stderr, "mcpcheck merge: %v\n", err)
-		return exitBadArgs
+		return fail(stderr, exitBadArgs, "mcpcheck merge: %v\n", err)
 	}
 	defer closeOutputs(outs)
 	code = exitPass
@@ -115,8 +109,7 @@ func mergeReports(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(human)
 		}
 		if err := report.Text(human, m, report.TextOptions{}); err != nil {
-			fmt.Fprintf(stderr, "mcpcheck merge: writing the report: %v\n", err)
-			return exitBadArgs
+			return fail(stderr, exitBadArgs, "mcpcheck merge: writing the report: %v\n", err)
 		}
 		if !m.Passed {
 			code = exitFail
