@@ -673,13 +673,17 @@ func (d *defects) addProbeTools(s *mcp.Server) {
 		InputSchema:  queryInputSchema,
 		OutputSchema: slowSearchOutputSchema,
 		Annotations:  readOnly("Slow search"),
-	}, func(ctx context.Context, _ *mcp.CallToolRequest, in queryIn) (*mcp.CallToolResult, slowSearchOut, error) {
-		// Planted defect: a correct answer, late.
+	}, func(ctx context.Context, req *mcp.CallToolRequest, in queryIn) (*mcp.CallToolResult, slowSearchOut, error) {
+		// Planted defect: a correct answer, late (and, asked for
+		// progress, cancelled badly: cancelprogress.go).
+		progress := reportSearch(ctx, req)
 		t := time.NewTimer(slowSearchDelay)
 		defer t.Stop()
 		select {
 		case <-t.C:
+			progress.finished()
 		case <-ctx.Done():
+			progress.cancelled()
 			return nil, slowSearchOut{}, ctx.Err()
 		}
 		// Short, so that its size is no second outlier.

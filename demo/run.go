@@ -10,11 +10,12 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"time"
 )
 
-const usage = `Usage: mcpcheck demo [--faults] [--defects] [--protocol-defects] [--ask] [--next-release] [--banner] [--tasks] [--apps] [--http ADDR [--stateless] [--allow-remote]]
+const usage = `Usage: mcpcheck demo [--faults] [--defects] [--protocol-defects] [--ask] [--next-release] [--banner] [--notes DIR] [--tasks] [--apps] [--http ADDR [--stateless] [--allow-remote]]
        mcpcheck demo --hostile MODE [--http ADDR]
 
 Serves the built-in demo MCP server: a household task list with the tools
@@ -58,6 +59,10 @@ Flags:
   --banner         over stdio, also write two lines on stdout that are not
                    JSON-RPC (a start-up banner, then a log line), which the
                    stdio transport forbids
+  --notes DIR      also serve notes_folder, list_notes, read_note (head or
+                   tail, never both) and write_note over the files of DIR;
+                   paths must be absolute and inside DIR, and a directory
+                   is refused with EISDIR
   --flaky FILE     also serve the flaky tool, which fails every other call
                    (odd-numbered calls), counting its calls in FILE
   --http ADDR      serve Streamable HTTP at http://ADDR/mcp instead of stdio;
@@ -104,6 +109,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	hostileMode := fs.String("hostile", "", "")
 	banner := fs.Bool("banner", false, "")
 	flakyFile := fs.String("flaky", "", "")
+	notesDir := fs.String("notes", "", "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usage)
@@ -142,6 +148,12 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		Ask:             *ask,
 		Stateless:       *stateless,
 		FlakyFile:       *flakyFile,
+		Notes:           *notesDir,
+	}
+	if *notesDir != "" {
+		if fi, err := os.Stat(*notesDir); err != nil || !fi.IsDir() {
+			return badUsage(stderr, "--notes needs an existing directory")
+		}
 	}
 	if !httpSet {
 		if *banner {

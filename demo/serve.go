@@ -59,7 +59,11 @@ func serveStdio(ctx context.Context, opts Options, in io.Reader, out io.Writer, 
 		in, out = guardStdio(in, lw), lw
 	}
 	if opts.Tasks {
-		in, out = taskStdio(ctx, newTaskStore(opts.ProtocolDefects), in, &lockedWriter{w: out})
+		store, lw := newTaskStore(opts.ProtocolDefects), &lockedWriter{w: out}
+		if opts.Ask {
+			store.asker = &taskAsker{out: lw}
+		}
+		in, out = taskStdio(ctx, store, in, lw)
 	}
 	return runStdio(ctx, s, f, in, out)
 }

@@ -38,6 +38,9 @@ type Options struct {
 	// exactly what the other options give.
 	Defects bool
 
+	// Notes, when set, adds the notes tools over that directory (notes.go).
+	Notes string
+
 	// ProtocolDefects serves the household without the protocol guard
 	// (protocol.go) and with a protocol defect planted for each of
 	// mcpcheck's protocol probes (listed in protocol.go): over stdio the
@@ -178,6 +181,11 @@ func buildServer(opts Options, kind transportKind) (*mcp.Server, *registry, *fau
 	}
 	if opts.FlakyFile != "" {
 		addFlaky(s, opts.FlakyFile)
+	}
+	if opts.Notes != "" {
+		if err := addNotes(s, opts.Notes); err != nil && opts.Logger != nil {
+			opts.Logger.Error(err.Error())
+		}
 	}
 	return s, reg, f
 }

@@ -109,6 +109,7 @@ func taskToolResult(name string, args json.RawMessage) *mcp.CallToolResult {
 // taskStore holds the tasks of one server.
 type taskStore struct {
 	defects bool
+	asker   *taskAsker // with Ask over stdio: tasks ask the client (taskask.go)
 	mu      sync.Mutex
 	seq     int
 	tasks   map[string]*demoTask // by session + "/" + task id
@@ -269,6 +270,7 @@ func (s *taskStore) start(session, name string, args json.RawMessage) (*demoTask
 	now := time.Now()
 	t := &demoTask{id: "task-" + strconv.Itoa(s.seq), status: "working", created: now, updated: now, done: make(chan struct{}), stop: make(chan struct{})}
 	s.tasks[session+"/"+t.id] = t
+	go s.asker.ask(t.stop)
 	go func() {
 		timer := time.NewTimer(taskWork)
 		defer timer.Stop()
@@ -365,6 +367,9 @@ func taskStdio(ctx context.Context, store *taskStore, in io.Reader, out *lockedW
 	// its task ends); beyond it a request is refused at once.
 	waiting := make(chan struct{}, maxWaiting)
 	r := passLines(in, func(line []byte) []byte {
+		if store.asker != nil && answersAsk(line) {
+			return nil // the answer to the layer's own request
+		}
 		req, ok := claims(line)
 		if !ok {
 			return line

@@ -70,7 +70,7 @@ func analysisSettings(g *config.Generate) *report.AnalysisSettings {
 // carries the version). What it added before is replaced, so analysing a
 // report read back from JSON gives what the run gave.
 func Analyze(rep *report.Report) {
-	rep.Findings, rep.Summary.Scores, rep.Tokens, rep.NothingTested = nil, nil, nil, nil
+	rep.Findings, rep.Summary.Scores, rep.Tokens, rep.NothingTested, rep.Coverage = nil, nil, nil, nil, ""
 	eras := erasOf(rep)
 	if rep.Analysis != nil {
 		var notes []string
@@ -92,6 +92,10 @@ func Analyze(rep *report.Report) {
 				// compared under the first version asked for.
 				rep.Tokens = a.tokens
 			}
+			if rep.Coverage == "" && a.coverage != "" {
+				// The first version's, as for the token estimate.
+				rep.Coverage = a.coverage
+			}
 			if a.nothing != nil {
 				nothing++
 				if rep.NothingTested == nil {
@@ -111,6 +115,9 @@ func Analyze(rep *report.Report) {
 		// Notes of an earlier analysis (a shard's) are replaced by these.
 		rep.Notes = slices.DeleteFunc(rep.Notes, func(n string) bool { return slices.Contains(notes, n) })
 		rep.Notes = append(rep.Notes, notes...)
+	}
+	for _, e := range eras {
+		rep.Findings = append(rep.Findings, withoutProgressFindings(e.scenarios, e.version)...)
 	}
 	if rep.StdoutNoise != nil {
 		rep.Findings = append(rep.Findings, noiseFinding(rep.StdoutNoise, rep.ProtocolVersion))
@@ -155,6 +162,7 @@ type analysis struct {
 	tokens   *report.Tokens
 	notes    []string
 	nothing  *report.NothingTested
+	coverage string // see coverage.go
 }
 
 // run judges, in the order the findings are listed: the probes (latency,
@@ -653,6 +661,7 @@ func (a *analysis) nothingTested() {
 	}
 	if called {
 		a.noToolTested(len(tools), ran)
+		a.coverage = a.coverageLine(len(tools))
 		return
 	}
 	n := &report.NothingTested{Reason: "the server lists no tool", Fix: "check that the server is the one you meant"}

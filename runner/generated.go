@@ -61,7 +61,7 @@ type generator struct {
 
 func compileGenerated(suite *config.Suite, found *discovered, input func(string) *schema.Schema, offered *gen.Offered, probes protocolTarget, base int) generated {
 	tools := found.tools
-	c := &generator{suite: suite, g: suite.Generate, values: gen.NewValues(suite.Generate.Seed).Offer(offered), input: input, base: base}
+	c := &generator{suite: suite, g: suite.Generate, values: gen.NewValues(suite.Generate.Seed).Offer(offered).Fresh(scratchVar, mayWrite(tools)), input: input, base: base}
 	g := c.g
 	var targets, readOnly, allowed []tool
 	for _, t := range sortedTools(tools) {

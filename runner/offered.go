@@ -39,6 +39,16 @@ const offerTimeout = 2 * time.Second
 // checks judge it.
 func (r *runState) offered(ctx context.Context, sess *session, found *discovered, allowed func(string) bool) (*gen.Offered, []string) {
 	o := gen.NewOffered()
+	// The roots mcpcheck offers come first: the client told the server
+	// it may work there (gen.Offered.AddRoot).
+	if c := r.suite.Client; c != nil {
+		for _, root := range c.Roots {
+			if dir := rootDir(root.URI); dir != "" {
+				o.AddRoot("client roots", dir)
+				o.AddListing("client roots", dir, localListing(dir))
+			}
+		}
+	}
 	for _, res := range found.resources {
 		o.AddURI("resources/list", res.URI)
 	}

@@ -136,7 +136,7 @@ func TestProtocolProbesPlantedDefects(t *testing.T) {
 					null = &rep.Findings[i]
 				}
 			}
-			if null.Tool != "get_household" || null.Reference != "MCP 2025-11-25 server/tools" || !strings.Contains(null.Got, "JSON-RPC error -32603") ||
+			if null.Tool != "get_household" || !strings.HasPrefix(null.Reference, "MCP 2025-11-25 server/tools, Error Handling:") || !strings.Contains(null.Got, "JSON-RPC error -32603") ||
 				!strings.Contains(null.Expected, "never -32603") || null.Score != config.ScoreProtocol || null.Step != "protocol: "+c.name+" / null-arguments" {
 				t.Errorf("null-arguments finding = %+v", *null)
 			}

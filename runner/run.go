@@ -352,6 +352,7 @@ func (r *runState) run(ctx context.Context) *report.Report {
 	if !r.compile(ctx, sess) {
 		return rep
 	}
+	shared.tmp = r.tmp // generated steps may have made it (scratchForGenerated)
 	if r.purpose != modeRun {
 		r.listed()
 		return rep
@@ -453,6 +454,9 @@ func (r *runState) compile(ctx context.Context, sess *session) bool {
 		g := compileGenerated(r.suite, r.found, func(name string) *schema.Schema { return r.schemasOf(name).input }, offered, pt, len(r.plan))
 		from := len(r.plan)
 		r.plan = append(r.plan, g.scenarios...)
+		if !r.scratchForGenerated(sess, from) {
+			return false
+		}
 		r.addScenarios(g.scenarios)
 		r.selectScenarios(from)
 		rep.SkippedTools = g.skipped

@@ -242,6 +242,9 @@ func (r *runState) judge(ctx context.Context, sess *session, sp *stepCall, a cal
 		out.Notes, out.Flagged = append(out.Notes, r.clean(a.task.note, 600)), true
 	}
 	r.expectUnchanged(ctx, sess, sc, j, out, sp.results)
+	if p.progress && !out.AsTask && p.taskCheck == taskCheckNone {
+		r.callWithoutProgress(ctx, sess, p, sp.params, out)
+	}
 	if p.record {
 		out.Decoded = decoded
 	}

@@ -294,6 +294,9 @@ type tapConn struct {
 	// server's during them is attributed as during an SDK call.
 	own     ownCalls
 	ownTaps map[jsonrpc.ID]*tap
+	// tasks are the steps whose task is going on, polls or not
+	// (taskattr.go).
+	tasks map[*tap]int
 }
 
 // maxRecent bounds how many finished calls tapConn remembers.
@@ -375,6 +378,11 @@ func (c *tapConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 				}
 			}
 			for _, t := range c.ownTaps {
+				if !slices.Contains(during, t) {
+					during = append(during, t)
+				}
+			}
+			for t := range c.tasks {
 				if !slices.Contains(during, t) {
 					during = append(during, t)
 				}

@@ -75,6 +75,7 @@ type flags struct {
 	lastFailed, failOnFlaky, failFast bool
 	watch                             bool
 	watchPaths                        []string
+	roots                             []string // --root, quick mode's client roots (inputs.go)
 	// settings are the flags that set a config setting, keyed by the
 	// setting (config.Settings), for config's flag layer.
 	settings map[string]any
@@ -307,11 +308,12 @@ func parseTimeout(v string) (any, error) {
 	return int(min(d.Milliseconds(), config.MaxTimeoutMs+1)), nil
 }
 
-// quickFlags say what quick mode's server gets: its environment, headers
-// and the tools it may call.
+// quickFlags say what quick mode's server gets: its environment, headers,
+// the client's roots and the tools it may call.
 func (f *flags) quickFlags(fs *flag.FlagSet) {
 	fs.Func("env", "", keyValue(&f.env, "KEY"))
 	fs.Func("header", "", keyValue(&f.headers, "NAME"))
+	fs.Func("root", "", func(v string) error { f.roots = append(f.roots, v); return nil })
 	fs.Func("allow-tools", "", func(v string) error {
 		for _, t := range strings.Split(v, ",") {
 			if t = strings.TrimSpace(t); t != "" {

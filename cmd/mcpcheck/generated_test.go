@@ -111,7 +111,7 @@ func (q quickReport) checkNullArguments(t *testing.T, tool string) {
 	t.Helper()
 	for _, f := range q.Findings {
 		if f.Kind == "null-arguments" {
-			if f.Status != "failed" || f.Tool != tool || f.Reference != "MCP 2025-11-25 server/tools" || !strings.Contains(f.Got, "JSON-RPC error -32603") || !strings.Contains(f.Expected, "never -32603") {
+			if f.Status != "failed" || f.Tool != tool || !strings.HasPrefix(f.Reference, "MCP 2025-11-25 server/tools, Error Handling: \"Protocol Errors") || !strings.Contains(f.Reference, "Validate all tool inputs") || !strings.Contains(f.Got, "JSON-RPC error -32603") || !strings.Contains(f.Expected, "never -32603") {
 				t.Errorf("null-arguments finding = %+v", f)
 			}
 			return
@@ -457,9 +457,11 @@ func TestQuickTraceAndList(t *testing.T) {
 // refused (inconclusive); with them, list_allowed_directories's answer
 // gives the directory, its listing tools (directory_tree, list_directory,
 // ...) called with it give todo.txt, and the file tools get that file
-// (before issue 19 they got the directory: EISDIR). Only read_file and
-// read_text_file, which forbid head with tail, stay inconclusive.
-// Nothing is written: its writers are not read-only.
+// (before issue 19 they got the directory: EISDIR). read_file and
+// read_text_file, which forbid head with tail, get one of them (optional
+// properties without a default: one per call). Nothing is written: its
+// writers are not read-only; with --include-destructive they write fresh
+// paths only.
 func TestQuickFilesystem(t *testing.T) {
 	t.Parallel()
 	dir := peerDir(t)
@@ -498,8 +500,8 @@ func TestQuickFilesystem(t *testing.T) {
 	if q.Suite != "quick check of secure-filesystem-server" {
 		t.Errorf("suite = %q", q.Suite)
 	}
-	if judged != 8 || inc != 2 {
-		t.Errorf("with offered inputs: %d judged, %d inconclusive; want 8 and 2", judged, inc)
+	if judged != 10 || inc != 0 {
+		t.Errorf("with offered inputs: %d judged, %d inconclusive; want 10 and 0", judged, inc)
 	}
 	judged, inc, _ = inconclusive("--no-offered-inputs")
 	if judged != 2 || inc != 8 {
@@ -507,6 +509,23 @@ func TestQuickFilesystem(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(root); len(entries) != 1 {
 		t.Errorf("the served directory holds %d entries after the run, want the one it had", len(entries))
+	}
+	// With its writers called: each gets a fresh path of mcpcheck's own
+	// in the served directory, never todo.txt or the directory itself.
+	judged, inc, _ = inconclusive("--include-destructive", "--no-behaviour")
+	if b, _ := os.ReadFile(filepath.Join(root, "todo.txt")); string(b) != "water the plants\n" {
+		t.Errorf("todo.txt was changed: %q", b)
+	}
+	if b, err := os.ReadFile(filepath.Join(root, "mcpcheck-write_file-path.txt")); err != nil || len(b) == 0 {
+		t.Errorf("write_file's fresh path was not written: %v", err)
+	}
+	if fi, err := os.Stat(filepath.Join(root, "mcpcheck-create_directory-path")); err != nil || !fi.IsDir() {
+		t.Errorf("create_directory's fresh path was not made: %v", err)
+	}
+	// edit_file and move_file get fresh paths that do not exist (ENOENT):
+	// inconclusive, and nothing of the server's is edited or moved.
+	if judged != 12 || inc != 2 {
+		t.Errorf("with --include-destructive: %d judged, %d inconclusive; want 12 and 2", judged, inc)
 	}
 }
 

@@ -18,6 +18,13 @@ func quickSuite(f *flags, opts *runner.Options) (*config.Suite, error) {
 	case len(f.command) > 0 && len(f.headers) > 0:
 		return nil, fmt.Errorf("--header is for an --url server; a server started with -- COMMAND gets --env")
 	}
-	return config.Quick(config.Target{Command: f.command, Env: f.env, Headers: f.headers, AllowTools: f.allowTools},
+	s, err := config.Quick(config.Target{Command: f.command, Env: f.env, Headers: f.headers, AllowTools: f.allowTools},
 		config.LoadOptions{Environ: opts.Environ, Flags: f.settings})
+	if err != nil {
+		return nil, err
+	}
+	if s.Client, err = quickRoots(f.roots); err != nil {
+		return nil, err
+	}
+	return s, nil
 }

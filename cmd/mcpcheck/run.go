@@ -134,6 +134,9 @@ Generated checks (quick mode, or a fixture's generate block):
   --env K=V                  a variable for the stdio server (repeatable)
   --header K=V               a header for the --url server (repeatable)
   --allow-tools a,b          generate only against these tools
+  --root DIR                 offer DIR as a client root (repeatable): the
+                             server may ask for it, and generated paths
+                             use it and its files
   --include-destructive      also call tools not annotated readOnlyHint: true,
                              and run the lifecycle check
   --no-offered-inputs        do not call the argument-free read-only tools

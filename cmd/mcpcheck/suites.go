@@ -24,7 +24,7 @@ import (
 // directory that a fixture names as its contract or its expected failures
 // is that fixture's companion, not a fixture, and is passed by.
 func loadFixtures(f *flags, opts *runner.Options) ([]*config.Suite, error) {
-	for _, name := range []string{"env", "header", "allow-tools"} {
+	for _, name := range []string{"env", "header", "allow-tools", "root"} {
 		if f.set[name] {
 			return nil, fmt.Errorf("--%s is for quick mode (without --config); put it in the fixture", name)
 		}

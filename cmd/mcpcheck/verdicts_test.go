@@ -42,6 +42,14 @@ func TestNoToolTested(t *testing.T) {
 	if r.code != 0 || strings.Contains(r.stdout, `"nothingTested"`) || !strings.HasPrefix(r.stderr, "PASS ") {
 		t.Errorf("get_household allowed: exit %d\n%s", r.code, r.stderr)
 	}
+	// ... and its headline says what it covered, right under the verdict.
+	const covered = "1 of 4 tools called; 3 not: not in allowTools, which bounds generated calls — name it in --allow-tools"
+	if lines := strings.SplitN(r.stderr, "\n", 3); len(lines) < 2 || strings.TrimSpace(lines[1]) != covered {
+		t.Errorf("coverage line: want %q under the verdict, got:\n%s", covered, r.stderr)
+	}
+	if !strings.Contains(r.stdout, `"coverage": "`+covered+`"`) {
+		t.Errorf("the JSON report's coverage is not %q", covered)
+	}
 }
 
 // attributionFixture asks for roots in a call alone, then in a call that

@@ -130,4 +130,3 @@ func Cut(s string, max int) string {
 	}
 	return s[:end] + marker
 }
-

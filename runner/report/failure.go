@@ -34,6 +34,9 @@ func failureLines(st *StepResult) []string {
 			add("  actual:   %s", show(a.Actual))
 		}
 	}
+	if pc := st.WithoutProgress; pc != nil && pc.Status == StatusFailed {
+		add("without _meta: %s", pc.Reason)
+	}
 	if st.ExitStatus != "" {
 		add("the server exited (%s)", st.ExitStatus)
 	}
@@ -90,6 +93,8 @@ func why(st *StepResult) string {
 			s += fmt.Sprintf(" (and %d more)", n)
 		}
 		return s
+	case st.WithoutProgress != nil && st.WithoutProgress.Status == StatusFailed:
+		return "without _meta: " + st.WithoutProgress.Reason
 	case st.Outcome != "":
 		return "outcome " + outcomeText(st)
 	}

@@ -46,6 +46,7 @@ type (
 		StartedAt     string
 		Counts        string
 		NothingTested *NothingTested
+		Coverage      string
 		Warnings      []string
 		Groups        []htmlGroup
 		Scenarios     []htmlScenario
@@ -121,7 +122,7 @@ func HTML(w io.Writer, reps ...*Report) error {
 }
 
 func htmlSuiteOf(r *Report) htmlSuite {
-	s := htmlSuite{Verdict: "PASS", Class: "pass", Name: r.Suite, Target: targetLine(r), NothingTested: r.NothingTested,
+	s := htmlSuite{Verdict: "PASS", Class: "pass", Name: r.Suite, Target: targetLine(r), NothingTested: r.NothingTested, Coverage: r.Coverage,
 		Counts:   counts(r.Summary.Passed, r.Summary.Failed, r.Summary.Skipped, r.Summary.DurationMs),
 		Warnings: r.Warnings, Notes: r.Notes}
 	switch {

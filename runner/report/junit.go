@@ -196,6 +196,9 @@ func junitProperties(r *Report, protocol string) []junitProperty {
 	if r.Server != nil {
 		ps = append(ps, junitProperty{"server.name", r.Server.Name}, junitProperty{"server.version", r.Server.Version})
 	}
+	if r.Coverage != "" {
+		ps = append(ps, junitProperty{"coverage", r.Coverage})
+	}
 	return ps
 }
 

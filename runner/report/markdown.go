@@ -51,6 +51,8 @@ func markdownSuite(b *strings.Builder, r *Report) {
 		fmt.Fprintf(b, "%s. What ran: %s. To test the tools: %s.\n\n", md(n.Reason), md(n.Ran), md(n.Fix))
 	case n != nil:
 		fmt.Fprintf(b, "No call was made: %s. To test something: %s.\n\n", md(n.Reason), md(n.Fix))
+	case r.Coverage != "":
+		fmt.Fprintf(b, "%s.\n\n", md(r.Coverage))
 	}
 	expected := ""
 	if n := r.Summary.ExpectedFailures; n > 0 {

@@ -49,9 +49,14 @@ type Report struct {
 	Passed bool   `json:"passed"`
 	// NothingTested, when set, says why a run of generated checks called
 	// nothing: its verdict is NOTHING TESTED, not PASS.
-	NothingTested   *NothingTested `json:"nothingTested,omitempty"`
-	Target          Target         `json:"target"`
-	ProtocolVersion string         `json:"protocolVersion"`
+	NothingTested *NothingTested `json:"nothingTested,omitempty"`
+	// Coverage, in a run of generated checks that called some of the
+	// server's tools but not all, says how many and why the others were
+	// not ("3 of 4 tools called; 1 not: ..."): the headline of a PASS
+	// says what it covers.
+	Coverage        string `json:"coverage,omitempty"`
+	Target          Target `json:"target"`
+	ProtocolVersion string `json:"protocolVersion"`
 	// RequestedProtocolVersion is the version the run asked for, when the
 	// server negotiated another (ProtocolVersion): a run pinned to
 	// 2026-07-28 against a 2025-11-25 server says both.
@@ -302,6 +307,9 @@ type StepResult struct {
 	// Exchange is the request the step sent and the answer it got, when
 	// the run keeps them (runner.Options.Exchanges: -v, -vv, the HTML report).
 	Exchange *Exchange `json:"exchange,omitempty"`
+	// WithoutProgress is the check under a step that asks for progress:
+	// its call made once more without _meta (runner/progress.go).
+	WithoutProgress *PlainCall `json:"withoutProgress,omitempty"`
 
 	// The fields below are a run's own working state, read while the run
 	// is in progress and never written to the JSON report.

@@ -207,6 +207,8 @@ func (t *textWriter) verdict(r *Report) {
 		t.printf("  %s\n  what ran: %s\n  to test the tools: %s\n", n.Reason, n.Ran, n.Fix)
 	case n != nil:
 		t.printf("  no call was made: %s\n  to test something: %s\n", n.Reason, n.Fix)
+	case r.Coverage != "":
+		t.printf("  %s\n", r.Coverage)
 	}
 }
 
@@ -443,6 +445,7 @@ func (t *textWriter) step(st *StepResult, cols columns) {
 		t.printf("       the server asked the client: %s\n", strings.Join(asked, ", "))
 	}
 	t.exchange(st)
+	t.withoutProgress(st)
 }
 
 func outcomeText(st *StepResult) string {

@@ -38,10 +38,10 @@
 // on map order or earlier calls.
 //
 // How a value is chosen is documented where it is chosen: the order of
-// preference at produce and typeChoices (values.go), the property-name
-// hints at the hints table (hints.go), the format values at formatValues
-// (format.go), patterns at patternWriter (pattern.go) and the limits in
-// schema.go.
+// preference at produce (produce.go) and typeChoices (values.go), the
+// property-name hints at the hints table (hints.go), the format values at
+// formatValues (format.go), patterns at patternWriter (pattern.go) and the
+// limits in schema.go.
 //
 // The runnable examples are in example_test.go. In short:
 //

@@ -3,6 +3,7 @@ package gen
 import (
 	"encoding/json"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -60,6 +61,8 @@ func (o *Offered) FirstDir() string {
 // AddListing offers the entries that text, a listing of dir, names (see
 // above), as paths under dir, found by source.
 func (o *Offered) AddListing(source, dir, text string) {
+	// The server answered for dir: a place its tools may write to.
+	o.serve(dir)
 	sep := "/"
 	if strings.Contains(dir, "\\") && !strings.Contains(dir, "/") {
 		sep = "\\"
@@ -169,4 +172,35 @@ func ListingTool(tool string, required []string) (prop string, ok bool) {
 		return "", false
 	}
 	return required[0], true
+}
+
+// AddRoot offers a directory a client root names (a file:// root's path,
+// found by source): first among the directories when added first, and
+// served (see fresh.go), since the client told the server it may work
+// there.
+func (o *Offered) AddRoot(source, dir string) {
+	if !isAbsPath(dir) {
+		return
+	}
+	clean := strings.TrimRight(dir, "/\\")
+	if clean == "" {
+		clean = dir
+	}
+	o.add(&o.dirs, offer{value: clean, source: source})
+	o.serve(clean)
+}
+
+// Served lists the directories known to be served: roots the client
+// offered and directories the server's listing tool answered for.
+func (o *Offered) Served() []string {
+	if o == nil {
+		return nil
+	}
+	return o.served
+}
+
+func (o *Offered) serve(dir string) {
+	if dir != "" && len(o.served) < maxOffers && !slices.Contains(o.served, dir) {
+		o.served = append(o.served, dir)
+	}
 }

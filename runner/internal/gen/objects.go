@@ -9,9 +9,9 @@ import (
 )
 
 // object builds an object: every required property (sorted), and — when
-// withOptional and the object is at most two levels deep — each optional
-// property whose value validates on its own (not deprecated or readOnly,
-// at most 64 of them), then enough extra properties for minProperties.
+// withOptional and the object is at most two levels deep — the optional
+// properties optionalsToFill picks whose value validates on its own, then
+// enough extra properties for minProperties.
 //
 // optionals reports whether anything beyond the required properties was
 // added, i.e. whether a retry without them could differ.
@@ -100,10 +100,8 @@ func (g *gen) object(path, name string, objs []fobj, depth, vk int, withOptional
 		}
 	}
 	if withOptional && depth < 2 {
-		for _, p := range optional {
-			if !skipOptional(objs, p) {
-				addOptional(p)
-			}
+		for _, p := range g.optionalsToFill(objs, optional, vk) {
+			addOptional(p)
 		}
 	}
 	for _, p := range optional {

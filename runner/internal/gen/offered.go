@@ -40,6 +40,7 @@ import (
 type Offered struct {
 	dirs, files, uris []offer
 	ids               []offer
+	served            []string // directories known to be served (fresh.go)
 	seen              map[string]bool
 	used              map[string]string // "tool property" → source
 }
@@ -118,6 +119,9 @@ func (o *Offered) Merge(b *Offered) {
 			o.add(k.dst, c)
 		}
 	}
+	for _, d := range b.served {
+		o.serve(d)
+	}
 }
 
 // AddURI offers a URI (a listed resource's, say).
@@ -137,6 +141,19 @@ func (o *Offered) AddID(source string, id any, nouns ...string) {
 // has some (v, decoded with json.Number), else its text, read as JSON when
 // it is JSON and as lines of words otherwise.
 func (o *Offered) AddAnswer(tool string, structured any, text string) {
+	if listsDirectories(tool) {
+		// An argument-free tool whose name says it names directories
+		// (list_allowed_directories, notes_folder) lists the ones the
+		// server serves: fresh paths may go there (fresh.go).
+		from := len(o.dirs)
+		defer func() {
+			for _, d := range o.dirs[min(from, len(o.dirs)):] {
+				if s, ok := d.value.(string); ok {
+					o.serve(s)
+				}
+			}
+		}()
+	}
 	nouns := toolNouns(tool)
 	if structured != nil {
 		o.walk(tool, structured, "", nouns)

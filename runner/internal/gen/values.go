@@ -16,13 +16,16 @@ import (
 
 // Values generates realistic arguments that satisfy a tool's inputSchema.
 //
-// A Values holds only its seed, so one value may be shared by goroutines.
+// A Values holds its seed and what Offer and Fresh gave it, read only, so
+// one value may be shared by goroutines (an Offered records what was used:
+// see [Offered]).
 // Output depends on nothing but the seed, the tool name, the schema
 // document and (for [Values.Distinct]) the variant number: never on map
 // iteration order or on earlier calls.
 type Values struct {
 	seed    int64
 	offered *Offered
+	fresh   *freshPaths
 }
 
 // NewValues returns a generator whose pseudo-random choices (numbers and
@@ -93,6 +96,7 @@ func (v *Values) generate(tool string, input *schema.Schema, variant int) (map[s
 	g := newGen(input, seed, tool)
 	if v != nil {
 		g.offered = v.offered
+		g.fresh = v.fresh.forTool(tool)
 	}
 	strict, err := input.WithFormats()
 	if err != nil {
@@ -165,6 +169,7 @@ type gen struct {
 	tool    string
 	notes   []string
 	offered *Offered
+	fresh   *freshPaths // nil, or the path rules of this tool (fresh.go)
 }
 
 func newGen(in *schema.Schema, seed int64, tool string) *gen {
@@ -376,180 +381,6 @@ func (g *gen) solve(path, name string, ents []ent, fl flat, depth, vk int, attem
 		g.note(path, "no anyOf/oneOf/if branch can hold a value; placeholder used")
 	}
 	return failVal, false
-}
-
-// produce tries candidate values for a conjunction with no open choices,
-// in order of preference, and returns the first that validates: const;
-// default, then examples, null ones last (first variant only; later ones
-// try them after everything else); enum members (null and "" last); then
-// values built for each allowed type, in typeChoices order.
-func (g *gen) produce(path, name string, ents []ent, objs []fobj, depth, vk int) (any, bool) {
-	types := g.typeChoices(name, objs, depth)
-	mark := len(g.notes)
-	var (
-		failed    bool
-		failVal   any
-		failWhy   string
-		failNotes []string
-	)
-	// try validates one candidate. Notes written while building a rejected
-	// candidate are withdrawn; those of the first rejection are kept for
-	// the final report.
-	quiet := false // rejected defaults and examples explain nothing
-	try := func(v any) bool {
-		err := g.check(ents, v)
-		if err == nil {
-			return true
-		}
-		if !failed && !quiet {
-			failed, failVal, failWhy = true, v, g.why(path, err)
-			failNotes = slices.Clone(g.notes[mark:])
-		}
-		g.notes = g.notes[:mark]
-		return false
-	}
-	// fail keeps the most specific explanation: notes from inside the value
-	// if there are any, else why the first candidate was rejected, else msg.
-	fail := func(msg string) (any, bool) {
-		g.notes = append(g.notes[:mark], failNotes...)
-		switch {
-		case len(failNotes) > 0:
-		case failWhy != "":
-			g.notes = append(g.notes, failWhy+"; placeholder used")
-		default:
-			g.note(path, "%s; placeholder used", msg)
-		}
-		return failVal, false
-	}
-	reason := func(why string) {
-		if why != "" && failWhy == "" {
-			failWhy = where(path) + ": " + why
-		}
-	}
-
-	for _, o := range objs {
-		if k, present := o.m["const"]; present {
-			if try(k) {
-				return k, true
-			}
-			return fail("const conflicts with the other keywords")
-		}
-	}
-	// The server's own values come first: an id it listed, a directory it
-	// serves (see Offered). Variants rotate through them.
-	if cands := g.offered.candidates(g.tool, name); len(cands) > 0 {
-		quiet = true
-		for i := range min(len(cands), maxOfferTries) {
-			c := cands[(i+vk)%len(cands)]
-			if try(c.value) {
-				g.offered.use(g.tool, path, c)
-				return c.value, true
-			}
-		}
-		quiet = false
-	}
-	defaults := preferred(objs)
-	firstDefault := func() (any, bool) {
-		quiet = true
-		defer func() { quiet = false }()
-		for _, d := range defaults {
-			if try(d) {
-				return d, true
-			}
-		}
-		return nil, false
-	}
-	if vk == 0 {
-		if d, ok := firstDefault(); ok {
-			return d, true
-		}
-	}
-	for _, o := range objs {
-		members, ok := o.m["enum"].([]any)
-		if !ok {
-			continue
-		}
-		if len(members) == 0 {
-			return fail("enum is empty")
-		}
-		if len(members) > maxEnum {
-			members = members[:maxEnum]
-		}
-		ordered := sensibleFirst(members)
-		for i := range ordered {
-			if m := ordered[(i+vk)%len(ordered)]; try(m) {
-				return m, true
-			}
-			if g.work <= 0 {
-				break
-			}
-		}
-		return fail("no enum member satisfies the other keywords")
-	}
-
-	for _, t := range types {
-		if g.work <= 0 {
-			break
-		}
-		switch t {
-		case tObject:
-			v, optionals := g.object(path, name, objs, depth, vk, true)
-			if try(v) {
-				return v, true
-			}
-			if optionals {
-				if v, _ := g.object(path, name, objs, depth, vk, false); try(v) {
-					return v, true
-				}
-			}
-		case tArray:
-			v, why := g.array(path, name, objs, depth, vk)
-			reason(why)
-			if why == "" && try(v) {
-				return v, true
-			}
-			if !failed {
-				failed, failVal = true, v
-			}
-		case tString:
-			cands, why := g.strings(path, name, objs, vk)
-			for _, s := range cands {
-				if try(s) {
-					return s, true
-				}
-			}
-			reason(why)
-		case tNumber, tInteger:
-			cands, why := g.numbers(path, name, objs, t == tInteger, vk)
-			for _, n := range cands {
-				if try(n) {
-					return n, true
-				}
-			}
-			reason(why)
-		case tBoolean:
-			// false, or the hint's value, first; variants alternate.
-			b := vk%2 == 1
-			if h := lookupHint(name); h != nil && h.bool != nil {
-				b = *h.bool != (vk%2 == 1)
-			}
-			for _, c := range []bool{b, !b} {
-				if try(c) {
-					return c, true
-				}
-			}
-		case tNull:
-			if try(nil) {
-				return nil, true
-			}
-		}
-	}
-	if vk != 0 {
-		if d, ok := firstDefault(); ok {
-			return d, true
-		}
-	}
-	return fail("no value satisfies every keyword")
 }
 
 // preferred returns `default` values, then `examples` (the first eight of

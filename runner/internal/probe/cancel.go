@@ -3,6 +3,7 @@ package probe
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 )
@@ -17,6 +18,9 @@ const (
 	// after the cancellation is waited for.
 	CancelAfter = 200 * time.Millisecond
 	lateWindow  = 2 * time.Second
+	// ProgressWindow is how long after notifications/cancelled the
+	// probe's progress notifications are counted (see progress.go).
+	ProgressWindow = time.Second
 )
 
 // Cancel runs a cancellation probe on conn: it makes the slow call,
@@ -37,15 +41,29 @@ func Cancel(ctx context.Context, conn Conn, pr *Probe, wait time.Duration) (ex E
 			return Exchange{Gone: true, ExitStatus: c.proc.ExitStatus()}, ""
 		}
 		c.Write(cancel)
-		ex := c.watchCancelled(ctx, pr.ID, min(lateWindow, wait))
+		cancelled := time.Now()
+		c.Write(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"method":%q}`, afterCancelID, c.observer))
+		ex := c.watchCancelled(ctx, pr.ID, cancelled, min(lateWindow, wait))
 		if c.proc.Exited(0) {
 			ex.Gone, ex.ExitStatus = true, c.proc.ExitStatus()
 		}
 		return ex, ""
 	case *HTTP:
+		w := &progressWatch{}
+		// The standalone GET stream too, where a server may send progress
+		// it does not tie to the call's request; bounded like the call's
+		// POST, and closed when the probe ends (a server without one
+		// answers 405 at once).
+		getCtx, stopGet := context.WithCancel(ctx)
+		got := make(chan struct{})
+		go func() {
+			defer close(got)
+			c.do(getCtx, http.MethodGet, nil, "", nil, CancelAfter+min(lateWindow, wait), w.see)
+		}()
+		defer func() { stopGet(); <-got }()
 		done := make(chan Exchange, 1)
 		go func() {
-			_, ex := c.Post(ctx, pr.Message, pr.ID, nil, CancelAfter+min(lateWindow, wait))
+			_, ex := c.do(ctx, http.MethodPost, pr.Message, pr.ID, nil, CancelAfter+min(lateWindow, wait), w.see)
 			done <- ex
 		}()
 		select {
@@ -54,8 +72,17 @@ func Cancel(ctx context.Context, conn Conn, pr *Probe, wait time.Duration) (ex E
 		case <-time.After(CancelAfter):
 		}
 		c.Post(ctx, cancel, "", nil, wait)
+		w.cancelled(time.Now())
+		// The observer after the cancellation: once it is answered, the
+		// server has read the cancellation (its own POST came first).
+		if _, ack := c.Post(ctx, fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"method":"ping"}`, afterCancelID), afterCancelID, nil, min(lateWindow, wait)); ack.Reply() != nil {
+			w.acked(time.Now())
+		}
 		ex := <-done
 		ex.Err = nil
+		if ex.Reply() == nil {
+			ex.ProgressAfterCancel, ex.ProgressInFlight = w.counts()
+		}
 		return ex, ""
 	}
 	return Exchange{}, "no raw connection"

@@ -102,6 +102,13 @@ type Exchange struct {
 	// ProgressAfterResult counts the cancellation probe's progress
 	// notifications (stdio) that came after the call's own (late) result.
 	ProgressAfterResult int
+	// ProgressAfterCancel counts the cancellation probe's progress
+	// notifications that came before any result, after the server had
+	// answered the observer sent right after notifications/cancelled, and
+	// within ProgressWindow of the cancellation (see progress.go);
+	// ProgressInFlight those that came before that answer (sent, maybe,
+	// before the server read the cancellation: not judged).
+	ProgressAfterCancel, ProgressInFlight int
 	// verdict is a probe of 2026-07-28's own judgement (era.go).
 	verdict *Verdict
 }
@@ -434,6 +441,12 @@ func (c *HTTP) Post(ctx context.Context, body []byte, id string, edit func(http.
 }
 
 func (c *HTTP) Do(ctx context.Context, method string, body []byte, id string, edit func(http.Header), wait time.Duration) (http.Header, Exchange) {
+	return c.do(ctx, method, body, id, edit, wait, nil)
+}
+
+// do is Do, handing see each message of an SSE answer as it arrives
+// (nil: none), up to the response to id.
+func (c *HTTP) do(ctx context.Context, method string, body []byte, id string, edit func(http.Header), wait time.Duration, see func(msg []byte)) (http.Header, Exchange) {
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	var ex Exchange
@@ -468,6 +481,9 @@ func (c *HTTP) Do(ctx context.Context, method string, body []byte, id string, ed
 	buf := make([]byte, 32<<10)
 	found := func(msgs [][]byte) bool {
 		for _, b := range msgs {
+			if see != nil {
+				see(b)
+			}
 			m := Parse(b)
 			if m.Bad {
 				continue // an HTTP error's text, not a message

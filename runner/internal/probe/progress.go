@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"regexp"
+	"sync"
 	"time"
 )
 
@@ -20,6 +21,16 @@ import (
 // it is long-running, slow or reports progress, or an argument that sets
 // a duration (duration, delay, seconds, sleep, wait). Tools that answer
 // within CancelAfter skip the probe.
+//
+// What it reads after notifications/cancelled (at most lateWindow): over
+// stdio the server's stdout, over HTTP the call's own SSE stream and the
+// standalone GET stream (a server may send progress there when it does
+// not tie it to the call's request). Right after the cancellation it sends an
+// observer request; its answer shows the server has read the
+// cancellation. The progress rule (see cancelled in catalogue.go) counts
+// only what came after that answer and within ProgressWindow of the
+// cancellation, so it depends on order and a fixed window, not on how
+// fast the machine is.
 
 // cancelToken is the cancellation probe's progress token.
 const cancelToken = `"mcpcheck-probe-cancellation"`
@@ -49,20 +60,83 @@ func SlowContract(description string, inputSchema json.RawMessage) bool {
 	return false
 }
 
-// watchCancelled reads for up to d after the cancellation: the responses
-// to id, and the progress notifications with the probe's token that came
-// after the first of them (the order on one stdout is the server's own).
-func (c *Stdio) watchCancelled(ctx context.Context, id string, d time.Duration) Exchange {
+// afterCancelID is the id of the observer request sent right after the
+// cancellation.
+const afterCancelID = `"mcpcheck-raw-after-cancel"`
+
+// watchCancelled reads for up to d after the cancellation (sent at
+// cancelled, and followed by the observer afterCancelID): the responses to
+// id, and the progress notifications with the probe's token — after the
+// first response (the order on one stdout is the server's own), or before
+// any response: in flight until the observer's answer, then within
+// ProgressWindow of the cancellation.
+func (c *Stdio) watchCancelled(ctx context.Context, id string, cancelled time.Time, d time.Duration) Exchange {
+	acked := false
 	return c.readUntil(ctx, d, func(line []byte, ex *Exchange) bool {
 		m := Parse(line)
 		switch {
 		case m.IsResponse(id):
 			ex.Replies = append(ex.Replies, m)
-		case len(ex.Replies) > 0 && m.Method == "notifications/progress" && progressOf(line) == cancelToken:
+			ex.ProgressAfterCancel, ex.ProgressInFlight = 0, 0 // a result came: judged by the rule on results
+		case m.IsResponse(afterCancelID):
+			acked = true
+		case m.Method != "notifications/progress" || progressOf(line) != cancelToken:
+		case len(ex.Replies) > 0:
 			ex.ProgressAfterResult++
+		case !acked:
+			ex.ProgressInFlight++
+		case time.Since(cancelled) <= ProgressWindow:
+			ex.ProgressAfterCancel++
 		}
 		return false
 	})
+}
+
+// progressWatch counts the cancellation probe's progress notifications on
+// an HTTP answer's stream, read by one goroutine while another sends the
+// cancellation and the observer.
+type progressWatch struct {
+	mu                 sync.Mutex
+	cancelAt, ackAt    time.Time
+	afterCancel, early int
+}
+
+// see takes one message of the call's stream.
+func (w *progressWatch) see(msg []byte) {
+	if Parse(msg).Method != "notifications/progress" || progressOf(msg) != cancelToken {
+		return
+	}
+	now := time.Now()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch {
+	case w.cancelAt.IsZero():
+		// Before the cancellation: the tool reports progress, as asked.
+	case w.ackAt.IsZero():
+		w.early++
+	case now.Sub(w.cancelAt) <= ProgressWindow:
+		w.afterCancel++
+	}
+}
+
+func (w *progressWatch) cancelled(at time.Time) {
+	w.mu.Lock()
+	w.cancelAt = at
+	w.mu.Unlock()
+}
+
+func (w *progressWatch) acked(at time.Time) {
+	w.mu.Lock()
+	w.ackAt = at
+	w.mu.Unlock()
+}
+
+// counts are the progress notifications after the cancellation, judged
+// and in flight.
+func (w *progressWatch) counts() (afterCancel, inFlight int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.afterCancel, w.early
 }
 
 // progressOf is the progress token of a progress notification, as a JSON
@@ -78,3 +152,12 @@ func progressOf(line []byte) string {
 	}
 	return string(bytes.TrimSpace(n.Params.Token))
 }
+
+// Sentences of the spec the cancellation probe's verdicts quote, as MCP
+// 2025-11-25 writes them (the same words since 2025-03-26).
+const (
+	// basic/utilities/cancellation, Behavior Requirements.
+	quoteCancelReceiver = `"Receivers of cancellation notifications SHOULD: Stop processing the cancelled request; Free associated resources; Not send a response for the cancelled request"`
+	// basic/utilities/progress, Behavior Requirements.
+	quoteProgressActive = `"Progress notifications MUST only reference tokens that: Were provided in an active request; Are associated with an in-progress operation"`
+)
