@@ -162,7 +162,7 @@ type analysis struct {
 	tokens   *report.Tokens
 	notes    []string
 	nothing  *report.NothingTested
-	coverage string // see coverage.go
+	coverage string // see coverageLine in verdicts.go
 }
 
 // run judges, in the order the findings are listed: the probes (latency,

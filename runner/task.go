@@ -152,7 +152,7 @@ func callTask(ctx context.Context, sess *session, name string, args json.RawMess
 		return taskOutcome{}, errTaskBroken{"the CreateTaskResult has no taskId string (basic/utilities/tasks: task IDs MUST be strings)"}
 	}
 	breach := taskBreach("the CreateTaskResult", []byte(task.Raw), false)
-	defer sess.taps.holdTask(tapFrom(ctx))() // between its polls too (taskattr.go)
+	defer sess.taps.holdTask(tapFrom(ctx))() // between its polls too (holdTask, in tap.go)
 	began := time.Now()
 	var cancelAt <-chan time.Time
 	if tc.CancelAfterMs > 0 {
