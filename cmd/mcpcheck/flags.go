@@ -37,8 +37,7 @@ func usageError(prog, usage string, err error, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, usage)
 		return exitPass
 	}
-	fmt.Fprintf(stderr, "%s: %s (see %s --help)\n", prog, flagError(err), prog)
-	return exitBadArgs
+	return fail(stderr, exitBadArgs, "%s: %s (see %s --help)\n", prog, flagError(err), prog)
 }
 
 // parseInterleaved parses args with fs, flags before, between or after
