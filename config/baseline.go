@@ -36,12 +36,7 @@ func LoadExpectedFailures(path string, suite *Suite) ([]ExpectedFailure, error) 
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, nil
 	}
-	var root *node
-	if isJSON(path, data) {
-		root = parseJSON(path, data, &errs)
-	} else {
-		root = parseYAML(path, data, &errs)
-	}
+	root := parseDoc(path, data, &errs)
 	if root == nil {
 		return nil, errs.err()
 	}

@@ -59,16 +59,11 @@ func Parse(file string, data []byte, opts LoadOptions) (*Suite, error) {
 		errs.add(newPosCursor(file, data).pos(off), "file is not valid UTF-8 (byte 0x%02X)", data[off])
 		return nil, errs.err()
 	}
-	var root *node
-	if isJSON(file, data) {
-		root = parseJSON(file, data, &errs)
-	} else {
-		root = parseYAML(file, data, &errs)
-	}
+	root := parseDoc(file, data, &errs)
 	if root == nil {
 		return nil, errs.err()
 	}
-	if err := validateSchema(root, &errs); err != nil {
+	if err := fixtureSchema.validate(root, &errs); err != nil {
 		return nil, err
 	}
 	if !errs.empty() {
@@ -92,15 +87,14 @@ func Parse(file string, data []byte, opts LoadOptions) (*Suite, error) {
 	return s, nil
 }
 
-func isJSON(file string, data []byte) bool {
-	switch strings.ToLower(filepath.Ext(file)) {
-	case ".json":
-		return true
-	case ".yaml", ".yml":
-		return false
+// parseDoc reads a document as JSON (a .json file, or one that starts
+// with '{' and is not named .yaml or .yml) or as YAML.
+func parseDoc(file string, data []byte, errs *errList) *node {
+	ext := strings.ToLower(filepath.Ext(file))
+	if ext == ".json" || ext != ".yaml" && ext != ".yml" && bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte("{")) {
+		return parseJSON(file, data, errs)
 	}
-	rest := bytes.TrimLeft(data, " \t\r\n")
-	return len(rest) > 0 && rest[0] == '{'
+	return parseYAML(file, data, errs)
 }
 
 // decodeSuite turns a schema-valid tree into a Suite. The settings that the

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -76,12 +77,12 @@ func Quick(t Target, opts LoadOptions) (*Suite, error) {
 			errs.addSetting("headers", "", "applies only to an endpoint target; a command gets env")
 		}
 	}
-	for _, name := range sortedMapKeys(t.Env) {
+	for _, name := range slices.Sorted(maps.Keys(t.Env)) {
 		if msg := checkEnvName(name); msg != "" {
 			errs.addSetting("env", "", "variable name %s %s", quote(name), msg)
 		}
 	}
-	for _, name := range sortedMapKeys(t.Headers) {
+	for _, name := range slices.Sorted(maps.Keys(t.Headers)) {
 		if err := CheckHeaderName(name); err != nil {
 			errs.addSetting("headers", "", "%v", err)
 		}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/go-openapi/jsonpointer"
 	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 
 	"github.com/mcpcheck/mcpcheck/internal/schemacheck"
 	"github.com/mcpcheck/mcpcheck/schemas"
@@ -56,12 +55,6 @@ func (fs *fileSchema) compiled() (*jsonschema.Schema, *node, error) {
 		fs.sch, fs.tree = sch, tree
 	})
 	return fs.sch, fs.tree, fs.err
-}
-
-// validateSchema checks the document against schemas/fixture.schema.json and
-// records one message per problem, at the place it concerns.
-func validateSchema(root *node, errs *errList) error {
-	return fixtureSchema.validate(root, errs)
 }
 
 // validate checks the document against the schema and records one message
@@ -164,154 +157,6 @@ func (n *node) fieldsOrNil() []field {
 		return nil
 	}
 	return n.fields
-}
-
-func schemaProblem(root, tree *node, ve *jsonschema.ValidationError, errs *errList) {
-	n, path := locate(root, ve.InstanceLocation)
-	switch k := ve.ErrorKind.(type) {
-	case *kind.AdditionalProperties:
-		allowed := allowedKeys(schemaAt(tree, ve.SchemaURL))
-		matcher := strings.HasSuffix(ve.SchemaURL, matcherDef)
-		for _, p := range k.Properties {
-			pos := n.pos
-			if f := n.get(p); f != nil {
-				pos = f.keyPos
-			}
-			msg := prefix(path) + "unknown key " + quote(p)
-			switch {
-			case matcher && strings.HasPrefix(p, "$"):
-				msg = prefix(path) + "unknown matcher " + quote(p)
-			case matcher:
-				msg = prefix(path) + quote(p) + " is not a matcher"
-			}
-			if s := suggest(p, allowed); s != "" {
-				msg += "; did you mean " + quote(s) + "?"
-			} else if s := nestedKey(tree, path, p); s != "" {
-				msg += "; did you mean " + s + "? (" + quote(p) + " is a setting of " + strings.TrimSuffix(s, "."+p) + ")"
-			}
-			switch {
-			case matcher:
-				msg += " (matchers: " + strings.Join(allowed, ", ") + "; write $$ for a literal $ at the start of a key)"
-			case len(allowed) > 0:
-				msg += " (allowed: " + strings.Join(allowed, ", ") + ")"
-			}
-			errs.at(pos, "%s", msg)
-		}
-	case *kind.Required:
-		for _, m := range k.Missing {
-			errs.at(n.pos, "%smissing required key %s", prefix(path), quote(m))
-		}
-	case *kind.Type:
-		want := make([]string, len(k.Want))
-		for i, w := range k.Want {
-			want[i] = article(w)
-			// Where an object must be a matcher ($len, a count), say so.
-			if w == "object" && strValue(schemaAt(tree, ve.SchemaURL).value("then").value("$ref")) == "#"+matcherDef {
-				want[i] = "a matcher"
-			}
-		}
-		errs.at(n.pos, "%s must be %s, got %s", label(path), strings.Join(want, " or "), describe(n))
-	case *kind.Enum:
-		want := make([]string, len(k.Want))
-		for i, w := range k.Want {
-			want[i] = fmt.Sprint(w)
-			if s, ok := w.(string); ok {
-				want[i] = strconv.Quote(s)
-			}
-		}
-		errs.at(n.pos, "%s must be one of %s; got %s", label(path), strings.Join(want, ", "), describe(n))
-	case *kind.Minimum:
-		if strings.HasSuffix(ve.SchemaURL, "#/$defs/generate/properties/concurrency/then") {
-			errs.at(n.pos, "%s must be 0 (off) or 2 to %d, got %s", label(path), MaxConcurrency, shorten(n.str))
-			break
-		}
-		errs.at(n.pos, "%s must be ≥ %s, got %s", label(path), k.Want.RatString(), shorten(n.str))
-	case *kind.Maximum:
-		errs.at(n.pos, "%s must be ≤ %s, got %s", label(path), k.Want.RatString(), shorten(n.str))
-	case *kind.MinItems:
-		if k.Want == 1 {
-			errs.at(n.pos, "%s must not be empty", label(path))
-		} else {
-			errs.at(n.pos, "%s must have at least %d items, got %d", label(path), k.Want, k.Got)
-		}
-	case *kind.MinLength:
-		if k.Want == 1 {
-			errs.at(n.pos, "%s must not be empty", label(path))
-		} else {
-			errs.at(n.pos, "%s must be at least %d characters long", label(path), k.Want)
-		}
-	case *kind.MaxLength:
-		errs.at(n.pos, "%s must be at most %d characters long, got %d", label(path), k.Want, k.Got)
-	case *kind.Pattern:
-		if strings.HasSuffix(ve.SchemaURL, "#/$defs/stepId") {
-			errs.at(n.pos, "%s %s is not a valid step id: use ASCII letters, digits, '_', '-' and '.'", label(path), quote(k.Got))
-		} else if strings.HasSuffix(ve.SchemaURL, "#/$defs/jsonPointer") {
-			errs.at(n.pos, "%s %s is not a JSON Pointer: it starts with '/', and a '~' in a name is written ~0 (a '/' in a name ~1)", label(path), quote(k.Got))
-		} else {
-			errs.at(n.pos, "%s %s must match %s", label(path), quote(k.Got), k.Want)
-		}
-	case *kind.UniqueItems:
-		i, j := k.Duplicates[0], k.Duplicates[1]
-		pos := n.pos
-		if n.kind == arrayNode && j < len(n.items) {
-			pos = n.items[j].pos
-		}
-		errs.at(pos, "%s: %s is listed twice (also %s)", indexPath(path, j), shortValue(n, j), indexPath(path, i))
-	case *kind.MinProperties:
-		switch {
-		case strings.HasSuffix(ve.SchemaURL, matcherDef):
-			errs.at(n.pos, "%s must be a matcher, an object with one of the keys %s; got {}", label(path), strings.Join(allowedKeys(schemaAt(tree, ve.SchemaURL)), ", "))
-		case k.Want == 1:
-			errs.at(n.pos, "%s must not be empty", label(path))
-		default:
-			errs.at(n.pos, "%s must have at least %d keys, got %d", label(path), k.Want, k.Got)
-		}
-	case *kind.MaxProperties:
-		if strings.HasSuffix(ve.SchemaURL, matcherDef) {
-			errs.at(n.pos, "%s: a matcher is an object with exactly one key, got %d (matchers do not combine)", label(path), k.Got)
-			break
-		}
-		if k.Want == 0 {
-			errs.at(n.pos, "%s takes no keys: write {}", label(path))
-		} else {
-			errs.at(n.pos, "%s must have at most %d keys, got %d", label(path), k.Want, k.Got)
-		}
-	case *kind.FalseSchema:
-		_, frag, _ := strings.Cut(ve.SchemaURL, "#")
-		if op, ok := strings.CutPrefix(frag, "/$defs/expected/else/properties/"); ok && len(ve.InstanceLocation) > 0 {
-			// A matcher's key beside others: refused, not taken as data,
-			// so that {$gte: 1, $lte: 5} never silently means a literal.
-			obj, objPath := locate(root, ve.InstanceLocation[:len(ve.InstanceLocation)-1])
-			pos := n.pos
-			if f := obj.get(op); f != nil {
-				pos = f.keyPos
-			}
-			errs.at(pos, "%s%s is a matcher, and a matcher must be the only key of its object (matchers do not combine); write $%s for a literal key %s", prefix(objPath), op, op, op)
-			break
-		}
-		errs.at(n.pos, "%s is not allowed here", label(path))
-	case *kind.Not:
-		if strings.HasSuffix(ve.SchemaURL, "#/$defs/jsonPaths") {
-			pos := n.pos
-			if f := n.get(""); f != nil {
-				pos = f.keyPos
-			}
-			errs.at(pos, "%s: a gjson path must not be empty", label(path))
-			break
-		}
-		errs.at(n.pos, "%s fails the schema's %q rule", label(path), "not")
-	case *kind.Const:
-		errs.at(n.pos, "%s must be %s, got %s", label(path), jsonText(k.Want), describe(n))
-	case *kind.Format:
-		if k.Want == "regex" {
-			msg := strings.TrimPrefix(fmt.Sprint(k.Err), "error parsing regexp: ")
-			errs.at(n.pos, "%s %s is not an RE2 regular expression: %s", label(path), quote(n.str), msg)
-			break
-		}
-		errs.at(n.pos, "%s %s is not a valid %s", label(path), quote(n.str), k.Want)
-	default:
-		errs.at(n.pos, "%s fails the schema's %q rule", label(path), strings.Join(ve.ErrorKind.KeywordPath(), "/"))
-	}
 }
 
 // matcherDef is where the fixture schema defines a matcher.

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -342,7 +343,7 @@ func environmentLayer(environ []string, errs *errList) map[string]any {
 // only for a suite with a generate block.
 func flagLayer(flags map[string]any, generate bool, errs *errList) map[string]any {
 	layer := map[string]any{}
-	for _, key := range sortedMapKeys(flags) {
+	for _, key := range slices.Sorted(maps.Keys(flags)) {
 		st, ok := settingByKey(key)
 		if !ok {
 			errs.addSetting(key, "", "is not a setting the command line can set")
@@ -381,13 +382,4 @@ func kindMatches(k settingKind, v any) bool {
 		return k == percentSetting
 	}
 	return false
-}
-
-func sortedMapKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

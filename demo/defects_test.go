@@ -1,7 +1,6 @@
 package demo
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -298,18 +297,7 @@ func runDefectCase(t *testing.T, target defectTarget, transport string, c defect
 	if check.result == anyResult {
 		check.result = ""
 	}
-	ctx := testContext(t)
-	cctx := ctx
-	if c.timeout > 0 {
-		var cancel context.CancelFunc
-		cctx, cancel = context.WithTimeout(ctx, c.timeout)
-		defer cancel()
-	}
-	a := c.args
-	if a == nil {
-		a = args()
-	}
-	res, err := target.cs.CallTool(cctx, &mcp.CallToolParams{Name: c.tool, Arguments: a})
+	res, err := callWithin(t, target.cs, c.tool, c.args, c.timeout)
 	if want.result == anyResult && err == nil {
 		if res.StructuredContent == nil {
 			t.Errorf("%s: no structuredContent", c.tool)
@@ -323,7 +311,7 @@ func runDefectCase(t *testing.T, target defectTarget, transport string, c defect
 	if err == nil && c.check != nil {
 		c.check(t, res)
 	}
-	res, err = target.cs.CallTool(ctx, &mcp.CallToolParams{Name: "counter_snapshot", Arguments: args()})
+	res, err = callWithin(t, target.cs, "counter_snapshot", nil, 0)
 	checkObservation(t, "observer counter_snapshot after "+c.name, res, err, wantObserver)
 }
 
@@ -360,9 +348,10 @@ func TestDefectBehaviours(t *testing.T) {
 }
 
 // TestDefectToolsListed checks which tools each combination of profiles
-// lists on each transport: the defects profile adds exactly its tools, on
-// every transport, and leaves the household's and the fault profile's lists
-// as they were.
+// lists on each transport: the fault profile adds the tools its transport
+// can serve; the defects profile adds exactly its tools, on every
+// transport, and leaves the household's and the fault profile's lists as
+// they were.
 func TestDefectToolsListed(t *testing.T) {
 	household := householdTools
 	neutral := []string{"bad_output", "delay", "hang", "local_ref", "ping", "protocol_error", "protocol_ping_liveness", "remote_ref", "tool_error"}

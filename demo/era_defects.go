@@ -1,15 +1,12 @@
 package demo
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
-	"sync"
 	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -171,51 +168,16 @@ func eraDefectResponse(msg []byte) []byte {
 // eraDefectStdio applies the request and response rewrites to a stdio
 // server's lines.
 func eraDefectStdio(in io.Reader, out io.Writer) (io.Reader, io.Writer) {
-	pr, pw := io.Pipe()
-	go func() {
-		r := bufio.NewReaderSize(in, 64<<10)
-		for {
-			line, err := r.ReadBytes('\n')
-			if len(bytes.TrimSpace(line)) > 0 {
-				if m, ok := eraDefectRequest(bytes.TrimSpace(line)); ok {
-					line = append(m, '\n')
-				}
-				if _, werr := pw.Write(line); werr != nil {
-					return
-				}
-			}
-			if err != nil {
-				pw.CloseWithError(err)
-				return
-			}
+	r := passLines(in, func(line []byte) []byte {
+		if len(bytes.TrimSpace(line)) == 0 {
+			return nil
 		}
-	}()
-	return pr, &lineRewriter{w: out, rewrite: eraDefectResponse}
-}
-
-// lineRewriter passes lines on, each through rewrite.
-type lineRewriter struct {
-	mu      sync.Mutex
-	w       io.Writer
-	buf     []byte
-	rewrite func([]byte) []byte
-}
-
-func (l *lineRewriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.buf = append(l.buf, p...)
-	for {
-		i := bytes.IndexByte(l.buf, '\n')
-		if i < 0 {
-			return len(p), nil
+		if m, ok := eraDefectRequest(bytes.TrimSpace(line)); ok {
+			return append(m, '\n')
 		}
-		line := append(l.rewrite(bytes.TrimSpace(l.buf[:i])), '\n')
-		l.buf = l.buf[i+1:]
-		if _, err := l.w.Write(line); err != nil {
-			return len(p), err
-		}
-	}
+		return line
+	})
+	return r, &lineRewriter{w: out, rewrite: eraDefectResponse}
 }
 
 // eraDefectHTTP plants the HTTP defects of 2026-07-28 in front of the
@@ -263,51 +225,8 @@ func (h eraDefectHTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.next.ServeHTTP(&streamRewriter{ResponseWriter: w}, r)
 		return
 	}
-	bw := &bufferedResponse{header: http.Header{}}
-	h.next.ServeHTTP(bw, r)
-	for k, v := range bw.header {
-		w.Header()[k] = v
-	}
-	w.Header().Del("Content-Length")
-	if bw.status == 0 {
-		bw.status = http.StatusOK
-	}
-	w.WriteHeader(bw.status)
-	out := bw.body.Bytes()
-	if strings.HasPrefix(bw.header.Get("Content-Type"), "text/event-stream") {
-		lines := bytes.Split(out, []byte("\n"))
-		for i, l := range lines {
-			if d, ok := bytes.CutPrefix(l, []byte("data: ")); ok {
-				lines[i] = append([]byte("data: "), eraDefectResponse(d)...)
-			}
-		}
-		out = bytes.Join(lines, []byte("\n"))
-	} else {
-		out = eraDefectResponse(bytes.TrimSpace(out))
-	}
-	w.Write(out)
+	rewriteWhole(w, r, h.next, eraDefectResponse)
 }
-
-// bufferedResponse holds a response until its handler is done.
-type bufferedResponse struct {
-	header http.Header
-	status int
-	body   bytes.Buffer
-}
-
-func (b *bufferedResponse) Header() http.Header { return b.header }
-func (b *bufferedResponse) WriteHeader(code int) {
-	if b.status == 0 {
-		b.status = code
-	}
-}
-func (b *bufferedResponse) Write(p []byte) (int, error) {
-	if b.body.Len()+len(p) > 4<<20 {
-		return 0, io.ErrShortWrite
-	}
-	return b.body.Write(p)
-}
-func (b *bufferedResponse) Flush() {}
 
 // streamRewriter passes an event stream on line by line, each data line
 // through eraDefectResponse, flushing as the SDK does.

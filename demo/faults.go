@@ -438,20 +438,29 @@ func (f *faults) tools() []string {
 
 // add registers the fault tools of the server's kind with s.
 func (f *faults) add(s *mcp.Server) {
+	f.addObservers(s)
+	f.addWrongAnswers(s)
 	listed := f.tools()
-	no := false
-	annotations := func(title string, readOnly bool) *mcp.ToolAnnotations {
-		return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: readOnly, OpenWorldHint: &no}
-	}
 	has := func(name string) bool { return slices.Contains(listed, name) }
+	f.addConnectionFaults(s, has)
+	f.addLateFaults(s, has)
+}
 
+// faultHints are a fault tool's annotations: it reaches nothing outside.
+func faultHints(title string, readOnly bool) *mcp.ToolAnnotations {
+	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: readOnly, OpenWorldHint: new(bool)}
+}
+
+// addObservers registers the tools that watch the session: ping, the
+// protocol ping liveness, delay and hang.
+func (f *faults) addObservers(s *mcp.Server) {
 	mcp.AddTool(s, &mcp.Tool{
 		Name:         toolPing,
 		Title:        "Ping",
 		Description:  "Fault profile observer: answers at once with status ok and the server time. Call it after a fault to see whether the session still works.",
 		InputSchema:  noArgsSchema,
 		OutputSchema: pingOutputSchema,
-		Annotations:  annotations("Ping", true),
+		Annotations:  faultHints("Ping", true),
 	}, func(context.Context, *mcp.CallToolRequest, noArgs) (*mcp.CallToolResult, pingOut, error) {
 		return nil, pingOut{Status: "ok", Timestamp: time.Now().UTC().Format("2006-01-02T15:04:05.000Z07:00")}, nil
 	})
@@ -465,7 +474,7 @@ func (f *faults) add(s *mcp.Server) {
 			"Protocol 2026-07-28 has no server-to-client ping, so it reports unsupported without pinging.",
 		InputSchema:  livenessInputSchema,
 		OutputSchema: livenessOutputSchema,
-		Annotations:  annotations("Protocol ping liveness", false),
+		Annotations:  faultHints("Protocol ping liveness", false),
 	}, f.protocolPingLiveness)
 
 	mcp.AddTool(s, &mcp.Tool{
@@ -474,7 +483,7 @@ func (f *faults) add(s *mcp.Server) {
 		Description:  "Waits delayMs (0 to 30000) and answers {delayedMs}. Stops early if the call is cancelled.",
 		InputSchema:  delayInputSchema,
 		OutputSchema: delayOutputSchema,
-		Annotations:  annotations("Delay", true),
+		Annotations:  faultHints("Delay", true),
 	}, func(ctx context.Context, req *mcp.CallToolRequest, in delayIn) (*mcp.CallToolResult, delayOut, error) {
 		a, release, err := f.activate(req)
 		if err != nil {
@@ -493,7 +502,7 @@ func (f *faults) add(s *mcp.Server) {
 		Description: "Never answers. The call stays pending until the client cancels it (or its transport goes away); " +
 			"then the handler stops at once and, over stdio and Streamable HTTP, no response is sent.",
 		InputSchema: noArgsSchema,
-		Annotations: annotations("Hang", true),
+		Annotations: faultHints("Hang", true),
 	}, func(ctx context.Context, req *mcp.CallToolRequest, _ noArgs) (*mcp.CallToolResult, any, error) {
 		a, release, err := f.activate(req)
 		if err != nil {
@@ -509,13 +518,18 @@ func (f *faults) add(s *mcp.Server) {
 		a.respond(dropResponse)
 		return nil, nil, errors.New("hang: cancelled")
 	})
+}
 
+// addWrongAnswers registers the tools whose answer is wrong on purpose
+// (tool and protocol errors, output against its own schema) and the
+// $ref schemas.
+func (f *faults) addWrongAnswers(s *mcp.Server) {
 	mcp.AddTool(s, &mcp.Tool{
 		Name:        toolToolError,
 		Title:       "Tool error",
 		Description: "Always fails as a tool: the result has isError true and a text message.",
 		InputSchema: noArgsSchema,
-		Annotations: annotations("Tool error", false),
+		Annotations: faultHints("Tool error", false),
 	}, func(context.Context, *mcp.CallToolRequest, noArgs) (*mcp.CallToolResult, any, error) {
 		return nil, nil, errors.New("tool_error: this tool always fails with isError true")
 	})
@@ -528,7 +542,7 @@ func (f *faults) add(s *mcp.Server) {
 		Title:       "Protocol error",
 		Description: "Always answers with a JSON-RPC error of code -32603 (internal error) instead of a result.",
 		InputSchema: noArgsSchema,
-		Annotations: annotations("Protocol error", false),
+		Annotations: faultHints("Protocol error", false),
 	}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if res := checkArgs(req.Params.Arguments); res != nil {
 			return res, nil
@@ -542,7 +556,7 @@ func (f *faults) add(s *mcp.Server) {
 		Description:  `Returns structuredContent {"id": "not-an-int"}, which violates its own outputSchema (id is an integer).`,
 		InputSchema:  noArgsSchema,
 		OutputSchema: badOutputSchema,
-		Annotations:  annotations("Bad output", false),
+		Annotations:  faultHints("Bad output", false),
 	}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if res := checkArgs(req.Params.Arguments); res != nil {
 			return res, nil
@@ -560,7 +574,7 @@ func (f *faults) add(s *mcp.Server) {
 		Description:  "Takes an item whose inputSchema is a local $ref (#/$defs/item) and returns its name.",
 		InputSchema:  localRefInputSchema,
 		OutputSchema: nameOutputSchema,
-		Annotations:  annotations("Local $ref", true),
+		Annotations:  faultHints("Local $ref", true),
 	}, func(_ context.Context, _ *mcp.CallToolRequest, in localRefIn) (*mcp.CallToolResult, nameOut, error) {
 		return nil, nameOut{Name: in.Item.Name}, nil
 	})
@@ -574,7 +588,7 @@ func (f *faults) add(s *mcp.Server) {
 			"fetch it; the tool itself ignores item and returns {ok: true}.",
 		InputSchema:  remoteRefInputSchema(f.remoteRef),
 		OutputSchema: okOutputSchema,
-		Annotations:  annotations("Remote $ref", true),
+		Annotations:  faultHints("Remote $ref", true),
 	}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if res := checkArgs(req.Params.Arguments, "item"); res != nil {
 			return res, nil
@@ -585,7 +599,11 @@ func (f *faults) add(s *mcp.Server) {
 			StructuredContent: out,
 		}, nil
 	})
+}
 
+// addConnectionFaults registers the faults of the connection the
+// transport has (has): disconnect, malformed and duplicate responses.
+func (f *faults) addConnectionFaults(s *mcp.Server, has func(string) bool) {
 	if has(toolDisconnect) {
 		mcp.AddTool(s, &mcp.Tool{
 			Name:  toolDisconnect,
@@ -594,7 +612,7 @@ func (f *faults) add(s *mcp.Server) {
 				"Over stdio the whole connection ends and the server exits; over Streamable HTTP only this " +
 				"request's connection is dropped, and the session stays usable.",
 			InputSchema: noArgsSchema,
-			Annotations: annotations("Disconnect", false),
+			Annotations: faultHints("Disconnect", false),
 		}, func(_ context.Context, req *mcp.CallToolRequest, _ noArgs) (*mcp.CallToolResult, any, error) {
 			a, release, err := f.activate(req)
 			if err != nil {
@@ -623,7 +641,7 @@ func (f *faults) add(s *mcp.Server) {
 				"Later calls are answered normally.",
 			InputSchema:  malformedInputSchema,
 			OutputSchema: variantOutputSchema,
-			Annotations:  annotations("Malformed message", false),
+			Annotations:  faultHints("Malformed message", false),
 		}, func(_ context.Context, req *mcp.CallToolRequest, in variantIn) (*mcp.CallToolResult, variantOut, error) {
 			a, release, err := f.activate(req)
 			if err != nil {
@@ -645,7 +663,7 @@ func (f *faults) add(s *mcp.Server) {
 			Description:  "Sends its result twice with the same id (over Streamable HTTP: two SSE message events).",
 			InputSchema:  noArgsSchema,
 			OutputSchema: statusSchema("duplicated"),
-			Annotations:  annotations("Duplicate response", false),
+			Annotations:  faultHints("Duplicate response", false),
 		}, func(_ context.Context, req *mcp.CallToolRequest, _ noArgs) (*mcp.CallToolResult, statusOut, error) {
 			a, release, err := f.activate(req)
 			if err != nil {
@@ -659,7 +677,11 @@ func (f *faults) add(s *mcp.Server) {
 			return nil, statusOut{Status: "duplicated"}, nil
 		})
 	}
+}
 
+// addLateFaults registers the faults that come after the call or end
+// more than it: a response after cancellation, session loss and crash.
+func (f *faults) addLateFaults(s *mcp.Server, has func(string) bool) {
 	if has(toolResponseAfterCancellation) {
 		mcp.AddTool(s, &mcp.Tool{
 			Name:  toolResponseAfterCancellation,
@@ -668,7 +690,7 @@ func (f *faults) add(s *mcp.Server) {
 				"Without a cancellation in time it answers with a tool error instead.",
 			InputSchema:  noArgsSchema,
 			OutputSchema: statusSchema("late_result_after_cancellation"),
-			Annotations:  annotations("Response after cancellation", false),
+			Annotations:  faultHints("Response after cancellation", false),
 		}, func(ctx context.Context, req *mcp.CallToolRequest, _ noArgs) (*mcp.CallToolResult, statusOut, error) {
 			a, release, err := f.activate(req)
 			if err != nil {
@@ -697,7 +719,7 @@ func (f *faults) add(s *mcp.Server) {
 				"{status: session_lost_after_response} first. Other sessions are unaffected.",
 			InputSchema:  sessionLossInputSchema,
 			OutputSchema: statusSchema("session_lost_after_response"),
-			Annotations:  annotations("Session loss", false),
+			Annotations:  faultHints("Session loss", false),
 		}, func(_ context.Context, req *mcp.CallToolRequest, in sessionLossIn) (*mcp.CallToolResult, statusOut, error) {
 			a, release, err := f.activate(req)
 			if err != nil {
@@ -722,7 +744,7 @@ func (f *faults) add(s *mcp.Server) {
 			Title:       "Crash",
 			Description: "Writes a line to stderr and ends the server process with exit status 3 while this call is in flight.",
 			InputSchema: noArgsSchema,
-			Annotations: annotations("Crash", false),
+			Annotations: faultHints("Crash", false),
 		}, func(context.Context, *mcp.CallToolRequest, noArgs) (*mcp.CallToolResult, any, error) {
 			fmt.Fprintf(f.stderr, "mcpcheck demo: crash tool called; exiting with status %d\n", crashExitCode)
 			f.exit(crashExitCode)

@@ -139,19 +139,8 @@ func connectFaultsHTTP(t *testing.T, c *mcp.Client, version string) faultConn {
 	}
 	t.Cleanup(func() { cs.Close() })
 	drop := func() {
-		req, err := http.NewRequest(http.MethodDelete, srv.URL+"/mcp", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Mcp-Session-Id", cs.ID())
-		req.Header.Set("Mcp-Protocol-Version", cs.InitializeResult().ProtocolVersion)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusNoContent {
-			t.Errorf("DELETE: status %d", resp.StatusCode)
+		if code := deleteSession(t, srv.URL+"/mcp", cs); code != http.StatusNoContent {
+			t.Errorf("DELETE: status %d", code)
 		}
 	}
 	return faultConn{cs: cs, f: f, drop: drop, url: srv.URL + "/mcp", h: h}
@@ -291,20 +280,9 @@ func transportNeutralCases() []faultCase {
 // runFaultCase makes the case's call on cs and then the observer call.
 func runFaultCase(t *testing.T, cs *mcp.ClientSession, c faultCase) {
 	t.Helper()
-	ctx := testContext(t)
-	cctx := ctx
-	if c.timeout > 0 {
-		var cancel context.CancelFunc
-		cctx, cancel = context.WithTimeout(ctx, c.timeout)
-		defer cancel()
-	}
-	a := c.args
-	if a == nil {
-		a = args()
-	}
-	res, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: c.tool, Arguments: a})
+	res, err := callWithin(t, cs, c.tool, c.args, c.timeout)
 	checkObservation(t, c.tool, res, err, c.call)
-	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "ping", Arguments: args()})
+	res, err = callWithin(t, cs, "ping", nil, 0)
 	checkObservation(t, "observer ping after "+c.tool, res, err, c.observer)
 }
 
@@ -435,68 +413,6 @@ func TestHTTPFaults(t *testing.T) {
 	}
 }
 
-// TestFaultToolsListed checks which tools each transport lists, with and
-// without the fault profile.
-func TestFaultToolsListed(t *testing.T) {
-	household := householdTools
-	neutral := []string{"bad_output", "delay", "hang", "local_ref", "ping", "protocol_error", "protocol_ping_liveness", "remote_ref", "tool_error"}
-	stdio := []string{"crash", "disconnect", "duplicate_response", "malformed_message", "response_after_cancellation"}
-	httpOnly := []string{"disconnect", "duplicate_response", "malformed_message", "session_loss"}
-	sorted := func(lists ...[]string) []string { return slices.Sorted(slices.Values(slices.Concat(lists...))) }
-
-	stdioChild := func(args ...string) func(t *testing.T) *mcp.ClientSession {
-		return func(t *testing.T) *mcp.ClientSession {
-			cmd, _ := childCommand(t, args...)
-			cs, err := newClient().Connect(testContext(t), &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { cs.Close() })
-			return cs
-		}
-	}
-	httpServer := func(opts Options) func(t *testing.T) *mcp.ClientSession {
-		return func(t *testing.T) *mcp.ClientSession {
-			srv := httptest.NewServer(Handler(opts))
-			t.Cleanup(srv.Close)
-			return connectHTTP(t, srv.URL+"/mcp", "2025-11-25")
-		}
-	}
-	inMemory := func(opts Options) func(t *testing.T) *mcp.ClientSession {
-		return func(t *testing.T) *mcp.ClientSession {
-			return connectInMemory(t, testContext(t), NewServer(opts), "2025-11-25")
-		}
-	}
-	tests := []struct {
-		name    string
-		connect func(t *testing.T) *mcp.ClientSession
-		want    []string
-	}{
-		{"NewServer", inMemory(Options{}), household},
-		{"NewServer with Faults", inMemory(Options{Faults: true}), sorted(household, neutral)},
-		{"mcpcheck demo", stdioChild(), household},
-		{"mcpcheck demo --faults", stdioChild("--faults"), sorted(household, neutral, stdio)},
-		{"Handler", httpServer(Options{}), household},
-		{"Handler with Faults", httpServer(Options{Faults: true}), sorted(household, neutral, httpOnly)},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			res, err := tt.connect(t).ListTools(testContext(t), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []string
-			for _, tool := range res.Tools {
-				got = append(got, tool.Name)
-			}
-			slices.Sort(got)
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("tools\n got %v\nwant %v", got, tt.want)
-			}
-		})
-	}
-}
-
 // TestFaultToolContracts checks every fault tool's declared contract: a
 // strict inputSchema, an outputSchema exactly where it returns structured
 // content, and its annotations.
@@ -556,17 +472,7 @@ func TestFaultToolContracts(t *testing.T) {
 func TestFaultOutputsMatchDeclaredSchemas(t *testing.T) {
 	fc := connectFaultsHTTP(t, newClient(), "2025-11-25")
 	ctx := testContext(t)
-	res, err := fc.cs.ListTools(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var withOutput []*mcp.Tool
-	for _, tool := range res.Tools {
-		if tool.OutputSchema != nil {
-			withOutput = append(withOutput, tool)
-		}
-	}
-	schemas := compileOutputSchemas(t, withOutput)
+	schemas := outputSchemas(t, ctx, fc.cs)
 	for _, c := range []struct {
 		tool  string
 		args  map[string]any

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -141,6 +143,60 @@ func eventually(t *testing.T, what string, cond func() bool) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// callWithin calls tool on cs with a (nil: no arguments) within timeout
+// (0: the test's own deadline).
+func callWithin(t *testing.T, cs *mcp.ClientSession, tool string, a map[string]any, timeout time.Duration) (*mcp.CallToolResult, error) {
+	ctx := testContext(t)
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	if a == nil {
+		a = args()
+	}
+	return cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: a})
+}
+
+// deleteSession ends cs's Streamable HTTP session at endpoint with a
+// DELETE, as a client that is done does, and returns the status.
+func deleteSession(t *testing.T, endpoint string, cs *mcp.ClientSession) int {
+	req, err := http.NewRequest(http.MethodDelete, endpoint, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Mcp-Session-Id", cs.ID())
+	req.Header.Set("Mcp-Protocol-Version", cs.InitializeResult().ProtocolVersion)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// runHTTP starts Run(ctx, args) in the background and waits for its
+// listening line on stderr; it returns the URL and Run's exit code.
+func runHTTP(t *testing.T, ctx context.Context, stdout io.Writer, stderr *syncBuffer, args ...string) (string, <-chan int) {
+	t.Helper()
+	done := make(chan int, 1)
+	go func() { done <- Run(ctx, args, strings.NewReader(""), stdout, stderr) }()
+	var url string
+	eventually(t, "the listening line on stderr", func() bool {
+		if m := listeningLine.FindStringSubmatch(stderr.String()); m != nil {
+			url = m[1]
+			return true
+		}
+		select {
+		case code := <-done:
+			t.Fatalf("Run exited with %d before listening; stderr: %q", code, stderr.String())
+		default:
+		}
+		return false
+	})
+	return url, done
 }
 
 // householdFlow runs the fixture of the seed README against one session and

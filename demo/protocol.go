@@ -1,7 +1,6 @@
 package demo
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -131,25 +130,13 @@ func addSlowStatus(s *mcp.Server) {
 // guardStdio returns a reader of the lines of in that are JSON-RPC 2.0
 // messages; every other line is answered on out and dropped.
 func guardStdio(in io.Reader, out *lockedWriter) io.Reader {
-	pr, pw := io.Pipe()
-	go func() {
-		r := bufio.NewReaderSize(in, 64<<10)
-		for {
-			line, err := r.ReadBytes('\n')
-			if answer := refusal(line); answer != nil {
-				out.writeLines([][]byte{answer})
-			} else if len(line) > 0 {
-				if _, werr := pw.Write(line); werr != nil {
-					return
-				}
-			}
-			if err != nil {
-				pw.CloseWithError(err)
-				return
-			}
+	return passLines(in, func(line []byte) []byte {
+		if answer := refusal(line); answer != nil {
+			out.writeLines([][]byte{answer})
+			return nil
 		}
-	}()
-	return pr
+		return line
+	})
 }
 
 // refusal is the error response to a line that is not one JSON-RPC 2.0

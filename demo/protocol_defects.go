@@ -1,7 +1,6 @@
 package demo
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -70,78 +69,44 @@ const autoInitID = `"demo-auto-initialize"`
 // behind the client's back, so that request is answered with a result;
 // and an unknown method is answered -32603 rather than -32601.
 func defectStdio(in io.Reader, out io.Writer) (io.Reader, io.Writer) {
-	pr, pw := io.Pipe()
-	go func() {
-		r := bufio.NewReaderSize(in, 64<<10)
-		first := true
-		for {
-			line, err := r.ReadBytes('\n')
-			var m struct {
-				ID     json.RawMessage `json:"id"`
-				Method string          `json:"method"`
-			}
-			if first && json.Unmarshal(line, &m) == nil && m.Method != "" && len(m.ID) > 0 {
-				first = false
-				// A 2026-07-28 request names its version itself: no session to
-				// initialize.
-				if m.Method != "initialize" && m.Method != "server/discover" && !bytes.Contains(line, []byte(metaVersionKey)) {
-					pw.Write([]byte(`{"jsonrpc":"2.0","id":` + autoInitID + `,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"unknown","version":"0"}}}` + "\n" +
-						`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"))
-				}
-			}
-			if len(line) > 0 {
-				if _, werr := pw.Write(line); werr != nil {
-					return
-				}
-			}
-			if err != nil {
-				pw.CloseWithError(err)
-				return
-			}
-		}
-	}()
-	return pr, &misreportWriter{w: out}
-}
-
-// misreportWriter passes the SDK's output on line by line, dropping the
-// answer to the hidden initialize and turning -32601 into -32603.
-type misreportWriter struct {
-	mu  sync.Mutex
-	w   io.Writer
-	buf []byte
-}
-
-func (w *misreportWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.buf = append(w.buf, p...)
-	for {
-		i := bytes.IndexByte(w.buf, '\n')
-		if i < 0 {
-			return len(p), nil
-		}
-		line := w.buf[:i+1]
+	first := true
+	r := passLines(in, func(line []byte) []byte {
 		var m struct {
-			ID    json.RawMessage `json:"id"`
-			Error *struct {
-				Code int64 `json:"code"`
-			} `json:"error"`
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
 		}
-		if json.Unmarshal(line, &m) == nil {
-			switch {
-			case string(m.ID) == autoInitID:
-				line = nil
-			case m.Error != nil && m.Error.Code == jsonrpc.CodeMethodNotFound:
-				line = bytes.Replace(line, []byte(`"code":-32601`), []byte(`"code":-32603`), 1)
+		if first && json.Unmarshal(line, &m) == nil && m.Method != "" && len(m.ID) > 0 {
+			first = false
+			// A 2026-07-28 request names its version itself: no session to
+			// initialize.
+			if m.Method != "initialize" && m.Method != "server/discover" && !bytes.Contains(line, []byte(metaVersionKey)) {
+				return append([]byte(`{"jsonrpc":"2.0","id":`+autoInitID+`,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"unknown","version":"0"}}}`+"\n"+
+					`{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"), line...)
 			}
 		}
-		if len(line) > 0 {
-			if _, err := w.w.Write(line); err != nil {
-				return len(p), err
-			}
-		}
-		w.buf = w.buf[i+1:]
+		return line
+	})
+	return r, &lineRewriter{w: out, rewrite: misreport}
+}
+
+// misreport drops the answer to the hidden initialize and turns -32601
+// into -32603.
+func misreport(line []byte) []byte {
+	var m struct {
+		ID    json.RawMessage `json:"id"`
+		Error *struct {
+			Code int64 `json:"code"`
+		} `json:"error"`
 	}
+	if json.Unmarshal(line, &m) == nil {
+		switch {
+		case string(m.ID) == autoInitID:
+			return nil
+		case m.Error != nil && m.Error.Code == jsonrpc.CodeMethodNotFound:
+			return bytes.Replace(line, []byte(`"code":-32601`), []byte(`"code":-32603`), 1)
+		}
+	}
+	return line
 }
 
 // forgetDeletedSessions (protocol defects, HTTP) answers a request for a

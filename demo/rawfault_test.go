@@ -628,18 +628,7 @@ func TestRunHTTPFaultsShutdown(t *testing.T) {
 	ctx, cancel := context.WithCancel(testContext(t))
 	defer cancel()
 	var stderr syncBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- Run(ctx, []string{"--faults", "--http", "127.0.0.1:0"}, strings.NewReader(""), io.Discard, &stderr)
-	}()
-	var url string
-	eventually(t, "the listening line", func() bool {
-		m := listeningLine.FindStringSubmatch(stderr.String())
-		if m != nil {
-			url = m[1]
-		}
-		return m != nil
-	})
+	url, done := runHTTP(t, ctx, io.Discard, &stderr, "--faults", "--http", "127.0.0.1:0")
 	cs := connectHTTP(t, url, "2025-11-25")
 	res, err := cs.ListTools(testContext(t), nil)
 	if err != nil || !slices.ContainsFunc(res.Tools, func(tool *mcp.Tool) bool { return tool.Name == "session_loss" }) {

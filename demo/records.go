@@ -351,27 +351,42 @@ type deletedOut struct {
 // RESOURCE_id), and a create result carries RESOURCE_id, a random UUID, at
 // the top level.
 func (d *defects) addLifecycleTools(s *mcp.Server) {
-	recs := func(req *mcp.CallToolRequest) *records { return d.records.get(req.Session) }
-	no, yes := false, true
-	create := func(title string) *mcp.ToolAnnotations {
-		return &mcp.ToolAnnotations{Title: title, DestructiveHint: &no, OpenWorldHint: &no}
-	}
-	read := func(title string) *mcp.ToolAnnotations {
-		return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, OpenWorldHint: &no}
-	}
-	del := func(title string) *mcp.ToolAnnotations {
-		return &mcp.ToolAnnotations{Title: title, DestructiveHint: &yes, IdempotentHint: true, OpenWorldHint: &no}
-	}
+	d.addNoteTools(s)
+	d.addLabelTools(s)
+	d.addFolderTools(s)
+	d.addFileTools(s)
+}
 
+// recs is the records of the session the call came on.
+func (d *defects) recs(req *mcp.CallToolRequest) *records { return d.records.get(req.Session) }
+
+// The hints of the lifecycle tools: a create adds, a read only reads, a
+// delete destroys and may be repeated.
+func createHints(title string) *mcp.ToolAnnotations {
+	return &mcp.ToolAnnotations{Title: title, DestructiveHint: new(bool), OpenWorldHint: new(bool)}
+}
+
+func readHints(title string) *mcp.ToolAnnotations {
+	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, OpenWorldHint: new(bool)}
+}
+
+func deleteHints(title string) *mcp.ToolAnnotations {
+	yes := true
+	return &mcp.ToolAnnotations{Title: title, DestructiveHint: &yes, IdempotentHint: true, OpenWorldHint: new(bool)}
+}
+
+// addNoteTools registers the note tools; get_note reads a deleted note
+// (the stale read).
+func (d *defects) addNoteTools(s *mcp.Server) {
 	mcp.AddTool(s, &mcp.Tool{
 		Name:         toolCreateNote,
 		Title:        "Create note",
 		Description:  "Creates a note with a title and a body and returns its note_id.",
 		InputSchema:  createNoteInputSchema,
 		OutputSchema: createNoteOutputSchema,
-		Annotations:  create("Create note"),
+		Annotations:  createHints("Create note"),
 	}, func(_ context.Context, req *mcp.CallToolRequest, in createNoteIn) (*mcp.CallToolResult, createNoteOut, error) {
-		id, err := recs(req).createNote(in.Title, in.Body)
+		id, err := d.recs(req).createNote(in.Title, in.Body)
 		if err != nil {
 			return nil, createNoteOut{}, err
 		}
@@ -383,9 +398,9 @@ func (d *defects) addLifecycleTools(s *mcp.Server) {
 		Description:  "Returns a note by note_id. A note that does not exist, or was deleted, is a tool error.",
 		InputSchema:  idInputSchema("note_id", "A note_id from create_note."),
 		OutputSchema: noteOutputSchema,
-		Annotations:  read("Get note"),
+		Annotations:  readHints("Get note"),
 	}, func(_ context.Context, req *mcp.CallToolRequest, in noteKey) (*mcp.CallToolResult, noteOut, error) {
-		n, err := recs(req).getNote(in.NoteID)
+		n, err := d.recs(req).getNote(in.NoteID)
 		if err != nil {
 			return nil, noteOut{}, err
 		}
@@ -397,23 +412,27 @@ func (d *defects) addLifecycleTools(s *mcp.Server) {
 		Description:  "Deletes a note by note_id.",
 		InputSchema:  idInputSchema("note_id", "A note_id from create_note."),
 		OutputSchema: deletedOutputSchema,
-		Annotations:  del("Delete note"),
+		Annotations:  deleteHints("Delete note"),
 	}, func(_ context.Context, req *mcp.CallToolRequest, in noteKey) (*mcp.CallToolResult, deletedOut, error) {
-		if err := recs(req).deleteNote(in.NoteID); err != nil {
+		if err := d.recs(req).deleteNote(in.NoteID); err != nil {
 			return nil, deletedOut{}, err
 		}
 		return nil, deletedOut{Deleted: true}, nil
 	})
+}
 
+// addLabelTools registers the label tools, the control: after a delete,
+// get_label is a tool error.
+func (d *defects) addLabelTools(s *mcp.Server) {
 	mcp.AddTool(s, &mcp.Tool{
 		Name:         toolCreateLabel,
 		Title:        "Create label",
 		Description:  "Creates a label and returns its label_id.",
 		InputSchema:  nameInputSchema("The label's name, such as urgent."),
 		OutputSchema: idOutputSchema("label_id"),
-		Annotations:  create("Create label"),
+		Annotations:  createHints("Create label"),
 	}, func(_ context.Context, req *mcp.CallToolRequest, in nameIn) (*mcp.CallToolResult, labelKey, error) {
-		r := recs(req)
+		r := d.recs(req)
 		id, err := r.create(r.labels, in.Name)
 		if err != nil {
 			return nil, labelKey{}, err
@@ -426,9 +445,9 @@ func (d *defects) addLifecycleTools(s *mcp.Server) {
 		Description:  "Returns a label by label_id. A label that does not exist, or was deleted, is a tool error.",
 		InputSchema:  idInputSchema("label_id", "A label_id from create_label."),
 		OutputSchema: labelOutputSchema,
-		Annotations:  read("Get label"),
+		Annotations:  readHints("Get label"),
 	}, func(_ context.Context, req *mcp.CallToolRequest, in labelKey) (*mcp.CallToolResult, labelOut, error) {
-		r := recs(req)
+		r := d.recs(req)
 		name, err := r.get(r.labels, "label", in.LabelID)
 		if err != nil {
 			return nil, labelOut{}, err
@@ -441,24 +460,27 @@ func (d *defects) addLifecycleTools(s *mcp.Server) {
 		Description:  "Deletes a label by label_id.",
 		InputSchema:  idInputSchema("label_id", "A label_id from create_label."),
 		OutputSchema: deletedOutputSchema,
-		Annotations:  del("Delete label"),
+		Annotations:  deleteHints("Delete label"),
 	}, func(_ context.Context, req *mcp.CallToolRequest, in labelKey) (*mcp.CallToolResult, deletedOut, error) {
-		r := recs(req)
+		r := d.recs(req)
 		if err := r.drop(r.labels, "label", in.LabelID); err != nil {
 			return nil, deletedOut{}, err
 		}
 		return nil, deletedOut{Deleted: true}, nil
 	})
+}
 
+// addFolderTools registers the folder tools.
+func (d *defects) addFolderTools(s *mcp.Server) {
 	mcp.AddTool(s, &mcp.Tool{
 		Name:         toolCreateFolder,
 		Title:        "Create folder",
 		Description:  "Creates an empty folder and returns its folder_id.",
 		InputSchema:  nameInputSchema("The folder's name, such as Receipts."),
 		OutputSchema: idOutputSchema("folder_id"),
-		Annotations:  create("Create folder"),
+		Annotations:  createHints("Create folder"),
 	}, func(_ context.Context, req *mcp.CallToolRequest, in nameIn) (*mcp.CallToolResult, folderKey, error) {
-		r := recs(req)
+		r := d.recs(req)
 		id, err := r.create(r.folders, in.Name)
 		if err != nil {
 			return nil, folderKey{}, err
@@ -471,9 +493,9 @@ func (d *defects) addLifecycleTools(s *mcp.Server) {
 		Description:  "Returns a folder by folder_id. A folder that does not exist, or was deleted, is a tool error.",
 		InputSchema:  idInputSchema("folder_id", "A folder_id from create_folder."),
 		OutputSchema: folderOutputSchema,
-		Annotations:  read("Get folder"),
+		Annotations:  readHints("Get folder"),
 	}, func(_ context.Context, req *mcp.CallToolRequest, in folderKey) (*mcp.CallToolResult, folderOut, error) {
-		r := recs(req)
+		r := d.recs(req)
 		name, err := r.get(r.folders, "folder", in.FolderID)
 		if err != nil {
 			return nil, folderOut{}, err
@@ -486,24 +508,27 @@ func (d *defects) addLifecycleTools(s *mcp.Server) {
 		Description:  "Deletes a folder by folder_id.",
 		InputSchema:  idInputSchema("folder_id", "A folder_id from create_folder."),
 		OutputSchema: deletedOutputSchema,
-		Annotations:  del("Delete folder"),
+		Annotations:  deleteHints("Delete folder"),
 	}, func(_ context.Context, req *mcp.CallToolRequest, in folderKey) (*mcp.CallToolResult, deletedOut, error) {
-		r := recs(req)
+		r := d.recs(req)
 		if err := r.drop(r.folders, "folder", in.FolderID); err != nil {
 			return nil, deletedOut{}, err
 		}
 		return nil, deletedOut{Deleted: true}, nil
 	})
+}
 
+// addFileTools registers the file tools (a file outlives its folder).
+func (d *defects) addFileTools(s *mcp.Server) {
 	mcp.AddTool(s, &mcp.Tool{
 		Name:         toolCreateFile,
 		Title:        "Create file",
 		Description:  "Creates an empty file in a folder and returns its file_id. The folder must exist.",
 		InputSchema:  createFileInputSchema,
 		OutputSchema: idOutputSchema("file_id"),
-		Annotations:  create("Create file"),
+		Annotations:  createHints("Create file"),
 	}, func(_ context.Context, req *mcp.CallToolRequest, in createFileIn) (*mcp.CallToolResult, fileKey, error) {
-		id, err := recs(req).createFile(in.FolderID, in.Name)
+		id, err := d.recs(req).createFile(in.FolderID, in.Name)
 		if err != nil {
 			return nil, fileKey{}, err
 		}
@@ -515,9 +540,9 @@ func (d *defects) addLifecycleTools(s *mcp.Server) {
 		Description:  "Returns a file by file_id, with the folder_id of its folder. A file that does not exist, or was deleted, is a tool error.",
 		InputSchema:  idInputSchema("file_id", "A file_id from create_file."),
 		OutputSchema: fileOutputSchema,
-		Annotations:  read("Get file"),
+		Annotations:  readHints("Get file"),
 	}, func(_ context.Context, req *mcp.CallToolRequest, in fileKey) (*mcp.CallToolResult, fileOut, error) {
-		f, err := recs(req).getFile(in.FileID)
+		f, err := d.recs(req).getFile(in.FileID)
 		if err != nil {
 			return nil, fileOut{}, err
 		}
@@ -529,9 +554,9 @@ func (d *defects) addLifecycleTools(s *mcp.Server) {
 		Description:  "Deletes a file by file_id.",
 		InputSchema:  idInputSchema("file_id", "A file_id from create_file."),
 		OutputSchema: deletedOutputSchema,
-		Annotations:  del("Delete file"),
+		Annotations:  deleteHints("Delete file"),
 	}, func(_ context.Context, req *mcp.CallToolRequest, in fileKey) (*mcp.CallToolResult, deletedOut, error) {
-		if err := recs(req).deleteFile(in.FileID); err != nil {
+		if err := d.recs(req).deleteFile(in.FileID); err != nil {
 			return nil, deletedOut{}, err
 		}
 		return nil, deletedOut{Deleted: true}, nil

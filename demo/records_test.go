@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"slices"
@@ -88,17 +87,7 @@ func TestDefectToolContracts(t *testing.T) {
 func TestDefectOutputsMatchDeclaredSchemas(t *testing.T) {
 	ctx := testContext(t)
 	cs := connectInMemory(t, ctx, NewServer(Options{Defects: true}), "2025-11-25")
-	res, err := cs.ListTools(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var withOutput []*mcp.Tool
-	for _, tool := range res.Tools {
-		if tool.OutputSchema != nil {
-			withOutput = append(withOutput, tool)
-		}
-	}
-	schemas := compileOutputSchemas(t, withOutput)
+	schemas := outputSchemas(t, ctx, cs)
 
 	structured := func(tool string, a map[string]any) map[string]any {
 		t.Helper()
@@ -289,16 +278,7 @@ var hangTargets = []struct {
 		srv := httptest.NewServer(handlerFor(s, f, Options{}))
 		t.Cleanup(srv.Close)
 		cs := connectHTTP(t, srv.URL+"/mcp", "2025-11-25")
-		return hangTarget{cs: cs, f: f, drop: func() {
-			req, _ := http.NewRequest(http.MethodDelete, srv.URL+"/mcp", nil)
-			req.Header.Set("Mcp-Session-Id", cs.ID())
-			req.Header.Set("Mcp-Protocol-Version", cs.InitializeResult().ProtocolVersion)
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp.Body.Close()
-		}}
+		return hangTarget{cs: cs, f: f, drop: func() { deleteSession(t, srv.URL+"/mcp", cs) }}
 	}},
 }
 
@@ -419,18 +399,7 @@ func TestRunDefects(t *testing.T) {
 	ctx, cancel := context.WithCancel(testContext(t))
 	defer cancel()
 	var stderr syncBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- Run(ctx, []string{"--defects", "--faults", "--http", "127.0.0.1:0"}, strings.NewReader(""), io.Discard, &stderr)
-	}()
-	var url string
-	eventually(t, "the listening line", func() bool {
-		m := listeningLine.FindStringSubmatch(stderr.String())
-		if m != nil {
-			url = m[1]
-		}
-		return m != nil
-	})
+	url, done := runHTTP(t, ctx, io.Discard, &stderr, "--defects", "--faults", "--http", "127.0.0.1:0")
 	cs := connectHTTP(t, url, "2025-11-25")
 	tools, err := cs.ListTools(testContext(t), nil)
 	if err != nil {

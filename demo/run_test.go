@@ -95,24 +95,7 @@ func TestRunHTTP(t *testing.T) {
 	defer cancel()
 	var stdout bytes.Buffer
 	var stderr syncBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- Run(ctx, []string{"--http", "127.0.0.1:0"}, strings.NewReader(""), &stdout, &stderr)
-	}()
-
-	var url string
-	eventually(t, "the listening line on stderr", func() bool {
-		if m := listeningLine.FindStringSubmatch(stderr.String()); m != nil {
-			url = m[1]
-			return true
-		}
-		select {
-		case code := <-done:
-			t.Fatalf("Run exited with %d before listening; stderr: %q", code, stderr.String())
-		default:
-		}
-		return false
-	})
+	url, done := runHTTP(t, ctx, &stdout, &stderr, "--http", "127.0.0.1:0")
 
 	for _, version := range protocolVersions {
 		cs := connectHTTP(t, url, version)
@@ -142,18 +125,8 @@ func TestRunHTTPListenError(t *testing.T) {
 	ctx, cancel := context.WithCancel(testContext(t))
 	defer cancel()
 	var first syncBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- Run(ctx, []string{"--http", "127.0.0.1:0"}, strings.NewReader(""), &bytes.Buffer{}, &first)
-	}()
-	var addr string
-	eventually(t, "the first server to listen", func() bool {
-		m := listeningLine.FindStringSubmatch(first.String())
-		if m != nil {
-			addr = strings.TrimSuffix(strings.TrimPrefix(m[1], "http://"), "/mcp")
-		}
-		return m != nil
-	})
+	url, done := runHTTP(t, ctx, &bytes.Buffer{}, &first, "--http", "127.0.0.1:0")
+	addr := strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/mcp")
 
 	var stderr bytes.Buffer
 	if code := Run(testContext(t), []string{"--http", addr}, strings.NewReader(""), &bytes.Buffer{}, &stderr); code != 1 {

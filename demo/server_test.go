@@ -1,6 +1,7 @@
 package demo
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -344,11 +345,7 @@ func TestOutputMatchesDeclaredSchema(t *testing.T) {
 		t.Run(version, func(t *testing.T) {
 			ctx := testContext(t)
 			cs := connectInMemory(t, ctx, NewServer(Options{}), version)
-			res, err := cs.ListTools(ctx, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			schemas := compileOutputSchemas(t, res.Tools)
+			schemas := outputSchemas(t, ctx, cs)
 
 			calls := []struct {
 				tool string
@@ -393,13 +390,22 @@ func TestOutputMatchesDeclaredSchema(t *testing.T) {
 	}
 }
 
-func compileOutputSchemas(t *testing.T, tools []*mcp.Tool) map[string]*jsonschema.Schema {
+// outputSchemas lists cs's tools and compiles the outputSchema of each
+// that declares one, as the runner does (no loading of anything).
+func outputSchemas(t *testing.T, ctx context.Context, cs *mcp.ClientSession) map[string]*jsonschema.Schema {
 	t.Helper()
+	res, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.UseLoader(jsonschema.SchemeURLLoader{}) // never fetch or read anything
 	out := make(map[string]*jsonschema.Schema)
-	for _, tool := range tools {
+	for _, tool := range res.Tools {
+		if tool.OutputSchema == nil {
+			continue
+		}
 		u := "mcp://tool/" + url.PathEscape(tool.Name) + "/output"
 		if err := c.AddResource(u, tool.OutputSchema); err != nil {
 			t.Fatalf("%s: %v", tool.Name, err)

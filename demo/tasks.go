@@ -1,7 +1,6 @@
 package demo
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -364,63 +363,29 @@ func withTasks(msg []byte) []byte {
 // claims are answered on out and never reach the SDK; what the SDK writes
 // gets withTasks.
 func taskStdio(ctx context.Context, store *taskStore, in io.Reader, out *lockedWriter) (io.Reader, io.Writer) {
-	pr, pw := io.Pipe()
 	// At most maxWaiting answers wait at once (tasks/result blocks until
 	// its task ends); beyond it a request is refused at once.
 	waiting := make(chan struct{}, maxWaiting)
-	go func() {
-		r := bufio.NewReaderSize(in, 64<<10)
-		for {
-			line, err := r.ReadBytes('\n')
-			if store.asker != nil && answersAsk(line) {
-				line = nil // the answer to the layer's own request
-			}
-			if req, ok := claims(line); ok {
-				select {
-				case waiting <- struct{}{}:
-					go func() {
-						defer func() { <-waiting }()
-						out.writeLines([][]byte{store.answer(ctx, "stdio", req)})
-					}()
-				default:
-					out.writeLines([][]byte{fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"too many task requests at once"}}`, req.ID)})
-				}
-			} else if len(line) > 0 {
-				if _, werr := pw.Write(line); werr != nil {
-					return
-				}
-			}
-			if err != nil {
-				pw.CloseWithError(err)
-				return
-			}
+	r := passLines(in, func(line []byte) []byte {
+		if store.asker != nil && answersAsk(line) {
+			return nil // the answer to the layer's own request
 		}
-	}()
-	return pr, &taskWriter{out: out}
-}
-
-// taskWriter applies withTasks to each line the SDK writes.
-type taskWriter struct {
-	out *lockedWriter
-	mu  sync.Mutex
-	buf []byte
-}
-
-func (w *taskWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.buf = append(w.buf, p...)
-	for {
-		i := bytes.IndexByte(w.buf, '\n')
-		if i < 0 {
-			return len(p), nil
+		req, ok := claims(line)
+		if !ok {
+			return line
 		}
-		line := withTasks(w.buf[:i])
-		if _, err := w.out.Write(append(bytes.Clone(line), '\n')); err != nil {
-			return 0, err
+		select {
+		case waiting <- struct{}{}:
+			go func() {
+				defer func() { <-waiting }()
+				out.writeLines([][]byte{store.answer(ctx, "stdio", req)})
+			}()
+		default:
+			out.writeLines([][]byte{fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"too many task requests at once"}}`, req.ID)})
 		}
-		w.buf = w.buf[i+1:]
-	}
+		return nil
+	})
+	return r, &lineRewriter{w: out, rewrite: withTasks}
 }
 
 // taskHTTP is the tasks layer in front of the SDK's HTTP handler: a POST
@@ -461,47 +426,7 @@ func (h taskHTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.next.ServeHTTP(w, r)
 		return
 	}
-	rec := &recorder{header: http.Header{}, status: http.StatusOK}
-	h.next.ServeHTTP(rec, r)
-	for k, v := range rec.header {
-		w.Header()[k] = v
-	}
-	w.Header().Del("Content-Length")
-	w.WriteHeader(rec.status)
-	var out bytes.Buffer
-	for _, line := range bytes.SplitAfter(rec.body.Bytes(), []byte("\n")) {
-		switch {
-		case bytes.HasPrefix(line, []byte("data: ")):
-			out.WriteString("data: ")
-			out.Write(withTasks(bytes.TrimSpace(line[len("data: "):])))
-			out.WriteByte('\n')
-		case len(bytes.TrimSpace(line)) > 0 && bytes.TrimSpace(line)[0] == '{':
-			out.Write(withTasks(bytes.TrimSpace(line)))
-			out.WriteByte('\n')
-		default:
-			out.Write(line)
-		}
-	}
-	w.Write(out.Bytes())
+	rewriteWhole(w, r, h.next, withTasks)
 }
 
 func store(h taskHTTP) *taskStore { return h.store }
-
-// recorder keeps a response whole (bounded by maxTaskBody).
-type recorder struct {
-	header http.Header
-	status int
-	body   bytes.Buffer
-}
-
-func (r *recorder) Header() http.Header { return r.header }
-func (r *recorder) WriteHeader(code int) {
-	r.status = code
-}
-func (r *recorder) Write(p []byte) (int, error) {
-	if r.body.Len()+len(p) > maxTaskBody {
-		return 0, io.ErrShortWrite
-	}
-	return r.body.Write(p)
-}
-func (r *recorder) Flush() {}

@@ -2,9 +2,10 @@ package runner
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"runtime"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 
@@ -56,7 +57,7 @@ type secrets struct {
 func resolveSecrets(s *config.Suite, env environ) (*secrets, error) {
 	out := &secrets{childEnv: map[string]string{}, headers: map[string]string{}}
 	var missing []string
-	for _, child := range sortedMapKeys(s.EnvFromEnv) {
+	for _, child := range slices.Sorted(maps.Keys(s.EnvFromEnv)) {
 		name := s.EnvFromEnv[child]
 		v, ok := env[name]
 		if !ok {
@@ -66,7 +67,7 @@ func resolveSecrets(s *config.Suite, env environ) (*secrets, error) {
 		out.childEnv[child] = v
 		out.declare("envFromEnv "+child, v, true)
 	}
-	for _, h := range sortedMapKeys(s.HeadersFromEnv) {
+	for _, h := range slices.Sorted(maps.Keys(s.HeadersFromEnv)) {
 		name := s.HeadersFromEnv[h]
 		v, ok := env[name]
 		switch {
@@ -87,11 +88,11 @@ func resolveSecrets(s *config.Suite, env environ) (*secrets, error) {
 	// as credentials: a secret when the name says so (API_KEY,
 	// Authorization) or the value looks like one; MODE=string and
 	// PORT=8080 are not, and the server's words "string" and "8080" stay.
-	for _, k := range sortedMapKeys(s.SecretEnv) {
+	for _, k := range slices.Sorted(maps.Keys(s.SecretEnv)) {
 		out.childEnv[k] = s.SecretEnv[k]
 		out.declare("--env "+k, s.SecretEnv[k], credentialName(k))
 	}
-	for _, h := range sortedMapKeys(s.SecretHeaders) {
+	for _, h := range slices.Sorted(maps.Keys(s.SecretHeaders)) {
 		out.headers[h] = s.SecretHeaders[h]
 		out.declare("--header "+h, s.SecretHeaders[h], credentialName(h))
 	}
@@ -132,19 +133,10 @@ func childEnv(s *config.Suite, env environ, sec *secrets) []string {
 		vars[k] = v
 	}
 	out := make([]string, 0, len(vars))
-	for _, k := range sortedMapKeys(vars) {
+	for _, k := range slices.Sorted(maps.Keys(vars)) {
 		out = append(out, k+"="+vars[k])
 	}
 	return out
-}
-
-func sortedMapKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // ChildEnv is the environment mcpcheck gives a stdio server it starts: the

@@ -100,12 +100,37 @@ func (r *runState) takesNoArguments(name string) bool {
 
 // offeredBy calls one argument-free tool and collects its answer.
 func (r *runState) offeredBy(ctx context.Context, sess *session, name string) *gen.Offered {
+	o, outcome := r.offerCall(ctx, sess, name, map[string]any{}, func(res *mcp.CallToolResult, o *gen.Offered) {
+		o.AddAnswer(name, numbers(res.StructuredContent), contentText(res.Content))
+		for _, c := range res.Content {
+			if l, ok := c.(*mcp.ResourceLink); ok {
+				o.AddURI(name, l.URI)
+			}
+		}
+	})
+	if outcome != config.OutcomeOK {
+		// Remembered for the behaviour checks' observers (see
+		// knownObservers): every shard of a run makes these calls, so what
+		// they show is the same whatever the split.
+		r.mu.Lock()
+		if r.offerFailed == nil {
+			r.offerFailed = map[string]string{}
+		}
+		r.offerFailed[name] = string(outcome)
+		r.mu.Unlock()
+	}
+	return o
+}
+
+// offerCall makes one call of the offered-inputs round (bounded by
+// offerTimeout), lets take collect a successful answer, and traces it.
+func (r *runState) offerCall(ctx context.Context, sess *session, name string, args map[string]any, take func(*mcp.CallToolResult, *gen.Offered)) (*gen.Offered, config.Outcome) {
 	o := gen.NewOffered()
 	callCtx, cancel := context.WithTimeout(ctx, min(offerTimeout, ms2d(r.suite.TimeoutMs)))
 	defer cancel()
 	began := time.Now()
-	res, err := sess.cs.CallTool(callCtx, &mcp.CallToolParams{Name: name, Arguments: map[string]any{}})
-	entry := report.TraceEntry{Tool: name, Case: offerCase, Arguments: map[string]any{}, StartedAt: traceTime(began), DurationMs: ms(time.Since(began))}
+	res, err := sess.cs.CallTool(callCtx, &mcp.CallToolParams{Name: name, Arguments: args})
+	entry := report.TraceEntry{Tool: name, Case: offerCase, Arguments: args, StartedAt: traceTime(began), DurationMs: ms(time.Since(began))}
 	switch {
 	case err != nil:
 		entry.Outcome, entry.Detail = config.OutcomeProtocolError, r.clean(err.Error(), 300)+"; nothing offered"
@@ -116,27 +141,11 @@ func (r *runState) offeredBy(ctx context.Context, sess *session, name string) *g
 		entry.Outcome, entry.Detail = config.OutcomeToolError, "answered with isError; nothing offered"
 	default:
 		entry.Outcome = config.OutcomeOK
-		o.AddAnswer(name, numbers(res.StructuredContent), contentText(res.Content))
-		for _, c := range res.Content {
-			if l, ok := c.(*mcp.ResourceLink); ok {
-				o.AddURI(name, l.URI)
-			}
-		}
+		take(res, o)
 		entry.Detail = "offered " + o.Counts()
 	}
 	r.trace.write(entry)
-	if entry.Outcome != config.OutcomeOK {
-		// Remembered for the behaviour checks' observers (see
-		// knownObservers): every shard of a run makes these calls, so what
-		// they show is the same whatever the split.
-		r.mu.Lock()
-		if r.offerFailed == nil {
-			r.offerFailed = map[string]string{}
-		}
-		r.offerFailed[name] = string(entry.Outcome)
-		r.mu.Unlock()
-	}
-	return o
+	return o, entry.Outcome
 }
 
 // numbers re-decodes a decoded JSON value with json.Number, so an integer
@@ -210,26 +219,9 @@ func (r *runState) listings(ctx context.Context, sess *session, found *discovere
 // listingOf calls one listing tool with args and collects the entries of
 // its answer under dir.
 func (r *runState) listingOf(ctx context.Context, sess *session, name string, args map[string]any, dir string) *gen.Offered {
-	o := gen.NewOffered()
-	callCtx, cancel := context.WithTimeout(ctx, min(offerTimeout, ms2d(r.suite.TimeoutMs)))
-	defer cancel()
-	began := time.Now()
-	res, err := sess.cs.CallTool(callCtx, &mcp.CallToolParams{Name: name, Arguments: args})
-	entry := report.TraceEntry{Tool: name, Case: offerCase, Arguments: args, StartedAt: traceTime(began), DurationMs: ms(time.Since(began))}
-	switch {
-	case err != nil:
-		entry.Outcome, entry.Detail = config.OutcomeProtocolError, r.clean(err.Error(), 300)+"; nothing offered"
-		if callCtx.Err() != nil {
-			entry.Outcome = config.OutcomeTimeout
-		}
-	case res == nil || res.IsError:
-		entry.Outcome, entry.Detail = config.OutcomeToolError, "answered with isError; nothing offered"
-	default:
-		entry.Outcome = config.OutcomeOK
+	o, _ := r.offerCall(ctx, sess, name, args, func(res *mcp.CallToolResult, o *gen.Offered) {
 		o.AddListing(name, dir, contentText(res.Content))
-		entry.Detail = "offered " + o.Counts()
-	}
-	r.trace.write(entry)
+	})
 	return o
 }
 

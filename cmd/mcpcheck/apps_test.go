@@ -1,9 +1,7 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -41,14 +39,7 @@ func appsQuick(t *testing.T, defects bool) {
 	if !defects && res.code != 0 {
 		t.Fatalf("clean demo --apps: exit %d\n%s", res.code, res.stdout)
 	}
-	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rep report.Report
-	if err := json.Unmarshal(data, &rep); err != nil {
-		t.Fatal(err)
-	}
+	rep := readReport(t, out)
 	got := map[string]report.StepResult{}
 	for _, sc := range rep.Scenarios {
 		if sc.Name == "apps" {

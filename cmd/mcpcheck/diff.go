@@ -1,9 +1,7 @@
 package main
 
 import (
-	"errors"
 	"flag"
-	"fmt"
 	"io"
 	"os"
 	"slices"
@@ -47,50 +45,31 @@ func diffContracts(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&files0.junit, "junit", "", "")
 	fs.StringVar(&files0.summary, "summary", "", "")
 	fs.StringVar(&files0.html, "html", "", "")
-	// Flags may come before, between or after the two files.
-	var files []string
-	rest := jsonDefault(args)
-	for {
-		if err := fs.Parse(rest); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				fmt.Fprint(stdout, diffUsage)
-				return exitPass
-			}
-			fmt.Fprintf(stderr, "mcpcheck diff: %s (see mcpcheck diff --help)\n", flagError(err))
-			return exitBadArgs
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		files = append(files, fs.Arg(0))
-		rest = fs.Args()[1:]
+	files, code := parseInterleaved(fs, diffUsage, jsonDefault(args), stdout, stderr)
+	if files == nil {
+		return code
 	}
 	if len(files) != 2 {
-		fmt.Fprintf(stderr, "mcpcheck diff: give two contract files, OLD and NEW (got %d; see mcpcheck diff --help)\n", len(files))
-		return exitBadArgs
+		return fail(stderr, exitBadArgs, "mcpcheck diff: give two contract files, OLD and NEW (got %d; see mcpcheck diff --help)\n", len(files))
 	}
 	if !slices.Contains(config.FailOns, config.FailOn(*failOn)) {
-		fmt.Fprintf(stderr, "mcpcheck diff: --fail-on must be one of %s, got %q\n", config.Join(config.FailOns, ", "), *failOn)
-		return exitBadArgs
+		return fail(stderr, exitBadArgs, "mcpcheck diff: --fail-on must be one of %s, got %q\n", config.Join(config.FailOns, ", "), *failOn)
 	}
 	var data [2][]byte
 	for i, name := range files {
 		b, err := fileio.ReadJSONFile(name)
 		if err != nil {
-			fmt.Fprintf(stderr, "mcpcheck diff: %s\n", safetext.Sanitize(err.Error()))
-			return exitBadArgs
+			return fail(stderr, exitBadArgs, "mcpcheck diff: %s\n", safetext.Sanitize(err.Error()))
 		}
 		data[i] = b
 	}
 	rep, err := runner.DiffContracts(files[0], data[0], files[1], data[1], config.FailOn(*failOn))
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpcheck diff: %s\n", safetext.Sanitize(err.Error()))
-		return exitBadArgs
+		return fail(stderr, exitBadArgs, "mcpcheck diff: %s\n", safetext.Sanitize(err.Error()))
 	}
 	outs := outputsOf(&files0)
 	if err := openOutputs(outs); err != nil {
-		fmt.Fprintf(stderr, "mcpcheck diff: %v\n", err)
-		return exitBadArgs
+		return fail(stderr, exitBadArgs, "mcpcheck diff: %v\n", err)
 	}
 	defer closeOutputs(outs)
 	human, machine := stdout, io.Writer(nil)
@@ -101,8 +80,7 @@ func diffContracts(args []string, stdout, stderr io.Writer) int {
 		human, machine = stderr, stdout
 	default:
 		if jsonFile, err = createFile("--json", *jsonOut); err != nil {
-			fmt.Fprintf(stderr, "mcpcheck diff: %v\n", err)
-			return exitBadArgs
+			return fail(stderr, exitBadArgs, "mcpcheck diff: %v\n", err)
 		}
 		defer jsonFile.Abort()
 		machine = jsonFile
@@ -112,24 +90,20 @@ func diffContracts(args []string, stdout, stderr io.Writer) int {
 		color = !*noColor && report.UseColor(fh)
 	}
 	if err := report.Text(human, rep, report.TextOptions{Color: color, Quiet: *quiet, NoDurations: true}); err != nil {
-		fmt.Fprintf(stderr, "mcpcheck diff: writing the report: %v\n", err)
-		return exitBadArgs
+		return fail(stderr, exitBadArgs, "mcpcheck diff: writing the report: %v\n", err)
 	}
 	if machine != nil {
 		if err := report.JSON(machine, rep); err != nil {
-			fmt.Fprintf(stderr, "mcpcheck diff: writing the JSON report: %v\n", err)
-			return exitBadArgs
+			return fail(stderr, exitBadArgs, "mcpcheck diff: writing the JSON report: %v\n", err)
 		}
 		if jsonFile != nil {
 			if err := jsonFile.Commit(); err != nil {
-				fmt.Fprintf(stderr, "mcpcheck diff: %v\n", err)
-				return exitBadArgs
+				return fail(stderr, exitBadArgs, "mcpcheck diff: %v\n", err)
 			}
 		}
 	}
 	if err := writeOutputs(outs, []*report.Report{rep}); err != nil {
-		fmt.Fprintf(stderr, "mcpcheck diff: %v\n", err)
-		return exitBadArgs
+		return fail(stderr, exitBadArgs, "mcpcheck diff: %v\n", err)
 	}
 	if !rep.Passed {
 		return exitFail

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -175,12 +176,28 @@ func TestEveryExampleRuns(t *testing.T) {
 // runEverything runs examples/everything.yaml against the pinned
 // server-everything, over stdio (installed in the peers cache) or over HTTP.
 func runEverything(t *testing.T, endpoint string, flags ...string) *report.Report {
-	dir := peerDir(t)
-	settings := endpointFlag(endpoint)
+	settings := map[string]any{}
 	for i := 0; i+1 < len(flags); i += 2 {
 		settings[flags[i]] = flags[i+1]
 	}
-	suite, err := config.Load("../../examples/everything.yaml", config.LoadOptions{Flags: settings})
+	rep, _ := passExample(t, "everything.yaml", peerDir(t), endpoint, settings)
+	var js strings.Builder
+	report.JSON(&js, rep)
+	validReport(t, js.String())
+	if rep.Server == nil || rep.Server.Name != "mcp-servers/everything" {
+		t.Errorf("server = %+v", rep.Server)
+	}
+	return rep
+}
+
+// passExample runs examples/NAME with settings against the pinned
+// server-everything, over stdio (installed in dir) or at endpoint, fails
+// the test unless the run passed, and returns the report and its text.
+func passExample(t *testing.T, name, dir, endpoint string, settings map[string]any) (*report.Report, string) {
+	t.Helper()
+	flags := endpointFlag(endpoint)
+	maps.Copy(flags, settings)
+	suite, err := config.Load("../../examples/"+name, config.LoadOptions{Flags: flags})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,15 +211,9 @@ func runEverything(t *testing.T, endpoint string, flags ...string) *report.Repor
 	var b strings.Builder
 	report.Text(&b, rep, report.TextOptions{})
 	if !rep.Passed {
-		t.Fatalf("everything.yaml failed:\n%s", b.String())
+		t.Fatalf("%s (endpoint %q) failed:\n%s", name, endpoint, b.String())
 	}
-	var js strings.Builder
-	report.JSON(&js, rep)
-	validReport(t, js.String())
-	if rep.Server == nil || rep.Server.Name != "mcp-servers/everything" {
-		t.Errorf("server = %+v", rep.Server)
-	}
-	return rep
+	return rep, b.String()
 }
 
 func TestEverythingStdio(t *testing.T) {
@@ -311,20 +322,7 @@ func TestClientBlock(t *testing.T) {
 	t.Parallel()
 	dir := peerDir(t)
 	for _, endpoint := range []string{"", startEverythingHTTP(t, dir)} {
-		suite, err := config.Load("../../examples/client.yaml", config.LoadOptions{Flags: endpointFlag(endpoint)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		suite.Cwd = dir
-		rep, err := runner.Run(context.Background(), suite, runner.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var b strings.Builder
-		report.Text(&b, rep, report.TextOptions{})
-		if !rep.Passed {
-			t.Fatalf("client.yaml failed over %q:\n%s", endpoint, b.String())
-		}
+		rep, text := passExample(t, "client.yaml", dir, endpoint, nil)
 		for i, want := range []string{"roots/list", "sampling/createMessage", "elicitation/create"} {
 			st := rep.Scenarios[i].Steps[0]
 			if want == "roots/list" && len(st.ServerRequests) == 0 {
@@ -344,8 +342,8 @@ func TestClientBlock(t *testing.T) {
 				t.Errorf("%s: server requests %+v, want %s (at most %d)", st.ID, st.ServerRequests, want, most)
 			}
 		}
-		if !strings.Contains(b.String(), "the server asked the client: sampling/createMessage ×1") {
-			t.Errorf("the human report does not say what the server asked:\n%s", b.String())
+		if !strings.Contains(text, "the server asked the client: sampling/createMessage ×1") {
+			t.Errorf("the human report does not say what the server asked:\n%s", text)
 		}
 	}
 }

@@ -23,6 +23,39 @@ func flagError(err error) string {
 	return strings.NewReplacer("for flag -", "for flag --", "not defined: -", "not defined: --", "needs an argument: -", "needs an argument: --").Replace(err.Error())
 }
 
+// fail writes a message to stderr and returns the exit code, for a
+// command that ends on it.
+func fail(stderr io.Writer, code int, format string, a ...any) int {
+	fmt.Fprintf(stderr, format, a...)
+	return code
+}
+
+// usageError ends a command whose flags did not parse: --help prints its
+// usage (exit 0), any other error is one line (exit 2).
+func usageError(prog, usage string, err error, stdout, stderr io.Writer) int {
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, usage)
+		return exitPass
+	}
+	return fail(stderr, exitBadArgs, "%s: %s (see %s --help)\n", prog, flagError(err), prog)
+}
+
+// parseInterleaved parses args with fs, flags before, between or after
+// the files, and returns the files; nil ends the command (usageError),
+// with the exit code.
+func parseInterleaved(fs *flag.FlagSet, usage string, args []string, stdout, stderr io.Writer) ([]string, int) {
+	files := []string{}
+	for rest := args; ; rest = fs.Args()[1:] {
+		if err := fs.Parse(rest); err != nil {
+			return nil, usageError(fs.Name(), usage, err, stdout, stderr)
+		}
+		if fs.NArg() == 0 {
+			return files, exitPass
+		}
+		files = append(files, fs.Arg(0))
+	}
+}
+
 // flags are the command line of a run.
 type flags struct {
 	jsonOut, trace          string
@@ -103,6 +136,34 @@ func parseFlags(args []string) (*flags, error) {
 	f := &flags{settings: map[string]any{}, set: map[string]bool{}}
 	fs := flag.NewFlagSet("mcpcheck", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
+	f.runFlags(fs)
+	loopFlags(fs, f)
+	f.configFlags(fs)
+	f.quickFlags(fs)
+	if err := fs.Parse(jsonDefault(args)); err != nil {
+		return nil, err
+	}
+	for name, v := range map[string]string{"json": f.jsonOut, "trace": f.trace, "junit": f.junit, "summary": f.summary, "html": f.html, "contract": str0(f.settings["contract"]), "expected-failures": f.expectedFailures} {
+		if len(v) > 1 && v[0] == '-' {
+			return nil, fmt.Errorf("--%s takes a file, got %q (a flag?)", name, v)
+		}
+	}
+	for _, v := range f.configs {
+		if len(v) > 1 && v[0] == '-' {
+			return nil, fmt.Errorf("--config takes a file, got %q (a flag?)", v)
+		}
+	}
+	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+	f.command = fs.Args()
+	if len(f.command) > 0 && !slices.Contains(args, "--") {
+		return nil, fmt.Errorf("unexpected argument %q; a server to check goes after --: mcpcheck [flags] -- COMMAND ARGS", f.command[0])
+	}
+	return f, nil
+}
+
+// runFlags are the flags of the run itself: which suites and cases, and
+// where the reports go.
+func (f *flags) runFlags(fs *flag.FlagSet) {
 	fs.Func("config", "", func(v string) error {
 		f.configs = append(f.configs, v)
 		return nil
@@ -149,7 +210,11 @@ func parseFlags(args []string) (*flags, error) {
 	fs.StringVar(&f.expectedFailures, "expected-failures", "", "")
 	fs.BoolVar(&f.updateBaseline, "update-expected-failures", false, "")
 	fs.BoolVar(&f.update, "update", false, "")
-	loopFlags(fs, f)
+}
+
+// configFlags are the flags that set a config setting (f.settings, keyed
+// as settingFlags lists them), each value checked as the flag is read.
+func (f *flags) configFlags(fs *flag.FlagSet) {
 	setting := func(name, key string, parse func(string) (any, error)) {
 		fs.Func(name, "", func(v string) error {
 			x, err := parse(v)
@@ -173,20 +238,7 @@ func parseFlags(args []string) (*flags, error) {
 	setting("jobs", "concurrency", integer)
 	setting("retries", "retries", integer)
 	setting("max-message-bytes", "maxMessageBytes", integer)
-	setting("timeout", "timeoutMs", func(v string) (any, error) {
-		if n, err := strconv.Atoi(v); err == nil {
-			v += "ms" // a bare number is milliseconds, as timeoutMs is
-			_ = n
-		}
-		d, err := time.ParseDuration(v)
-		if err != nil {
-			return nil, fmt.Errorf("want a duration such as 5s or 1500ms, or a number of milliseconds, got %q", v)
-		}
-		if d%time.Millisecond != 0 || d < 0 {
-			return nil, fmt.Errorf("want a duration of whole milliseconds between 1ms and 24h, got %s", d)
-		}
-		return int(min(d.Milliseconds(), config.MaxTimeoutMs+1)), nil
-	})
+	setting("timeout", "timeoutMs", parseTimeout)
 	setting("concurrency", "generate.concurrency", integer)
 	setting("fuzz-cases", "generate.fuzzCases", integer)
 	setting("slow-threshold-ms", "generate.slowThresholdMs", integer)
@@ -199,33 +251,6 @@ func parseFlags(args []string) (*flags, error) {
 		}
 		return n, nil
 	})
-	fs.BoolFunc("sse", "", func(v string) error {
-		if b, err := strconv.ParseBool(v); err != nil || !b {
-			return fmt.Errorf("--sse takes no value")
-		}
-		f.settings["transport"] = string(config.TransportSSE)
-		return nil
-	})
-	fs.BoolFunc("include-destructive", "", func(v string) error {
-		b, err := strconv.ParseBool(v)
-		f.settings["generate.includeDestructive"] = b
-		return err
-	})
-	fs.BoolFunc("no-protocol-probes", "", func(v string) error {
-		b, err := strconv.ParseBool(v)
-		f.settings["generate.protocol"] = !b
-		return err
-	})
-	fs.BoolFunc("no-behaviour", "", func(v string) error {
-		b, err := strconv.ParseBool(v)
-		f.settings["generate.behaviour"] = !b
-		return err
-	})
-	fs.BoolFunc("no-offered-inputs", "", func(v string) error {
-		b, err := strconv.ParseBool(v)
-		f.settings["generate.offeredInputs"] = !b
-		return err
-	})
 	for name, score := range thresholdFlags {
 		setting(name, "generate.failUnder."+string(score), func(v string) (any, error) {
 			n, err := strconv.ParseFloat(v, 64)
@@ -235,6 +260,56 @@ func parseFlags(args []string) (*flags, error) {
 			return n, nil
 		})
 	}
+	fs.BoolFunc("sse", "", func(v string) error {
+		if b, err := strconv.ParseBool(v); err != nil || !b {
+			return fmt.Errorf("--sse takes no value")
+		}
+		f.settings["transport"] = string(config.TransportSSE)
+		return nil
+	})
+	// A switch sets its setting; a --no-… switch clears it.
+	switches := func(name, key string, no bool) {
+		fs.BoolFunc(name, "", func(v string) error {
+			b, err := strconv.ParseBool(v)
+			f.settings[key] = b != no
+			return err
+		})
+	}
+	switches("include-destructive", "generate.includeDestructive", false)
+	switches("no-protocol-probes", "generate.protocol", true)
+	switches("no-behaviour", "generate.behaviour", true)
+	switches("no-offered-inputs", "generate.offeredInputs", true)
+	fs.Func("protocol", "", func(v string) error {
+		if !slices.Contains(config.SupportedProtocolVersions, v) {
+			return fmt.Errorf("unsupported protocol version %q (supported: %s)", v, strings.Join(config.SupportedProtocolVersions, ", "))
+		}
+		if !slices.Contains(f.protocols, v) {
+			f.protocols = append(f.protocols, v)
+		}
+		f.settings["protocolVersion"] = f.protocols[0]
+		return nil
+	})
+}
+
+// parseTimeout reads --timeout: a duration, or a bare number of
+// milliseconds (as timeoutMs is).
+func parseTimeout(v string) (any, error) {
+	if _, err := strconv.Atoi(v); err == nil {
+		v += "ms"
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return nil, fmt.Errorf("want a duration such as 5s or 1500ms, or a number of milliseconds, got %q", v)
+	}
+	if d%time.Millisecond != 0 || d < 0 {
+		return nil, fmt.Errorf("want a duration of whole milliseconds between 1ms and 24h, got %s", d)
+	}
+	return int(min(d.Milliseconds(), config.MaxTimeoutMs+1)), nil
+}
+
+// quickFlags say what quick mode's server gets: its environment, headers,
+// the client's roots and the tools it may call.
+func (f *flags) quickFlags(fs *flag.FlagSet) {
 	fs.Func("env", "", keyValue(&f.env, "KEY"))
 	fs.Func("header", "", keyValue(&f.headers, "NAME"))
 	fs.Func("root", "", func(v string) error { f.roots = append(f.roots, v); return nil })
@@ -246,35 +321,6 @@ func parseFlags(args []string) (*flags, error) {
 		}
 		return nil
 	})
-	fs.Func("protocol", "", func(v string) error {
-		if !slices.Contains(config.SupportedProtocolVersions, v) {
-			return fmt.Errorf("unsupported protocol version %q (supported: %s)", v, strings.Join(config.SupportedProtocolVersions, ", "))
-		}
-		if !slices.Contains(f.protocols, v) {
-			f.protocols = append(f.protocols, v)
-		}
-		f.settings["protocolVersion"] = f.protocols[0]
-		return nil
-	})
-	if err := fs.Parse(jsonDefault(args)); err != nil {
-		return nil, err
-	}
-	for name, v := range map[string]string{"json": f.jsonOut, "trace": f.trace, "junit": f.junit, "summary": f.summary, "html": f.html, "contract": str0(f.settings["contract"]), "expected-failures": f.expectedFailures} {
-		if len(v) > 1 && v[0] == '-' {
-			return nil, fmt.Errorf("--%s takes a file, got %q (a flag?)", name, v)
-		}
-	}
-	for _, v := range f.configs {
-		if len(v) > 1 && v[0] == '-' {
-			return nil, fmt.Errorf("--config takes a file, got %q (a flag?)", v)
-		}
-	}
-	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
-	f.command = fs.Args()
-	if len(f.command) > 0 && !slices.Contains(args, "--") {
-		return nil, fmt.Errorf("unexpected argument %q; a server to check goes after --: mcpcheck [flags] -- COMMAND ARGS", f.command[0])
-	}
-	return f, nil
 }
 
 // str0 is v as a string, "" when it is not one.
@@ -355,13 +401,8 @@ var targetFlags = []string{"config", "url", "sse", "protocol", "timeout", "max-m
 func commandFlags(name, usage string, args, allowed []string, stdout, stderr io.Writer) (*flags, int) {
 	prog := strings.TrimSpace("mcpcheck " + name)
 	f, err := parseFlags(args)
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		fmt.Fprint(stdout, usage)
-		return nil, exitPass
-	case err != nil:
-		fmt.Fprintf(stderr, "%s: %s (see %s --help)\n", prog, flagError(err), prog)
-		return nil, exitBadArgs
+	if err != nil {
+		return nil, usageError(prog, usage, err, stdout, stderr)
 	}
 	if allowed == nil {
 		return f, exitPass

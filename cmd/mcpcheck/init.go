@@ -58,8 +58,7 @@ const schemaLine = "yaml-language-server: $schema=https://mcpcheck.dev/schemas/f
 func runInit(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	out, force, rest, err := initFlags(args)
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpcheck init: %v (see mcpcheck init --help)\n", err)
-		return exitBadArgs
+		return fail(stderr, exitBadArgs, "mcpcheck init: %v (see mcpcheck init --help)\n", err)
 	}
 	allowed := []string{"url", "protocol", "timeout", "max-message-bytes", "env", "allow-tools", "no-color"}
 	f, code := commandFlags("init", initUsage, rest, allowed, stdout, stderr)
@@ -67,13 +66,11 @@ func runInit(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if len(f.command) == 0 && !f.set["url"] {
-		fmt.Fprintf(stderr, "mcpcheck init: give the server: -- COMMAND ARGS... or --url URL (see mcpcheck init --help)\n")
-		return exitBadArgs
+		return fail(stderr, exitBadArgs, "mcpcheck init: give the server: -- COMMAND ARGS... or --url URL (see mcpcheck init --help)\n")
 	}
 	if !force {
 		if _, err := os.Lstat(out); err == nil {
-			fmt.Fprintf(stderr, "mcpcheck init: %s exists; give --force to replace it, or -o another file\n", out)
-			return exitBadArgs
+			return fail(stderr, exitBadArgs, "mcpcheck init: %s exists; give --force to replace it, or -o another file\n", out)
 		}
 	}
 	if !f.set["timeout"] {
@@ -85,26 +82,21 @@ func runInit(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	suite, err := quickSuite(f, &opts)
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpcheck init: %s\n", settingError(err))
-		return exitBadArgs
+		return fail(stderr, exitBadArgs, "mcpcheck init: %s\n", settingError(err))
 	}
 	sample, err := runner.Sample(ctx, suite, opts)
 	switch {
 	case errors.Is(err, runner.ErrNoSurface):
-		fmt.Fprintf(stderr, "mcpcheck init: %v\n", err)
-		return exitFail
+		return fail(stderr, exitFail, "mcpcheck init: %v\n", err)
 	case err != nil:
-		fmt.Fprintf(stderr, "mcpcheck init: %v\n", err)
-		return exitBadArgs
+		return fail(stderr, exitBadArgs, "mcpcheck init: %v\n", err)
 	}
 	doc, err := starterFixture(suite, f, sample, out)
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpcheck init: %v\n", err)
-		return exitBadArgs
+		return fail(stderr, exitBadArgs, "mcpcheck init: %v\n", err)
 	}
 	if err := writeNew(out, doc, force); err != nil {
-		fmt.Fprintf(stderr, "mcpcheck init: %v\n", err)
-		return exitBadArgs
+		return fail(stderr, exitBadArgs, "mcpcheck init: %v\n", err)
 	}
 	ignore := filepath.Join(filepath.Dir(out), ".gitignore")
 	if err := ignoreRunState(ignore); err != nil {

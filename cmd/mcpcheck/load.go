@@ -192,8 +192,7 @@ func stagesText(st []config.LoadStage) string {
 func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	own, rest, err := splitLoadFlags(args)
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpcheck load: %v (see mcpcheck load --help)\n", err)
-		return exitBadArgs
+		return fail(stderr, exitBadArgs, "mcpcheck load: %v (see mcpcheck load --help)\n", err)
 	}
 	f, code := commandFlags("load", loadUsage, rest, loadAllowed, stdout, stderr)
 	if f == nil {
@@ -205,8 +204,7 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	lo, err := loadShape(suite, own)
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpcheck load: %v\n", err)
-		return exitBadArgs
+		return fail(stderr, exitBadArgs, "mcpcheck load: %v\n", err)
 	}
 	lo.Options = opts
 	lo.KeepTmp = f.keepTmp
@@ -217,8 +215,7 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	// not after a ten-minute load.
 	outs := outputsOf(f)
 	if err := openOutputs(outs); err != nil {
-		fmt.Fprintf(stderr, "mcpcheck load: %v\n", err)
-		return exitBadArgs
+		return fail(stderr, exitBadArgs, "mcpcheck load: %v\n", err)
 	}
 	defer closeOutputs(outs)
 	var jsonFile *fileio.Pending
@@ -230,8 +227,7 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		machine, human = stdout, stderr
 	default:
 		if jsonFile, err = createFile("--json", f.jsonOut); err != nil {
-			fmt.Fprintf(stderr, "mcpcheck load: %v\n", err)
-			return exitBadArgs
+			return fail(stderr, exitBadArgs, "mcpcheck load: %v\n", err)
 		}
 		defer jsonFile.Abort()
 		machine = jsonFile
@@ -244,8 +240,7 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	rep, err := runner.Load(ctx, suite, lo)
 	live.erase()
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpcheck load: %v\n", err)
-		return exitBadArgs
+		return fail(stderr, exitBadArgs, "mcpcheck load: %v\n", err)
 	}
 	color := false
 	if fh, ok := human.(*os.File); ok {

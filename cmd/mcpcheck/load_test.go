@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/mcpcheck/mcpcheck/demo"
@@ -144,29 +143,13 @@ func TestLoadMatrixExample(t *testing.T) {
 	}
 	dir := t.TempDir()
 	copyFixture(t, "../../examples/load.yaml", dir, "load.yaml")
-	process := func(line string) (int, string) {
-		args := words(line)
-		if args[0] != "mcpcheck" {
-			t.Fatalf("%q does not run mcpcheck", line)
-		}
-		return cli(t, dir, nil, args[1:]...)
-	}
+	wf.runMatrix("segment", segCmd, dir, nil)
 	matrix := wf.Jobs["segment"].Strategy.Matrix["segment"]
-	var wg sync.WaitGroup
-	for _, k := range matrix {
-		wg.Go(func() {
-			line := strings.ReplaceAll(segCmd, "${{ matrix.segment }}", fmt.Sprint(k))
-			if code, out := process(line); code != 0 {
-				t.Errorf("segment %d: exit %d\n%s", k, code, out)
-			}
-		})
-	}
-	wg.Wait()
 	var calls uint64
 	for _, k := range matrix {
 		calls += readLoad(t, filepath.Join(dir, fmt.Sprintf("segment-%d.json", k))).Load.Overall.Calls
 	}
-	code, out := process(mergeCmd)
+	code, out := wf.run(dir, nil, mergeCmd)
 	if code != 0 {
 		t.Fatalf("%s: exit %d\n%s", mergeCmd, code, out)
 	}

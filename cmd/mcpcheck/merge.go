@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -52,40 +51,25 @@ func mergeReports(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.html, "html", "", "")
 	fs.StringVar(&f.summary, "summary", "", "")
 	fs.BoolVar(&allowPartial, "allow-partial", false, "")
-	var files []string
-	rest := args
-	for len(rest) > 0 {
-		if err := fs.Parse(rest); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				fmt.Fprint(stdout, mergeUsage)
-				return exitPass
-			}
-			fmt.Fprintf(stderr, "mcpcheck merge: %s (see mcpcheck merge --help)\n", flagError(err))
-			return exitBadArgs
-		}
-		rest = fs.Args()
-		if len(rest) > 0 {
-			files, rest = append(files, rest[0]), rest[1:]
-		}
+	files, code := parseInterleaved(fs, mergeUsage, args, stdout, stderr)
+	if files == nil {
+		return code
 	}
 	if len(files) == 0 {
-		fmt.Fprintf(stderr, "mcpcheck merge: give the shards' JSON reports (see mcpcheck merge --help)\n")
-		return exitBadArgs
+		return fail(stderr, exitBadArgs, "mcpcheck merge: give the shards' JSON reports (see mcpcheck merge --help)\n")
 	}
 	var parts [][]runner.Part // per suite, per file
 	for _, file := range files {
 		reps, err := readReports(file)
 		if err != nil {
 			// The error may quote the file (a key the schema refuses).
-			fmt.Fprintf(stderr, "mcpcheck merge: %s\n", safetext.Sanitize(err.Error()))
-			return exitBadArgs
+			return fail(stderr, exitBadArgs, "mcpcheck merge: %s\n", safetext.Sanitize(err.Error()))
 		}
 		if parts == nil {
 			parts = make([][]runner.Part, len(reps))
 		}
 		if len(reps) != len(parts) {
-			fmt.Fprintf(stderr, "mcpcheck merge: %s holds %d suites and %s %d: reports of different runs\n", files[0], len(parts), file, len(reps))
-			return exitBadArgs
+			return fail(stderr, exitBadArgs, "mcpcheck merge: %s holds %d suites and %s %d: reports of different runs\n", files[0], len(parts), file, len(reps))
 		}
 		for i, r := range reps {
 			parts[i] = append(parts[i], runner.Part{Source: file, Report: r})
@@ -95,8 +79,7 @@ func mergeReports(args []string, stdout, stderr io.Writer) int {
 	for i, p := range parts {
 		m, err := runner.Merge(p, allowPartial)
 		if err != nil {
-			fmt.Fprintf(stderr, "mcpcheck merge: %s\n", safetext.Sanitize(err.Error()))
-			return exitBadArgs
+			return fail(stderr, exitBadArgs, "mcpcheck merge: %s\n", safetext.Sanitize(err.Error()))
 		}
 		merged[i] = m
 	}
@@ -110,26 +93,23 @@ func mergeReports(args []string, stdout, stderr io.Writer) int {
 	default:
 		var err error
 		if jsonFile, err = createFile("--json", f.jsonOut); err != nil {
-			fmt.Fprintf(stderr, "mcpcheck merge: %v\n", err)
-			return exitBadArgs
+			return fail(stderr, exitBadArgs, "mcpcheck merge: %v\n", err)
 		}
 		defer jsonFile.Abort()
 		machine = jsonFile
 	}
 	outs := outputsOf(f)
 	if err := openOutputs(outs); err != nil {
-		fmt.Fprintf(stderr, "mcpcheck merge: %v\n", err)
-		return exitBadArgs
+		return fail(stderr, exitBadArgs, "mcpcheck merge: %v\n", err)
 	}
 	defer closeOutputs(outs)
-	code := exitPass
+	code = exitPass
 	for i, m := range merged {
 		if i > 0 {
 			fmt.Fprintln(human)
 		}
 		if err := report.Text(human, m, report.TextOptions{}); err != nil {
-			fmt.Fprintf(stderr, "mcpcheck merge: writing the report: %v\n", err)
-			return exitBadArgs
+			return fail(stderr, exitBadArgs, "mcpcheck merge: writing the report: %v\n", err)
 		}
 		if !m.Passed {
 			code = exitFail

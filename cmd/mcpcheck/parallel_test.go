@@ -49,7 +49,15 @@ var demoAt = regexp.MustCompile(`serving Streamable HTTP at (http://\S+/mcp)`)
 // and returns its endpoint; the server is stopped when the test ends.
 func demoHTTP(t *testing.T, env []string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], append(append([]string{"demo"}, args...), "--http", "127.0.0.1:0")...)
+	return childHTTP(t, env, demoAt, append(append([]string{"demo"}, args...), "--http", "127.0.0.1:0")...)
+}
+
+// childHTTP starts this binary with args as a child with env added and
+// returns the first submatch of at in a line of its stderr, the address
+// it says it listens at; the child is stopped when the test ends.
+func childHTTP(t *testing.T, env []string, at *regexp.Regexp, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -66,8 +74,11 @@ func demoHTTP(t *testing.T, env []string, args ...string) string {
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
-			if m := demoAt.FindStringSubmatch(sc.Text()); m != nil {
-				found <- m[1]
+			if m := at.FindStringSubmatch(sc.Text()); m != nil {
+				select {
+				case found <- m[1]:
+				default:
+				}
 			}
 		}
 		close(found)
@@ -75,11 +86,11 @@ func demoHTTP(t *testing.T, env []string, args ...string) string {
 	select {
 	case u, ok := <-found:
 		if !ok {
-			t.Fatal("the demo server ended before it said where it listens")
+			t.Fatalf("%v ended before it said where it listens", args)
 		}
 		return u
 	case <-time.After(60 * time.Second):
-		t.Fatal("the demo server did not say where it listens")
+		t.Fatalf("%v did not say where it listens", args)
 	}
 	return ""
 }

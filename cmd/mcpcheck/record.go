@@ -121,25 +121,18 @@ func parseRecordFlags(args []string) (*recordFlags, error) {
 func recordSession(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	f, err := parseRecordFlags(args)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, recordUsage)
-			return exitPass
-		}
-		fmt.Fprintf(stderr, "mcpcheck record: %s (see mcpcheck record --help)\n", flagError(err))
-		return exitBadArgs
+		return usageError("mcpcheck record", recordUsage, err, stdout, stderr)
 	}
 	// Fail on a bad path before the client starts talking. The fixture is
 	// a temporary file until the recording is written whole: a recording
 	// that fails or is interrupted leaves a previous file as it was.
 	out, err := createFile("--out", f.out)
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpcheck record: %v\n", err)
-		return exitBadArgs
+		return fail(stderr, exitBadArgs, "mcpcheck record: %v\n", err)
 	}
 	defer out.Abort()
 	if err := runner.CheckRecordAnswers(f.out); err != nil {
-		fmt.Fprintf(stderr, "mcpcheck record: %v\n", err)
-		return exitBadArgs
+		return fail(stderr, exitBadArgs, "mcpcheck record: %v\n", err)
 	}
 	sess := record.New()
 	target := record.Target{EnvFromEnv: map[string]string{}, HeadersFromEnv: map[string]string{}}
@@ -160,8 +153,7 @@ func recordSession(ctx context.Context, args []string, stdout, stderr io.Writer)
 	} else {
 		target.Command = f.command
 		if target.Cwd, err = serverDir(f.out); err != nil {
-			fmt.Fprintf(stderr, "mcpcheck record: %v\n", err)
-			return exitBadArgs
+			return fail(stderr, exitBadArgs, "mcpcheck record: %v\n", err)
 		}
 		err = proxyStdio(ctx, f, sess, stdin, stdout, stderr)
 		if err == nil && ctx.Err() != nil {
@@ -172,8 +164,7 @@ func recordSession(ctx context.Context, args []string, stdout, stderr io.Writer)
 		}
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpcheck record: %v\n", err)
-		return exitFail
+		return fail(stderr, exitFail, "mcpcheck record: %v\n", err)
 	}
 	return writeRecording(f, out, sess, target, secretValues, stderr)
 }
@@ -192,12 +183,10 @@ func writeRecording(f *recordFlags, out *fileio.Pending, sess *record.Session, t
 	target.Name = "Recorded session with " + filepath.Base(f.out)
 	rec, err := sess.Fixture(target, config.SupportedProtocolVersions, red)
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpcheck record: writing the fixture: %v\n", err)
-		return exitFail
+		return fail(stderr, exitFail, "mcpcheck record: writing the fixture: %v\n", err)
 	}
 	if len(rec.Answers) == 0 {
-		fmt.Fprintf(stderr, "mcpcheck record: the client made no tools/call, resources/read, prompts/get or completion/complete; nothing written\n")
-		return exitFail
+		return fail(stderr, exitFail, "mcpcheck record: the client made no tools/call, resources/read, prompts/get or completion/complete; nothing written\n")
 	}
 	answers := make([]runner.RecordedAnswer, len(rec.Answers))
 	for i, a := range rec.Answers {
@@ -205,15 +194,13 @@ func writeRecording(f *recordFlags, out *fileio.Pending, sess *record.Session, t
 	}
 	path, err := runner.RecordAnswers(f.out, rec.Scenario, answers, secretValues)
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpcheck record: writing the answers: %v; %s is unchanged\n", err, f.out)
-		return exitFail
+		return fail(stderr, exitFail, "mcpcheck record: writing the answers: %v; %s is unchanged\n", err, f.out)
 	}
 	if _, err := out.Write(rec.YAML); err == nil {
 		err = out.Commit()
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpcheck record: %v\n", err)
-		return exitFail
+		return fail(stderr, exitFail, "mcpcheck record: %v\n", err)
 	}
 	fmt.Fprintf(stderr, "mcpcheck record: wrote %s (%d steps) and %s\n", f.out, len(rec.Answers), path)
 	var unwritten []string

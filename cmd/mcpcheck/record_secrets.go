@@ -3,7 +3,8 @@ package main
 import (
 	"bytes"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"sync"
 
 	"github.com/mcpcheck/mcpcheck/runner"
@@ -19,12 +20,7 @@ import (
 func recordSecrets(f *recordFlags) []runner.Secret {
 	var out []runner.Secret
 	for _, m := range []map[string]string{f.env, f.headers} {
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
 			out = append(out, runner.Secret{Value: m[k], Declared: true, Always: true})
 		}
 	}

@@ -227,8 +227,7 @@ func badWord(args []string, stderr io.Writer) int {
 	} else if w == "run" && len(args) > 1 && strings.HasPrefix(args[1], "-") {
 		hint = "a run needs no word: mcpcheck " + strings.Join(args[1:], " ")
 	}
-	fmt.Fprintf(stderr, "mcpcheck: unknown command %q; %s (see mcpcheck --help)\n", w, hint)
-	return exitBadArgs
+	return fail(stderr, exitBadArgs, "mcpcheck: unknown command %q; %s (see mcpcheck --help)\n", w, hint)
 }
 
 // fixtureFile reports whether w names a fixture: a YAML or JSON file, or
@@ -272,22 +271,19 @@ func runOnce(ctx context.Context, f *flags, stdout, stderr io.Writer) int {
 	}
 	baselines, err := loadBaselines(f, suites)
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpcheck: %s\n", err)
-		return exitBadArgs
+		return fail(stderr, exitBadArgs, "mcpcheck: %s\n", err)
 	}
 	opts.KeepTmp = f.keepTmp
 	opts.Update = f.update
 	if f.set["tag"] || f.set["skip-tag"] || f.set["run"] || f.set["shard"] {
 		opts.Select = &f.sel
 		if err := selectsSomething(&f.sel, suites); err != nil {
-			fmt.Fprintf(stderr, "mcpcheck: %v\n", err)
-			return exitBadArgs
+			return fail(stderr, exitBadArgs, "mcpcheck: %v\n", err)
 		}
 	}
 	extras, err := loopOptions(f, suites, &opts)
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpcheck: %v\n", err)
-		return exitBadArgs
+		return fail(stderr, exitBadArgs, "mcpcheck: %v\n", err)
 	}
 	return runSuites(ctx, f, suites, baselines, extras, opts, stdout, stderr)
 }

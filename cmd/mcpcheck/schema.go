@@ -36,8 +36,7 @@ func runSchema(args []string, stdout, stderr io.Writer) int {
 	want := names[0]
 	switch {
 	case len(args) > 1:
-		fmt.Fprintf(stderr, "mcpcheck: %s (one name at most)\n", usage)
-		return exitBadArgs
+		return fail(stderr, exitBadArgs, "mcpcheck: %s (one name at most)\n", usage)
 	case len(args) == 1 && (args[0] == "-h" || args[0] == "--help"):
 		fmt.Fprintln(stdout, usage)
 		return exitPass
@@ -50,8 +49,7 @@ func runSchema(args []string, stdout, stderr io.Writer) int {
 		if sug := config.Suggest(want, names); sug != "" {
 			hint = "; did you mean " + sug + "?"
 		}
-		fmt.Fprintf(stderr, "mcpcheck: no schema %q%s (%s)\n", want, hint, usage)
-		return exitBadArgs
+		return fail(stderr, exitBadArgs, "mcpcheck: no schema %q%s (%s)\n", want, hint, usage)
 	}
 	stdout.Write(publishedSchemas[i].doc)
 	return exitPass

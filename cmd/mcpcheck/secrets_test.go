@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"os"
@@ -100,40 +99,14 @@ func hostileCommand(mode string) []string {
 	return []string{os.Args[0], "demo", "--hostile", mode}
 }
 
+// hostileAt finds the hostile server's "hostile MODE at URL" line.
+var hostileAt = regexp.MustCompile(`hostile \S+ at (http://\S+)`)
+
 // hostileHTTP starts the hostile mode over HTTP in a child process and
 // returns its /mcp URL; the process ends with the test.
 func hostileHTTP(t *testing.T, mode string, env ...string) string {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "demo", "--hostile", mode, "--http", "127.0.0.1:0")
-	cmd.Env = append(os.Environ(), env...)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	at := regexp.MustCompile(`hostile \S+ at (http://\S+)`)
-	found := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			if m := at.FindStringSubmatch(sc.Text()); m != nil {
-				found <- m[1]
-			}
-		}
-	}()
-	select {
-	case u := <-found:
-		return u + "/mcp"
-	case <-time.After(60 * time.Second):
-		t.Fatal("the hostile server did not say where it listens")
-	}
-	return ""
+	return childHTTP(t, env, hostileAt, "demo", "--hostile", mode, "--http", "127.0.0.1:0") + "/mcp"
 }
 
 // TestSecretsQuickMode: a server echoing the secret in its tool names,

@@ -286,6 +286,30 @@ func (wf *workflow) dir(job, has string) string {
 	return ""
 }
 
+// run runs one of the workflow's mcpcheck lines in dir with env added.
+func (wf *workflow) run(dir string, env []string, line string) (int, string) {
+	args := words(line)
+	if args[0] != "mcpcheck" {
+		wf.t.Fatalf("%q does not run mcpcheck", line)
+	}
+	return cli(wf.t, dir, env, args[1:]...)
+}
+
+// runMatrix runs job's command (the line cmd) once per value of the job's
+// matrix, all at once as GitHub runs a matrix; each run must pass.
+func (wf *workflow) runMatrix(job, cmd, dir string, env []string) {
+	var wg sync.WaitGroup
+	for _, k := range wf.Jobs[job].Strategy.Matrix[job] {
+		wg.Go(func() {
+			line := strings.ReplaceAll(cmd, "${{ matrix."+job+" }}", fmt.Sprint(k))
+			if code, out := wf.run(dir, env, line); code != 0 {
+				wf.t.Errorf("%s %d: exit %d\n%s", job, k, code, out)
+			}
+		})
+	}
+	wg.Wait()
+}
+
 // lineDiff shows the lines of got and want that differ, a few around.
 func lineDiff(got, want string) string {
 	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
@@ -387,25 +411,10 @@ func TestGitHubActionsExample(t *testing.T) {
 	copyFixture(t, "../../examples/faults.yaml", filepath.Join(dir, "fixtures"), "faults.yaml")
 	// Each job's step summary, as GitHub gives it.
 	summary := filepath.Join(dir, "step-summary.md")
-	process := func(line string) (int, string) {
-		args := words(line)
-		if args[0] != "mcpcheck" {
-			t.Fatalf("%q does not run mcpcheck", line)
-		}
-		return cli(t, dir, []string{"GITHUB_STEP_SUMMARY=" + summary}, args[1:]...)
-	}
-	var wg sync.WaitGroup
-	for _, k := range matrix {
-		wg.Go(func() {
-			line := strings.ReplaceAll(shardCmd, "${{ matrix.shard }}", fmt.Sprint(k))
-			if code, out := process(line); code != 0 {
-				t.Errorf("shard %d: exit %d\n%s", k, code, out)
-			}
-		})
-	}
-	wg.Wait()
+	env := []string{"GITHUB_STEP_SUMMARY=" + summary}
+	wf.runMatrix("shard", shardCmd, dir, env)
 	os.Remove(summary) // the shard jobs' summaries are their own jobs'
-	code, out := process(mergeCmd)
+	code, out := wf.run(dir, env, mergeCmd)
 	if code != 0 {
 		t.Fatalf("%s: exit %d\n%s", mergeCmd, code, out)
 	}
@@ -421,7 +430,7 @@ func TestGitHubActionsExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The whole run, unsharded, from the same place.
-	process("mcpcheck --config fixtures --json whole.json")
+	wf.run(dir, env, "mcpcheck --config fixtures --json whole.json")
 	whole, err := os.ReadFile(filepath.Join(dir, "whole.json"))
 	if err != nil {
 		t.Fatal(err)

@@ -34,8 +34,7 @@ server (--protocol, --timeout, --sse, --env, --header) apply.
 func snapshot(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	out, rest, err := cutOut(args)
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpcheck snapshot: %v (see mcpcheck snapshot --help)\n", err)
-		return exitBadArgs
+		return fail(stderr, exitBadArgs, "mcpcheck snapshot: %v (see mcpcheck snapshot --help)\n", err)
 	}
 	f, code := commandFlags("snapshot", snapshotUsage, rest, targetFlags, stdout, stderr)
 	if f == nil {
@@ -53,16 +52,14 @@ func snapshot(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	w := io.Writer(stdout)
 	if out != "" && out != "-" {
 		if file, err = createFile("--out", out); err != nil {
-			fmt.Fprintf(stderr, "mcpcheck snapshot: %v\n", err)
-			return exitBadArgs
+			return fail(stderr, exitBadArgs, "mcpcheck snapshot: %v\n", err)
 		}
 		defer file.Abort()
 		w = file
 	}
 	rep, err := runner.Snapshot(ctx, suite, opts)
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpcheck snapshot: %v\n", err)
-		return exitBadArgs
+		return fail(stderr, exitBadArgs, "mcpcheck snapshot: %v\n", err)
 	}
 	if rep.Failure != nil || rep.Contract == nil {
 		msg := "no contract"
@@ -79,13 +76,11 @@ func snapshot(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitFail
 	}
 	if _, err := w.Write(rep.Contract); err != nil {
-		fmt.Fprintf(stderr, "mcpcheck snapshot: writing the contract: %v\n", err)
-		return exitBadArgs
+		return fail(stderr, exitBadArgs, "mcpcheck snapshot: writing the contract: %v\n", err)
 	}
 	if file != nil {
 		if err := file.Commit(); err != nil {
-			fmt.Fprintf(stderr, "mcpcheck snapshot: %v\n", err)
-			return exitBadArgs
+			return fail(stderr, exitBadArgs, "mcpcheck snapshot: %v\n", err)
 		}
 		fmt.Fprintf(stderr, "wrote the contract of %s to %s: %d tools, %d resources, %d resource templates, %d prompts\n",
 			serverName(rep), out, len(rep.ToolsDiscovered), len(rep.ResourcesDiscovered), len(rep.ResourceTemplatesDiscovered), len(rep.PromptsDiscovered))

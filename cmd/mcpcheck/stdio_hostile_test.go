@@ -289,33 +289,25 @@ func TestStdioReusedID(t *testing.T) {
 // or record.
 func TestStdioNoOrphans(t *testing.T) {
 	t.Parallel()
-	t.Run("run", func(t *testing.T) {
-		t.Parallel()
-		pidfile := filepath.Join(t.TempDir(), "pid")
-		h := runHostile(t, "stdio-setsid-grandchild", "hello", map[string]string{"HOSTILE_PID_FILE": pidfile})
-		if h.code != exitPass {
-			t.Errorf("exit %d\n%s", h.code, h.stdout)
-		}
-		waitNoProcess(t, pidfile)
-	})
-	t.Run("server-exits", func(t *testing.T) {
-		t.Parallel()
-		pidfile := filepath.Join(t.TempDir(), "pid")
-		h := runHostile(t, "stdio-daemon-exit", "hello", map[string]string{"HOSTILE_PID_FILE": pidfile})
-		if h.code != exitFail || h.outcome("call") != "transport_closed" {
-			t.Errorf("exit %d, outcome %q\n%s", h.code, h.outcome("call"), h.stdout)
-		}
-		waitNoProcess(t, pidfile)
-	})
-	t.Run("ignores-sigterm", func(t *testing.T) {
-		t.Parallel()
-		pidfile := filepath.Join(t.TempDir(), "pid")
-		h := runHostile(t, "stdio-ignore-term", "hello", map[string]string{"HOSTILE_PID_FILE": pidfile})
-		if h.code != exitPass {
-			t.Errorf("exit %d\n%s", h.code, h.stdout)
-		}
-		waitNoProcess(t, pidfile)
-	})
+	for _, c := range []struct {
+		name, mode string
+		code       int
+		outcome    string // of the call, when it matters
+	}{
+		{"run", "stdio-setsid-grandchild", exitPass, ""},
+		{"server-exits", "stdio-daemon-exit", exitFail, "transport_closed"},
+		{"ignores-sigterm", "stdio-ignore-term", exitPass, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			pidfile := filepath.Join(t.TempDir(), "pid")
+			h := runHostile(t, c.mode, "hello", map[string]string{"HOSTILE_PID_FILE": pidfile})
+			if h.code != c.code || (c.outcome != "" && h.outcome("call") != c.outcome) {
+				t.Errorf("exit %d, outcome %q\n%s", h.code, h.outcome("call"), h.stdout)
+			}
+			waitNoProcess(t, pidfile)
+		})
+	}
 	for _, sub := range []string{"tools", "snapshot"} {
 		t.Run(sub, func(t *testing.T) {
 			t.Parallel()

@@ -248,15 +248,13 @@ func runSuites(ctx context.Context, f *flags, suites []*config.Suite, baselines 
 			err = annotateCI(human, res.rep)
 		}
 		if err != nil {
-			fmt.Fprintf(stderr, "mcpcheck: writing the report: %v\n", err)
-			return exitBadArgs
+			return fail(stderr, exitBadArgs, "mcpcheck: writing the report: %v\n", err)
 		}
 	}
 	if len(suites) > 1 && !f.list {
 		fmt.Fprintln(human)
 		if err := report.Total(human, reps, len(suites)-len(reps), textOpts); err != nil {
-			fmt.Fprintf(stderr, "mcpcheck: writing the report: %v\n", err)
-			return exitBadArgs
+			return fail(stderr, exitBadArgs, "mcpcheck: writing the report: %v\n", err)
 		}
 	}
 	if len(reps) == 0 {
@@ -306,19 +304,16 @@ func writeReports(f *flags, reps []*report.Report, several bool, machine io.Writ
 		}
 		restore()
 		if err != nil {
-			fmt.Fprintf(stderr, "mcpcheck: writing the JSON report: %v\n", err)
-			return exitBadArgs
+			return fail(stderr, exitBadArgs, "mcpcheck: writing the JSON report: %v\n", err)
 		}
 		if jsonFile != nil {
 			if err := jsonFile.Commit(); err != nil {
-				fmt.Fprintf(stderr, "mcpcheck: %v\n", err)
-				return exitBadArgs
+				return fail(stderr, exitBadArgs, "mcpcheck: %v\n", err)
 			}
 		}
 	}
 	if err := writeOutputs(outs, reps); err != nil {
-		fmt.Fprintf(stderr, "mcpcheck: %v\n", err)
-		return exitBadArgs
+		return fail(stderr, exitBadArgs, "mcpcheck: %v\n", err)
 	}
 	return exitPass
 }

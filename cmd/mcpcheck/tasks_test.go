@@ -24,22 +24,7 @@ func TestTasksEverything(t *testing.T) {
 	t.Parallel()
 	dir := peerDir(t)
 	for _, endpoint := range []string{"", startEverythingHTTP(t, dir)} {
-		suite, err := config.Load("../../examples/tasks.yaml", config.LoadOptions{Flags: endpointFlag(endpoint)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if endpoint == "" {
-			suite.Cwd = dir
-		}
-		rep, err := runner.Run(context.Background(), suite, runner.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var b strings.Builder
-		report.Text(&b, rep, report.TextOptions{})
-		if !rep.Passed {
-			t.Fatalf("tasks.yaml (endpoint %q) failed:\n%s", endpoint, b.String())
-		}
+		rep, _ := passExample(t, "tasks.yaml", dir, endpoint, nil)
 		steps := rep.Scenarios[0].Steps
 		// The research works through four one-second stages: a call that
 		// came back sooner did not wait for the task.
@@ -185,14 +170,7 @@ func tasksQuick(t *testing.T, url, mode string) {
 		args = []string{"--json", args[1], "--url", url + "/mcp"}
 	}
 	runCmd(t, args...)
-	data, err := os.ReadFile(args[1])
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rep report.Report
-	if err := json.Unmarshal(data, &rep); err != nil {
-		t.Fatal(err)
-	}
+	rep := readReport(t, args[1])
 	failed := map[string]bool{}
 	seen := 0
 	for _, sc := range rep.Scenarios {
@@ -240,14 +218,7 @@ func TestTaskOnlyToolCalledPlainly(t *testing.T) {
 	if res.code != 0 {
 		t.Fatalf("exit %d:\n%s", res.code, res.stdout)
 	}
-	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rep report.Report
-	if err := json.Unmarshal(data, &rep); err != nil {
-		t.Fatal(err)
-	}
+	rep := readReport(t, out)
 	valid, fuzz := false, 0
 	for _, sc := range rep.Scenarios {
 		if sc.Name != "generated: export_household" {

@@ -38,8 +38,7 @@ func runTools(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	rep, err := runner.Discover(ctx, suite, opts)
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpcheck tools: %v\n", err)
-		return exitBadArgs
+		return fail(stderr, exitBadArgs, "mcpcheck tools: %v\n", err)
 	}
 	out, write := io.Writer(stdout), report.Tools
 	commit := func() error { return nil }
@@ -48,20 +47,17 @@ func runTools(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		if f.jsonOut != "-" {
 			file, err := createFile("--json", f.jsonOut)
 			if err != nil {
-				fmt.Fprintf(stderr, "mcpcheck tools: %v\n", err)
-				return exitBadArgs
+				return fail(stderr, exitBadArgs, "mcpcheck tools: %v\n", err)
 			}
 			defer file.Abort()
 			out, commit = file, file.Commit
 		}
 	}
 	if err := write(out, rep); err != nil {
-		fmt.Fprintf(stderr, "mcpcheck tools: %v\n", err)
-		return exitBadArgs
+		return fail(stderr, exitBadArgs, "mcpcheck tools: %v\n", err)
 	}
 	if err := commit(); err != nil {
-		fmt.Fprintf(stderr, "mcpcheck tools: %v\n", err)
-		return exitBadArgs
+		return fail(stderr, exitBadArgs, "mcpcheck tools: %v\n", err)
 	}
 	if rep.Surface == nil {
 		// Connecting or discovery failed: nothing to list.

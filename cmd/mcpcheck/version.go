@@ -18,8 +18,7 @@ var readBuildInfo = debug.ReadBuildInfo
 // version. --version prints the first line only.
 func runVersion(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
-		fmt.Fprintf(stderr, "mcpcheck: version takes no arguments, got %q\n", args[0])
-		return exitBadArgs
+		return fail(stderr, exitBadArgs, "mcpcheck: version takes no arguments, got %q\n", args[0])
 	}
 	fmt.Fprintf(stdout, "mcpcheck %s\n", runner.Version)
 	bi, ok := readBuildInfo()

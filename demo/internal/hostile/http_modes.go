@@ -25,8 +25,10 @@ func answer(m *Msg) map[string]any {
 	return map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": TextResult("done")}
 }
 
+// echo is the one tool of the HTTP modes but odd-ids.
+var echo = []Tool{SimpleTool("echo", "Returns its text.", "text")}
+
 func init() {
-	echo := []Tool{SimpleTool("echo", "Returns its text.", "text")}
 	honest := func(s *Stream, m *Msg, _ Call) error { return s.Answer(answer(m)) }
 
 	register(Mode{
@@ -109,71 +111,13 @@ func init() {
 	register(Mode{
 		Name: "json-huge",
 		Doc:  "answers tools/call with a 200 MB JSON body (legacy SSE: a 200 MB event)",
-		HTTP: func(string) http.Handler {
-			// The text is written in pieces: the server holds 64 KiB, the
-			// client is sent 200 MB.
-			const size = 200 << 20
-			body := func(write func([]byte) error, m *Msg) error {
-				id, _ := json.Marshal(m.ID)
-				if err := write(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"`, id)); err != nil {
-					return err
-				}
-				for n := 0; n < size; n += len(filler) {
-					if err := write(filler); err != nil {
-						return err
-					}
-				}
-				return write([]byte(`"}]}}`))
-			}
-			h := StreamModes("json-huge", echo, func(s *Stream, m *Msg, _ Call) error {
-				if err := s.Raw([]byte("event: message\ndata: ")); err != nil {
-					return err
-				}
-				if err := body(s.Raw, m); err != nil {
-					return err
-				}
-				if err := s.Raw([]byte("\n\n")); err != nil {
-					return err
-				}
-				return s.Flush()
-			}, nil)
-			// Over Streamable HTTP the answer is one application/json body.
-			mux := http.NewServeMux()
-			mux.Handle("/", h)
-			mux.Handle("/mcp", Streamable("json-huge", echo, func(w http.ResponseWriter, r *http.Request, m *Msg, _ Call) {
-				w.Header().Set("Content-Type", "application/json")
-				_ = body(func(b []byte) error { _, err := w.Write(b); return err }, m)
-			}))
-			return mux
-		},
+		HTTP: jsonHuge,
 	})
 
 	register(Mode{
 		Name: "list-huge",
 		Doc:  "Streamable HTTP: answers tools/list with a 200 MB JSON body",
-		HTTP: func(string) http.Handler {
-			inner := Streamable("list-huge", echo, func(w http.ResponseWriter, _ *http.Request, m *Msg, _ Call) {
-				WriteJSON(w, answer(m))
-			})
-			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				body, _ := io.ReadAll(io.LimitReader(r.Body, maxInput))
-				var m Msg
-				if r.Method != http.MethodPost || json.Unmarshal(body, &m) != nil || m.Method != "tools/list" {
-					r.Body = io.NopCloser(bytes.NewReader(body))
-					inner.ServeHTTP(w, r)
-					return
-				}
-				id, _ := json.Marshal(m.ID)
-				w.Header().Set("Content-Type", "application/json")
-				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"echo","inputSchema":{"type":"object"},"description":"`, id)
-				for n := 0; n < 200<<20; n += len(filler) {
-					if _, err := w.Write(filler); err != nil {
-						return
-					}
-				}
-				io.WriteString(w, `"}]}}`)
-			})
-		},
+		HTTP: listHuge,
 	})
 
 	register(Mode{
@@ -205,54 +149,127 @@ func init() {
 		},
 	})
 
-	oddTools := []Tool{
-		SimpleTool("null_id", "Answers with an error whose id is null."),
-		SimpleTool("object_id", "Answers with a result whose id is an object."),
-		SimpleTool("array_id", "Answers with a result whose id is an array."),
-		SimpleTool("reused_id", "Asks the client for a ping with the call's own id, then answers."),
-	}
-	odd := func(m *Msg, call Call) []map[string]any {
-		switch call.Name {
-		case "null_id":
-			return []map[string]any{{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": -32600, "message": "odd"}}}
-		case "object_id":
-			return []map[string]any{{"jsonrpc": "2.0", "id": map[string]any{"x": 1}, "result": TextResult("odd")}}
-		case "array_id":
-			return []map[string]any{{"jsonrpc": "2.0", "id": []any{1}, "result": TextResult("odd")}}
-		case "reused_id":
-			return []map[string]any{{"jsonrpc": "2.0", "id": m.ID, "method": "ping"}, answer(m)}
-		}
-		return []map[string]any{answer(m)}
-	}
 	register(Mode{
 		Name: "odd-ids",
 		Doc:  "answers tools/call with ids that name no request (null, object, array), or asks a ping with the call's own id first",
-		HTTP: func(string) http.Handler {
-			h := StreamModes("odd-ids", oddTools, func(s *Stream, m *Msg, call Call) error {
-				for _, v := range odd(m, call) {
-					if err := s.Answer(v); err != nil {
-						return err
-					}
-				}
-				return nil
-			}, nil)
-			// Over Streamable HTTP a single answer is a JSON body, as a
-			// server without streams would send it.
-			mux := http.NewServeMux()
-			mux.Handle("/", h)
-			mux.Handle("/mcp", Streamable("odd-ids", oddTools, func(w http.ResponseWriter, r *http.Request, m *Msg, call Call) {
-				out := odd(m, call)
-				if len(out) == 1 {
-					WriteJSON(w, out[0])
-					return
-				}
-				w.Header().Set("Content-Type", "text/event-stream")
-				for _, v := range out {
-					b, _ := json.Marshal(v)
-					fmt.Fprintf(w, "event: message\ndata: %s\n\n", b)
-				}
-			}))
-			return mux
-		},
+		HTTP: oddIDs,
+	})
+}
+
+// oddIDs answers tools/call with ids that name no request, or asks a
+// ping with the call's own id first.
+func oddIDs(string) http.Handler {
+	h := StreamModes("odd-ids", oddTools, func(s *Stream, m *Msg, call Call) error {
+		for _, v := range oddAnswers(m, call) {
+			if err := s.Answer(v); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, nil)
+	// Over Streamable HTTP a single answer is a JSON body, as a
+	// server without streams would send it.
+	mux := http.NewServeMux()
+	mux.Handle("/", h)
+	mux.Handle("/mcp", Streamable("odd-ids", oddTools, func(w http.ResponseWriter, r *http.Request, m *Msg, call Call) {
+		out := oddAnswers(m, call)
+		if len(out) == 1 {
+			WriteJSON(w, out[0])
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, v := range out {
+			b, _ := json.Marshal(v)
+			fmt.Fprintf(w, "event: message\ndata: %s\n\n", b)
+		}
+	}))
+	return mux
+}
+
+// oddTools are the tools of odd-ids, one a kind of odd id.
+var oddTools = []Tool{
+	SimpleTool("null_id", "Answers with an error whose id is null."),
+	SimpleTool("object_id", "Answers with a result whose id is an object."),
+	SimpleTool("array_id", "Answers with a result whose id is an array."),
+	SimpleTool("reused_id", "Asks the client for a ping with the call's own id, then answers."),
+}
+
+// oddAnswers are what odd-ids sends for a call of one of oddTools.
+func oddAnswers(m *Msg, call Call) []map[string]any {
+	switch call.Name {
+	case "null_id":
+		return []map[string]any{{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": -32600, "message": "odd"}}}
+	case "object_id":
+		return []map[string]any{{"jsonrpc": "2.0", "id": map[string]any{"x": 1}, "result": TextResult("odd")}}
+	case "array_id":
+		return []map[string]any{{"jsonrpc": "2.0", "id": []any{1}, "result": TextResult("odd")}}
+	case "reused_id":
+		return []map[string]any{{"jsonrpc": "2.0", "id": m.ID, "method": "ping"}, answer(m)}
+	}
+	return []map[string]any{answer(m)}
+}
+
+// jsonHuge answers tools/call with a 200 MB JSON body (legacy SSE: a
+// 200 MB event).
+func jsonHuge(string) http.Handler {
+	// The text is written in pieces: the server holds 64 KiB, the
+	// client is sent 200 MB.
+	const size = 200 << 20
+	body := func(write func([]byte) error, m *Msg) error {
+		id, _ := json.Marshal(m.ID)
+		if err := write(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"`, id)); err != nil {
+			return err
+		}
+		for n := 0; n < size; n += len(filler) {
+			if err := write(filler); err != nil {
+				return err
+			}
+		}
+		return write([]byte(`"}]}}`))
+	}
+	h := StreamModes("json-huge", echo, func(s *Stream, m *Msg, _ Call) error {
+		if err := s.Raw([]byte("event: message\ndata: ")); err != nil {
+			return err
+		}
+		if err := body(s.Raw, m); err != nil {
+			return err
+		}
+		if err := s.Raw([]byte("\n\n")); err != nil {
+			return err
+		}
+		return s.Flush()
+	}, nil)
+	// Over Streamable HTTP the answer is one application/json body.
+	mux := http.NewServeMux()
+	mux.Handle("/", h)
+	mux.Handle("/mcp", Streamable("json-huge", echo, func(w http.ResponseWriter, r *http.Request, m *Msg, _ Call) {
+		w.Header().Set("Content-Type", "application/json")
+		_ = body(func(b []byte) error { _, err := w.Write(b); return err }, m)
+	}))
+	return mux
+}
+
+// listHuge answers tools/list with a 200 MB JSON body over Streamable HTTP.
+func listHuge(string) http.Handler {
+	inner := Streamable("list-huge", echo, func(w http.ResponseWriter, _ *http.Request, m *Msg, _ Call) {
+		WriteJSON(w, answer(m))
+	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(io.LimitReader(r.Body, maxInput))
+		var m Msg
+		if r.Method != http.MethodPost || json.Unmarshal(body, &m) != nil || m.Method != "tools/list" {
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			inner.ServeHTTP(w, r)
+			return
+		}
+		id, _ := json.Marshal(m.ID)
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"echo","inputSchema":{"type":"object"},"description":"`, id)
+		for n := 0; n < 200<<20; n += len(filler) {
+			if _, err := w.Write(filler); err != nil {
+				return
+			}
+		}
+		io.WriteString(w, `"}]}}`)
 	})
 }

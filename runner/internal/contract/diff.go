@@ -3,6 +3,7 @@ package contract
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"reflect"
 	"slices"
 	"sort"
@@ -192,13 +193,13 @@ func (d *differ) server(old, new *Contract) {
 func (d *differ) capabilities(old, new map[string]any) {
 	d.subject = SubjectCapability
 	o, n := offered(old, ""), offered(new, "")
-	for _, p := range sortedKeys(o) {
+	for _, p := range slices.Sorted(maps.Keys(o)) {
 		if !n[p] {
 			d.name = p
 			d.add(Breaking, KindCapabilityRemoved, "/capabilities"+p, true, none)
 		}
 	}
-	for _, p := range sortedKeys(n) {
+	for _, p := range slices.Sorted(maps.Keys(n)) {
 		if !o[p] {
 			d.name = p
 			d.add(Compatible, KindCapabilityAdded, "/capabilities"+p, none, true)
@@ -225,15 +226,6 @@ func offered(m map[string]any, base string) map[string]bool {
 		}
 	}
 	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // pairs matches two lists by key: the index in each of every common key,

@@ -1,6 +1,7 @@
 package contract
 
 import (
+	"maps"
 	"reflect"
 	"slices"
 
@@ -83,7 +84,7 @@ func (d *differ) schema(old, new any, path string, dir direction) {
 	for _, defs := range []string{"$defs", "definitions"} {
 		od, _ := o[defs].(map[string]any)
 		nd, _ := n[defs].(map[string]any)
-		for _, k := range sortedKeys(od) {
+		for _, k := range slices.Sorted(maps.Keys(od)) {
 			if nv, ok := nd[k]; ok {
 				d.schema(od[k], nv, ptr(path+"/"+defs, k), dir)
 			} else {
@@ -103,7 +104,7 @@ func (d *differ) schema(old, new any, path string, dir direction) {
 	for k := range n {
 		keys[k] = true
 	}
-	for _, k := range sortedKeys(keys) {
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
 		if !handled[k] && !reflect.DeepEqual(o[k], n[k]) {
 			d.schemaChanged(k, o, n, path)
 		}
@@ -196,7 +197,7 @@ func (d *differ) properties(o, n map[string]any, path string, dir direction) {
 	op, _ := o["properties"].(map[string]any)
 	np, _ := n["properties"].(map[string]any)
 	oreq, nreq := stringSet(o["required"]), stringSet(n["required"])
-	for _, k := range sortedKeys(op) {
+	for _, k := range slices.Sorted(maps.Keys(op)) {
 		at := ptr(path+"/properties", k)
 		nv, ok := np[k]
 		if !ok {
@@ -214,7 +215,7 @@ func (d *differ) properties(o, n map[string]any, path string, dir direction) {
 		}
 		d.schema(op[k], nv, at, dir)
 	}
-	for _, k := range sortedKeys(np) {
+	for _, k := range slices.Sorted(maps.Keys(np)) {
 		if _, ok := op[k]; ok {
 			continue
 		}
@@ -225,14 +226,14 @@ func (d *differ) properties(o, n map[string]any, path string, dir direction) {
 		d.add(sev, KindPropertyAdded, ptr(path+"/properties", k), none, np[k])
 	}
 	// A required name with no property schema (allowed by JSON Schema).
-	for _, k := range sortedKeys(nreq) {
+	for _, k := range slices.Sorted(maps.Keys(nreq)) {
 		if _, ok := np[k]; !ok && !oreq[k] {
 			if _, ok := op[k]; !ok {
 				d.add(dir.narrowed(), KindBecameRequired, path+"/required", none, k)
 			}
 		}
 	}
-	for _, k := range sortedKeys(oreq) {
+	for _, k := range slices.Sorted(maps.Keys(oreq)) {
 		if _, ok := op[k]; !ok && !nreq[k] {
 			if _, ok := np[k]; !ok {
 				d.add(dir.widened(), KindBecameOptional, path+"/required", k, none)
@@ -288,12 +289,12 @@ func (d *differ) enum(o, n map[string]any, path string, dir direction) {
 		d.add(dir.widened(), KindBoundLoosened, path+"/enum", orNone(o, "enum"), none)
 		return
 	}
-	for _, k := range sortedKeys(ov) {
+	for _, k := range slices.Sorted(maps.Keys(ov)) {
 		if _, ok := nv[k]; !ok {
 			d.add(dir.narrowed(), KindEnumRemoved, path+key, ov[k], none)
 		}
 	}
-	for _, k := range sortedKeys(nv) {
+	for _, k := range slices.Sorted(maps.Keys(nv)) {
 		if _, ok := ov[k]; !ok {
 			d.add(dir.widened(), KindEnumAdded, path+key, none, nv[k])
 		}

@@ -3,8 +3,9 @@ package gen
 import (
 	"encoding/json"
 	"errors"
+	"maps"
 	"math/big"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -137,14 +138,7 @@ func requiredOf(m map[string]any) []string {
 
 // sortedKeys returns a map's keys in order, so nothing depends on map
 // iteration order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 // pointerJoin appends one reference token to a JSON Pointer.
 func pointerJoin(base, tok string) string {

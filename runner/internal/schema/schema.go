@@ -14,9 +14,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 
@@ -298,12 +298,7 @@ func checkRefs(v any, depth int) error {
 	}
 	switch x := v.(type) {
 	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			e := x[k]
 			switch k {
 			case "$ref", "$dynamicRef", "$recursiveRef":

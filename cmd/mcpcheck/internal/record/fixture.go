@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -76,6 +77,44 @@ type step struct {
 func (s *Session) Fixture(t Target, supported []string, redact func(string) string) (*Recording, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	steps, rec := s.steps()
+	doc := mapping()
+	target(doc, t, redact)
+	if slices.Contains(supported, s.protocol) {
+		add(doc, "protocolVersion", str(s.protocol))
+	}
+	tools := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
+	for _, n := range rec.Tools {
+		tools.Content = append(tools.Content, str(redact(n)))
+	}
+	add(doc, "allowTools", tools)
+	list := &yaml.Node{Kind: yaml.SequenceNode}
+	for _, st := range steps {
+		list.Content = append(list.Content, st.node(redact))
+	}
+	scenario := mapping()
+	add(scenario, "name", str(Scenario))
+	add(scenario, "steps", list)
+	add(doc, "scenarios", &yaml.Node{Kind: yaml.SequenceNode, Content: []*yaml.Node{scenario}})
+
+	var buf bytes.Buffer
+	buf.WriteString("# Recorded by mcpcheck record: one step per call the client made, each\n" +
+		"# expecting the answer it got (kept in __snapshots__/). Replay it with\n" +
+		"#   mcpcheck --config THIS_FILE\n")
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(doc); err != nil {
+		return nil, err
+	}
+	enc.Close()
+	rec.YAML = buf.Bytes()
+	return rec, nil
+}
+
+// steps turns the answered calls that become steps into steps, with ids
+// by name and $refs to earlier answers, and the recording's answers and
+// tools. The caller holds s.mu.
+func (s *Session) steps() ([]*step, *Recording) {
 	var steps []*step
 	counts := map[string]int{}
 	sent := map[string]bool{} // strings earlier requests sent
@@ -124,8 +163,12 @@ func (s *Session) Fixture(t Target, supported []string, redact func(string) stri
 		}
 	}
 	sort.Strings(rec.Tools)
+	return steps, rec
+}
 
-	doc := mapping()
+// target adds what the fixture runs against to doc: its name, the
+// server, and where its credentials come from.
+func target(doc *yaml.Node, t Target, redact func(string) string) {
 	name := t.Name
 	if name == "" {
 		name = "Recorded session"
@@ -149,55 +192,31 @@ func (s *Session) Fixture(t Target, supported []string, redact func(string) stri
 	if len(t.HeadersFromEnv) > 0 {
 		add(doc, "headersFromEnv", flow(toNode(anyMap(t.HeadersFromEnv), redact)))
 	}
-	if slices.Contains(supported, s.protocol) {
-		add(doc, "protocolVersion", str(s.protocol))
-	}
-	tools := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
-	for _, n := range rec.Tools {
-		tools.Content = append(tools.Content, str(redact(n)))
-	}
-	add(doc, "allowTools", tools)
-	list := &yaml.Node{Kind: yaml.SequenceNode}
-	for _, st := range steps {
-		n := mapping()
-		add(n, "id", str(st.id))
-		switch st.key {
-		case "tool", "prompt":
-			add(n, st.key, str(redact(st.name)))
-			if args := st.args.(map[string]any); len(args) > 0 || st.key == "tool" {
-				add(n, "arguments", toNode(args, redact))
-			}
-		default:
-			add(n, st.key, toNode(st.args, redact))
-		}
-		expect := map[string]any{"snapshot": true}
-		switch {
-		case st.code != nil:
-			expect["outcome"] = "protocol_error"
-			expect["errorCode"] = json.Number(strconv.FormatInt(*st.code, 10))
-		case st.isErr:
-			expect["isError"] = true
-		}
-		add(n, "expect", flow(toNode(expect, redact)))
-		list.Content = append(list.Content, n)
-	}
-	scenario := mapping()
-	add(scenario, "name", str(Scenario))
-	add(scenario, "steps", list)
-	add(doc, "scenarios", &yaml.Node{Kind: yaml.SequenceNode, Content: []*yaml.Node{scenario}})
+}
 
-	var buf bytes.Buffer
-	buf.WriteString("# Recorded by mcpcheck record: one step per call the client made, each\n" +
-		"# expecting the answer it got (kept in __snapshots__/). Replay it with\n" +
-		"#   mcpcheck --config THIS_FILE\n")
-	enc := yaml.NewEncoder(&buf)
-	enc.SetIndent(2)
-	if err := enc.Encode(doc); err != nil {
-		return nil, err
+// node is the step as the fixture writes it, expecting the answer it got.
+func (st *step) node(redact func(string) string) *yaml.Node {
+	n := mapping()
+	add(n, "id", str(st.id))
+	switch st.key {
+	case "tool", "prompt":
+		add(n, st.key, str(redact(st.name)))
+		if args := st.args.(map[string]any); len(args) > 0 || st.key == "tool" {
+			add(n, "arguments", toNode(args, redact))
+		}
+	default:
+		add(n, st.key, toNode(st.args, redact))
 	}
-	enc.Close()
-	rec.YAML = buf.Bytes()
-	return rec, nil
+	expect := map[string]any{"snapshot": true}
+	switch {
+	case st.code != nil:
+		expect["outcome"] = "protocol_error"
+		expect["errorCode"] = json.Number(strconv.FormatInt(*st.code, 10))
+	case st.isErr:
+		expect["isError"] = true
+	}
+	add(n, "expect", flow(toNode(expect, redact)))
+	return n
 }
 
 // refs replaces the strings of v that an earlier step's answer held (and
@@ -240,10 +259,7 @@ func find(v any, s, path string) (string, bool) {
 	case string:
 		return path, x == s
 	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
+		keys := slices.Collect(maps.Keys(x))
 		sort.Slice(keys, func(i, j int) bool {
 			if (keys[i] == "structuredContent") != (keys[j] == "structuredContent") {
 				return keys[i] == "structuredContent"
@@ -354,12 +370,7 @@ func toNode(v any, redact func(string) string) *yaml.Node {
 		return n
 	case map[string]any:
 		n := mapping()
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			n.Content = append(n.Content, str(redact(k)), toNode(x[k], redact))
 		}
 		return n
