@@ -100,11 +100,12 @@ func childHTTP(t *testing.T, env []string, at *regexp.Regexp, args ...string) st
 // is most of a second of CPU, where the demo starts in milliseconds, and
 // eight of them starting together on a loaded two-core machine took longer
 // than the 30 s a server gets to initialize. The other parallel tests fill
-// the rest. Four: these tests spend most of their time waiting on the
+// the rest. Three: these tests spend most of their time waiting on the
 // servers' own timers (server-everything's 10 s long-running operation,
-// its 4 s research task), about 2 CPU-seconds each; two at a time made
-// them the package's longest chain.
-var nodeSlots = make(chan struct{}, 4)
+// its 4 s research task), about 2 CPU-seconds each, and two at a time made
+// them the package's longest chain; with four, a server's start missed
+// the 30 s twice at load 80-90.
+var nodeSlots = make(chan struct{}, 3)
 
 // nodeHolders are the top-level tests holding a slot: a test's subtests
 // share their parent's, so a parent never waits for a slot its own
