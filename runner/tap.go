@@ -297,6 +297,9 @@ type tapConn struct {
 	// tasks are the steps whose task is going on, polls or not
 	// (holdTask, in tap.go).
 	tasks map[*tap]int
+	// unread, over stdio, says how many bytes written to the server it has
+	// not read yet (see awaitLate); nil elsewhere.
+	unread func() (int, bool)
 }
 
 // maxRecent bounds how many finished calls tapConn remembers.
@@ -464,30 +467,34 @@ func (c *tapConn) finish(t *tap) {
 
 // lateGrace bounds how long a call that returned without its response (a
 // timeout cancelled it) waits for a late one before its step is final,
-// counted from when the server was told of the cancellation. A server that
+// counted from when the server has the cancellation. A server that
 // answers after cancellation does so at once; waiting for it here makes the
 // warning about it part of the step, not of whatever the session does next
 // (a following call that breaks the connection, or the end of a shard,
-// would otherwise lose it). The SDK writes the cancellation in the
-// background after the call returned, so on a busy machine it may go out
-// late: the grace starts when it was written (cancelSendWait at most after
-// the call returned), so the step's warnings do not depend on the load.
-// Both bounds are generous, as every wait on another process must be: on
-// a two-core machine running two test suites, 250 ms and 1 s were too
-// little (the demo's late result came after them, and a shard's report
-// lacked the warning its whole run had). A server that never answers
-// costs lateGrace once per timed-out call, outside the step's duration;
-// cancelSendWait is spent only when a cancellation is never written.
+// would otherwise lose it).
+//
+// "Has the cancellation" is what the server did, not how fast this
+// machine is: the SDK writes the cancellation in the background after the
+// call returned (cancelSendWait at most), over HTTP its POST returns once
+// the server has taken it, and over stdio the server has it once it has
+// read everything written to its stdin (the pipe says so: Unread; within
+// cancelSendWait of the write, so a server that stops reading costs no
+// more). Counting from the write instead made the warning come and go with
+// the load: on a two-core machine running two test suites a demo server
+// read its stdin more than a second late, and a shard's report lacked the
+// warning its whole run had. A server that never answers costs lateGrace
+// once per timed-out call, outside the step's duration.
 const (
 	lateGrace      = time.Second
 	cancelSendWait = 5 * time.Second
 )
 
 // awaitLate waits until the call id has had its late response, the
-// connection has ended, or lateGrace has passed since its cancellation was
-// written.
+// connection has ended, or lateGrace has passed since the server has had
+// its cancellation.
 func (c *tapConn) awaitLate(id jsonrpc.ID) {
 	deadline := time.Now().Add(cancelSendWait + lateGrace)
+	var has bool // the server has the cancellation
 	for ; time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
 		c.mu.Lock()
 		done := !c.unanswered[id] || c.closed
@@ -496,9 +503,15 @@ func (c *tapConn) awaitLate(id jsonrpc.ID) {
 		if done {
 			break
 		}
-		if ok {
-			deadline = sent.Add(lateGrace)
+		if !ok || has {
+			continue
 		}
+		if c.unread != nil && time.Since(sent) < cancelSendWait {
+			if n, known := c.unread(); known && n > 0 {
+				continue // still in the pipe
+			}
+		}
+		has, deadline = true, time.Now().Add(lateGrace)
 	}
 	c.mu.Lock()
 	delete(c.unanswered, id)
@@ -551,6 +564,7 @@ func (t *tapTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	if sc, ok := c.(*stdioConn); ok {
 		// The SDK starts reading once Connect has returned.
 		sc.note = t.conn.note
+		t.conn.unread = sc.p.Unread
 	}
 	return t.conn, nil
 }
