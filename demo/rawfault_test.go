@@ -305,7 +305,7 @@ func TestHTTPRawFaultBytes(t *testing.T) {
 	// The disconnect's activation ends when its handler returns, which
 	// may be after the client saw the connection drop and sent the ping:
 	// what must hold is that none is left once the handlers are done.
-	for deadline := time.Now().Add(10 * time.Second); fc.f.acts.len() != 0 && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(time.Minute); fc.f.acts.len() != 0 && time.Now().Before(deadline); {
 		time.Sleep(5 * time.Millisecond)
 	}
 	if n := fc.f.acts.len(); n != 0 {

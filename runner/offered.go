@@ -27,8 +27,12 @@ const offerCase = "offered-inputs"
 // when shorter): a listing answers at once, and a tool whose optional
 // arguments default to real work (server-everything's
 // trigger-long-running-operation takes 10 s with {}) must not delay
-// every run. A call cut off offers nothing; its own checks judge it.
-const offerTimeout = 2 * time.Second
+// every run by its whole length. A call cut off offers nothing; its own
+// checks judge it. What is offered decides the generated inputs, so the
+// bound must hold on a loaded machine too: at 2 s a listing on a machine
+// running two test suites was cut off in one shard and not in the whole
+// run, and their inputs differed.
+const offerTimeout = 5 * time.Second
 
 // offered gathers the inputs the server itself offers, before generation
 // (see gen.Offered for what is taken and where it goes): the URIs of the

@@ -118,10 +118,11 @@ func (d *dialer) target() report.Target {
 }
 
 // dial starts (over stdio) the server and initializes a session, bounded by
-// the suite's init timeout.
+// the suite's init timeout (see initClock: over stdio it counts from when
+// the server has read its initialize request).
 func (d *dialer) dial(ctx context.Context, tmp string) (*session, error) {
-	ctx, cancel := context.WithTimeout(ctx, ms2d(d.suite.InitTimeoutMs))
-	defer cancel()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 	var (
 		t    mcp.Transport
 		tt   *tapTransport
@@ -162,6 +163,7 @@ func (d *dialer) dial(ctx context.Context, tmp string) (*session, error) {
 		tt = &tapTransport{inner: p.Transport(), inbox: in}
 		t = tt
 	}
+	go initClock(ctx, cancel, proc, ms2d(d.suite.InitTimeoutMs))
 	client := newClient(d.suite.Client, at(d.suite, "client"), d.warn)
 	type result struct {
 		cs  *mcp.ClientSession
@@ -178,6 +180,9 @@ func (d *dialer) dial(ctx context.Context, tmp string) (*session, error) {
 	var r result
 	select {
 	case r = <-done:
+		if r.err != nil && ctx.Err() != nil {
+			r.err = context.Cause(ctx) // the clock's, or the run's end
+		}
 	case <-ctx.Done():
 		// Connect may be stuck on a server that never answers; make sure
 		// the child goes and the goroutine ends.
@@ -190,7 +195,7 @@ func (d *dialer) dial(ctx context.Context, tmp string) (*session, error) {
 		if r.err == nil {
 			r.cs.Close()
 		}
-		r.err = ctx.Err()
+		r.err = context.Cause(ctx)
 	}
 	if r.err != nil {
 		stop()
@@ -228,6 +233,59 @@ func (d *dialer) dial(ctx context.Context, tmp string) (*session, error) {
 	return sess, nil
 }
 
+// # The init timeout counts from when the server has its initialize
+//
+// A stdio server is given the suite's init timeout to answer initialize
+// from when it has read the request (the pipe says so:
+// stdio.Process.Unread), not from when it was started: a runtime that
+// loads for seconds (Node.js, npx, a machine running two test suites)
+// spent the whole bound starting, and a server that answers at once was
+// reported as "no answer within 30s". A server that does not read its
+// stdin at all gets the same bound for that, and is reported as not
+// reading it. Where the pipe cannot say (not Linux) and over HTTP, the
+// bound counts from the start, as before.
+
+// errNeverRead is initClock's cause when the server did not read its
+// initialize request.
+var errNeverRead = errors.New("the server did not read its initialize request")
+
+// initPoll is how often initClock looks at a starting server's stdin.
+const initPoll = 10 * time.Millisecond
+
+// initClock ends ctx with cause context.DeadlineExceeded once bound has
+// passed since proc read what was written to it (at once when proc is nil
+// or its pipe cannot say), or with errNeverRead when it has read nothing
+// within bound; it returns when ctx ends.
+func initClock(ctx context.Context, cancel context.CancelCauseFunc, proc *process, bound time.Duration) {
+	if proc != nil {
+		tick := time.NewTicker(initPoll)
+		defer tick.Stop()
+		never := time.NewTimer(bound)
+		defer never.Stop()
+		for {
+			n, ok := proc.Unread()
+			if !ok || n == 0 && proc.wrote.Load() || proc.Exited(0) {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-never.C:
+				cancel(errNeverRead)
+				return
+			case <-tick.C:
+			}
+		}
+	}
+	t := time.NewTimer(bound)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+		cancel(context.DeadlineExceeded)
+	}
+}
+
 // initError says what became of a failed initialize, in the runner's
 // words: which origin refused, which host could not be reached, the
 // timeout, a server that exited.
@@ -241,6 +299,8 @@ func (d *dialer) initError(cause error, proc *process) error {
 		return fmt.Errorf("initialize: %w", originErr)
 	case errors.As(cause, &netErr) && d.suite.Endpoint != "":
 		return fmt.Errorf("cannot reach %s: %v", endpointOrigin(d.suite.Endpoint), netErr.Err)
+	case errors.Is(cause, errNeverRead):
+		return fmt.Errorf("initialize: the server did not read its initialize request within %s", ms2d(d.suite.InitTimeoutMs))
 	case errors.Is(cause, context.DeadlineExceeded):
 		return fmt.Errorf("initialize: no answer within %s", ms2d(d.suite.InitTimeoutMs))
 	case proc != nil && proc.Exited(200*time.Millisecond):

@@ -46,6 +46,9 @@ type process struct {
 	// broken is set when the connection broke it off (a line over the
 	// limit, a stuck write): the server did not end the session itself.
 	broken atomic.Bool
+	// wrote is set once a message has been written to the server (for
+	// initClock: has the server read its initialize?).
+	wrote atomic.Bool
 	// noise keeps the lines on stdout that were not JSON-RPC (noiseLog, below);
 	// nil keeps none.
 	noise *noiseLog
@@ -392,6 +395,9 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	})
 	n, err := c.p.Stdin.Write(data)
 	stop()
+	if n > 0 {
+		c.p.wrote.Store(true)
+	}
 	c.dmu.Lock()
 	c.gen++
 	c.dmu.Unlock()

@@ -105,7 +105,7 @@ func demoChildren() []string {
 
 func waitNoDemoChildren(t *testing.T) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(time.Minute)
 	for {
 		left := demoChildren()
 		if len(left) == 0 {

@@ -158,17 +158,28 @@ func startEverythingIn(t testing.TB, dir, mode string) string {
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting server-everything: %v", err)
 	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
 	t.Cleanup(func() {
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		cmd.Wait()
+		<-exited
 	})
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	deadline := time.Now().Add(30 * time.Second)
+	// Node.js takes seconds to start on a loaded machine (two test suites
+	// at once: over 30 s): the bound is for a server that never listens,
+	// and a server that exited fails at once.
+	deadline := time.Now().Add(3 * time.Minute)
 	for {
 		c, err := net.DialTimeout("tcp", addr, time.Second)
 		if err == nil {
 			c.Close()
 			break
+		}
+		select {
+		case <-exited:
+			out, _ := os.ReadFile(logs.Name())
+			t.Fatalf("server-everything exited before it listened on %s\n%s", addr, strings.TrimSpace(string(out)))
+		default:
 		}
 		if time.Now().After(deadline) {
 			out, _ := os.ReadFile(logs.Name())

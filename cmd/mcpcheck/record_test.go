@@ -75,7 +75,7 @@ func recordHTTP(t *testing.T, out, endpoint string, extra []string, drive func(c
 	go func() {
 		done <- run(rctx, append([]string{"record", "--out", out, "--url", endpoint, "--listen", listen}, extra...), io.Discard, &errb)
 	}()
-	for deadline := time.Now().Add(30 * time.Second); ; {
+	for deadline := time.Now().Add(2 * time.Minute); ; {
 		if c, err := net.Dial("tcp", listen); err == nil {
 			c.Close()
 			break

@@ -151,7 +151,7 @@ func processAlive(pid int) bool {
 func waitNoProcess(t *testing.T, pidfile string) {
 	t.Helper()
 	var pid int
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
 		b, err := os.ReadFile(pidfile)
 		if err == nil {
 			if pid, err = strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
@@ -162,7 +162,7 @@ func waitNoProcess(t *testing.T, pidfile string) {
 			t.Fatalf("no pid in %s", pidfile)
 		}
 	}
-	for deadline := time.Now().Add(5 * time.Second); processAlive(pid); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); processAlive(pid); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			syscall.Kill(pid, syscall.SIGKILL)
 			t.Fatalf("process %d outlived the run", pid)

@@ -98,7 +98,7 @@ func (p *pty) output() string {
 func (p *pty) drain() string {
 	p.t.Helper()
 	end := regexp.MustCompile(`\d+ passed, \d+ failed, \d+ skipped in [^\r\n]*\r\n$`)
-	for deadline := time.Now().Add(30 * time.Second); !end.MatchString(p.output()); {
+	for deadline := time.Now().Add(2 * time.Minute); !end.MatchString(p.output()); {
 		if time.Now().After(deadline) {
 			p.t.Fatalf("the terminal never got the end of the report:\n%q", p.output())
 		}
@@ -107,7 +107,7 @@ func (p *pty) drain() string {
 	p.slave.Close()
 	select {
 	case <-p.done:
-	case <-time.After(10 * time.Second):
+	case <-time.After(time.Minute):
 		p.t.Fatal("the terminal's reader did not end")
 	}
 	return p.output()
