@@ -240,27 +240,32 @@ func (d *dialer) dial(ctx context.Context, tmp string) (*session, error) {
 // stdio.Process.Unread), not from when it was started: a runtime that
 // loads for seconds (Node.js, npx, a machine running two test suites)
 // spent the whole bound starting, and a server that answers at once was
-// reported as "no answer within 30s". A server that does not read its
-// stdin at all gets the same bound for that, and is reported as not
-// reading it. Where the pipe cannot say (not Linux) and over HTTP, the
-// bound counts from the start, as before.
+// reported as "no answer within 30s". Starting may take startAllowance
+// times the bound (2 minutes by default: Node.js on a machine running two
+// test suites took over 30 s); a server that has not read its request by
+// then is reported as not reading it. Where the pipe cannot say (not
+// Linux) and over HTTP, the bound counts from the start, as before.
 
 // errNeverRead is initClock's cause when the server did not read its
 // initialize request.
 var errNeverRead = errors.New("the server did not read its initialize request")
 
-// initPoll is how often initClock looks at a starting server's stdin.
-const initPoll = 10 * time.Millisecond
+// initPoll is how often initClock looks at a starting server's stdin;
+// startAllowance is how many init timeouts it may spend starting.
+const (
+	initPoll       = 10 * time.Millisecond
+	startAllowance = 4
+)
 
 // initClock ends ctx with cause context.DeadlineExceeded once bound has
 // passed since proc read what was written to it (at once when proc is nil
 // or its pipe cannot say), or with errNeverRead when it has read nothing
-// within bound; it returns when ctx ends.
+// within startAllowance × bound; it returns when ctx ends.
 func initClock(ctx context.Context, cancel context.CancelCauseFunc, proc *process, bound time.Duration) {
 	if proc != nil {
 		tick := time.NewTicker(initPoll)
 		defer tick.Stop()
-		never := time.NewTimer(bound)
+		never := time.NewTimer(startAllowance * bound)
 		defer never.Stop()
 		for {
 			n, ok := proc.Unread()
@@ -300,7 +305,7 @@ func (d *dialer) initError(cause error, proc *process) error {
 	case errors.As(cause, &netErr) && d.suite.Endpoint != "":
 		return fmt.Errorf("cannot reach %s: %v", endpointOrigin(d.suite.Endpoint), netErr.Err)
 	case errors.Is(cause, errNeverRead):
-		return fmt.Errorf("initialize: the server did not read its initialize request within %s", ms2d(d.suite.InitTimeoutMs))
+		return fmt.Errorf("initialize: the server did not read its initialize request within %s", startAllowance*ms2d(d.suite.InitTimeoutMs))
 	case errors.Is(cause, context.DeadlineExceeded):
 		return fmt.Errorf("initialize: no answer within %s", ms2d(d.suite.InitTimeoutMs))
 	case proc != nil && proc.Exited(200*time.Millisecond):

@@ -477,13 +477,14 @@ func (c *tapConn) finish(t *tap) {
 // machine is: the SDK writes the cancellation in the background after the
 // call returned (cancelSendWait at most), over HTTP its POST returns once
 // the server has taken it, and over stdio the server has it once it has
-// read everything written to its stdin (the pipe says so: Unread; within
-// cancelSendWait of the write, so a server that stops reading costs no
-// more). Counting from the write instead made the warning come and go with
-// the load: on a two-core machine running two test suites a demo server
-// read its stdin more than a second late, and a shard's report lacked the
-// warning its whole run had. A server that never answers costs lateGrace
-// once per timed-out call, outside the step's duration.
+// read everything written to its stdin (the pipe says so: Unread), or
+// lateGrace after the write, when it has not: a server that stopped
+// reading will not answer. Counting from the write alone made the warning
+// come and go with the load: on a two-core machine running two test
+// suites a demo server read its stdin more than a second late, and a
+// shard's report lacked the warning its whole run had. A server that never
+// answers costs lateGrace once per timed-out call (twice, over stdio, if
+// it does not read the cancellation either), outside the step's duration.
 const (
 	lateGrace      = time.Second
 	cancelSendWait = 5 * time.Second
@@ -506,7 +507,7 @@ func (c *tapConn) awaitLate(id jsonrpc.ID) {
 		if !ok || has {
 			continue
 		}
-		if c.unread != nil && time.Since(sent) < cancelSendWait {
+		if c.unread != nil && time.Since(sent) < lateGrace {
 			if n, known := c.unread(); known && n > 0 {
 				continue // still in the pipe
 			}

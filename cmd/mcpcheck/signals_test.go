@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // The signal tests run mcpcheck as a process of its own (the test binary as
@@ -331,8 +332,9 @@ scenarios:
 	c := startCLI(t, nil, "--config", fx, "--json", filepath.Join(dir, "r.json"))
 	pid := waitMark(t, c, mark)
 	// The first call times out after 300 ms; the big one is then blocked
-	// writing (the report shows it was in flight).
-	time.Sleep(3 * time.Second)
+	// writing (the report shows it was in flight): the signal goes once the
+	// server's stdin is full, whatever the machine's load.
+	waitStdinFull(t, pid)
 	c.signal(t, syscall.SIGTERM)
 	if code := c.wait(t, signalBound); code != 143 {
 		t.Fatalf("exit %d, want 143\nstderr:\n%s", code, c.stderr.String())
@@ -476,4 +478,33 @@ func TestSignalCommands(t *testing.T) {
 			}
 		})
 	}
+}
+
+// waitStdinFull waits until the stdin pipe of process pid holds a pipe
+// buffer's worth of unread bytes: a write to it blocks.
+func waitStdinFull(t *testing.T, pid int) {
+	t.Helper()
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		if n := unreadStdin(pid); n >= 1<<15 { // half a 64 KiB pipe: only the big request is that large
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the stdin of process %d never filled up", pid)
+		}
+	}
+}
+
+// unreadStdin is how many bytes wait in the stdin pipe of process pid (its
+// FIONREAD, asked through /proc; -1 when that cannot be asked).
+func unreadStdin(pid int) int {
+	f, err := os.OpenFile(fmt.Sprintf("/proc/%d/fd/0", pid), os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return -1
+	}
+	defer f.Close()
+	var n int32
+	if _, _, errno := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), syscall.TIOCINQ, uintptr(unsafe.Pointer(&n))); errno != 0 {
+		return -1
+	}
+	return int(n)
 }
