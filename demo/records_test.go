@@ -85,6 +85,9 @@ func TestDefectToolContracts(t *testing.T) {
 // a realistic session against the declared outputSchemas, compiled the way
 // the runner does. exchange_rate's alone must fail, at /rate.
 func TestDefectOutputsMatchDeclaredSchemas(t *testing.T) {
+	// ticket_counter's lock file lives in TMPDIR: one of the test's own, so
+	// that no other process (a second test run) holds it.
+	t.Setenv("TMPDIR", t.TempDir())
 	ctx := testContext(t)
 	cs := connectInMemory(t, ctx, NewServer(Options{Defects: true}), "2025-11-25")
 	schemas := outputSchemas(t, ctx, cs)

@@ -11,8 +11,12 @@ import (
 // Timing of the probes. A probe's answer is waited for at most MaxWait (or
 // the step's time limit, when shorter): a server that ignores a message is
 // allowed to, and over stdio the observer's answer ends the wait sooner.
+// MaxWait is spent only on a server that answers neither, so it is generous:
+// at 5 s, server-everything on a machine running two test suites answered
+// a probe later than that in one shard, and the shards' merged report
+// lacked the finding the whole run had.
 const (
-	MaxWait = 5 * time.Second
+	MaxWait = 15 * time.Second
 	// CancelAfter is how long the cancellation probe's call must have run
 	// unanswered before it is cancelled; lateWindow how long an answer
 	// after the cancellation is waited for.
