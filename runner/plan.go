@@ -133,7 +133,7 @@ type step struct {
 	taskCheck   taskCheck
 	taskSupport string
 	// app, when set, judges the answer as an MCP App's UI resource
-	// (apps.go).
+	// (judgeApp, in generated.go).
 	app *appCheck
 	// observation, when > 0, is which observation of a behaviour check
 	// the step belongs to (1 and 2 before the call, then one after each

@@ -269,7 +269,7 @@ type runState struct {
 
 	// tokens numbers the calls' progress tokens.
 	tokens atomic.Int64
-	// exchanged counts the characters of the exchanges kept (exchange.go).
+	// exchanged counts the characters of the exchanges kept (see exchange, in call.go).
 	exchanged atomic.Int64
 	// scratch holds the run's ${tmp} directories; tmp is the suite's.
 	scratch scratch
