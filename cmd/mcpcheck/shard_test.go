@@ -522,6 +522,11 @@ func TestShardMergeEverything(t *testing.T) {
 	}
 	if got, want := comparable(t, string(b)), comparable(t, string(a)); got != want {
 		t.Errorf("the merged report differs from the whole run's:\n%s", lineDiff(got, want))
+		// What each part made of the protocol probes, to tell a probe
+		// judged otherwise from one not run.
+		for _, p := range append([]string{whole}, paths...) {
+			t.Logf("%s: %s", filepath.Base(p), probeSteps(t, p))
+		}
 	}
 	var m map[string]any
 	json.Unmarshal(a, &m)
@@ -556,4 +561,39 @@ func TestShardMergeProtocol(t *testing.T) {
 	if got, want := comparable(t, r.stdout), comparable(t, whole.stdout); got != want {
 		t.Errorf("the merged report differs from the whole run's:\n%s", lineDiff(got, want))
 	}
+}
+
+// probeSteps lists the protocol probes a report ran, with their status,
+// outcome and reason, and its protocol findings.
+func probeSteps(t *testing.T, path string) string {
+	t.Helper()
+	var r struct {
+		Scenarios []struct {
+			Steps []struct {
+				ID, Origin, Status, Outcome, Reason string
+			}
+		}
+		Findings []struct{ Kind, Origin, Status string }
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err.Error()
+	}
+	if err := json.Unmarshal(data, &r); err != nil {
+		return err.Error()
+	}
+	var b strings.Builder
+	for _, sc := range r.Scenarios {
+		for _, st := range sc.Steps {
+			if st.Origin == "protocol" && st.Status != "skipped" {
+				fmt.Fprintf(&b, "\n  %s %s %s %s", st.ID, st.Status, st.Outcome, st.Reason)
+			}
+		}
+	}
+	for _, f := range r.Findings {
+		if f.Origin == "protocol" {
+			fmt.Fprintf(&b, "\n  finding %s %s", f.Kind, f.Status)
+		}
+	}
+	return b.String()
 }
