@@ -151,11 +151,14 @@ func TestHTTPCredentialsStayOnOrigin(t *testing.T) {
 
 // TestHTTPHostileBounds: floods, endless lines and huge bodies over
 // Streamable HTTP and legacy SSE end each step by its timeout (3 s) or at
-// the message bound, with the outcome they are, the run ends within its
+// the message bound (those steps may take a minute, and never do), with the outcome they are, the run ends within its
 // timeouts plus a constant, and mcpcheck's peak RSS stays under 256 MiB
 // (classes 2 and 3). The honest control passes over the same harness.
 func TestHTTPHostileBounds(t *testing.T) {
 	t.Parallel()
+	// A step that must end at the message bound gets a minute, so that
+	// the bound, not how fast a loaded machine streams the bytes, decides.
+	const bounded = "tool: echo\n        timeoutMs: 60000"
 	cases := []struct {
 		mode, transport, step string
 		want                  []string // acceptable outcomes
@@ -167,15 +170,15 @@ func TestHTTPHostileBounds(t *testing.T) {
 		{"notify-endless", "sse", "tool: echo", []string{"timeout"}, ""},
 		{"notify-250k", "http", "tool: echo", []string{"timeout", "ok"}, ""},
 		{"notify-250k", "sse", "tool: echo", []string{"timeout", "ok"}, ""},
-		{"line-endless", "http", "tool: echo", []string{"oversized_response"}, ""},
-		{"line-endless", "sse", "tool: echo", []string{"oversized_response"}, ""},
-		{"json-huge", "http", "tool: echo", []string{"oversized_response"}, ""},
-		{"json-huge", "sse", "tool: echo", []string{"oversized_response"}, ""},
+		{"line-endless", "http", bounded, []string{"oversized_response"}, ""},
+		{"line-endless", "sse", bounded, []string{"oversized_response"}, ""},
+		{"json-huge", "http", bounded, []string{"oversized_response"}, ""},
+		{"json-huge", "sse", bounded, []string{"oversized_response"}, ""},
 		{"requests-30k", "http", "tool: echo", []string{"timeout", "ok"}, ""},
 		{"requests-30k", "sse", "tool: echo", []string{"timeout", "ok"}, ""},
 		{"requests-endless", "http", "tool: echo", []string{"timeout"}, ""},
 		{"requests-endless", "sse", "tool: echo", []string{"timeout"}, ""},
-		{"get-line-endless", "http", "await: {method: notifications/message}", []string{"oversized_response"}, ""},
+		{"get-line-endless", "http", "await: {method: notifications/message, timeoutMs: 60000}", []string{"oversized_response"}, ""},
 		{"get-notify-endless", "http", "await: {method: notifications/never}", []string{"timeout"}, ""},
 		// Discovery fails, naming the bound; the step is not run.
 		{"list-huge", "http", "tool: echo", []string{""}, "tools/list page 1: a message from the server is larger than maxMessageBytes"},
@@ -204,9 +207,10 @@ func TestHTTPHostileBounds(t *testing.T) {
 			if !strings.Contains(r.stdout, c.says) {
 				t.Errorf("the report does not say %q:\n%s", c.says, r.stdout)
 			}
-			// A 3 s step (and a 10 s handshake at most) plus a generous
-			// constant for a loaded machine.
-			if r.wall > 30*time.Second {
+			// A 3 s step (or the bound, well before a minute) and a 10 s
+			// handshake at most, plus a constant generous enough for a
+			// machine running two test suites.
+			if r.wall > 2*time.Minute {
 				t.Errorf("the run took %s", r.wall)
 			}
 			if r.rss > maxChildRSS {
