@@ -3,7 +3,6 @@ package main
 import (
 	"flag"
 	"io"
-	"os"
 	"slices"
 
 	"github.com/mcpcheck/mcpcheck/config"
@@ -72,38 +71,16 @@ func diffContracts(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, exitBadArgs, "mcpcheck diff: %v\n", err)
 	}
 	defer closeOutputs(outs)
-	human, machine := stdout, io.Writer(nil)
-	var jsonFile *fileio.Pending
-	switch *jsonOut {
-	case "":
-	case "-":
-		human, machine = stderr, stdout
-	default:
-		if jsonFile, err = createFile("--json", *jsonOut); err != nil {
-			return fail(stderr, exitBadArgs, "mcpcheck diff: %v\n", err)
-		}
-		defer jsonFile.Abort()
-		machine = jsonFile
+	rs, err := openJSON(*jsonOut, stdout, stderr)
+	if err != nil {
+		return fail(stderr, exitBadArgs, "mcpcheck diff: %v\n", err)
 	}
-	color := false
-	if fh, ok := human.(*os.File); ok {
-		color = !*noColor && report.UseColor(fh)
-	}
-	if err := report.Text(human, rep, report.TextOptions{Color: color, Quiet: *quiet, NoDurations: true}); err != nil {
+	defer rs.abort()
+	if err := report.Text(rs.human, rep, report.TextOptions{Color: useColor(rs.human, *noColor), Quiet: *quiet, NoDurations: true}); err != nil {
 		return fail(stderr, exitBadArgs, "mcpcheck diff: writing the report: %v\n", err)
 	}
-	if machine != nil {
-		if err := report.JSON(machine, rep); err != nil {
-			return fail(stderr, exitBadArgs, "mcpcheck diff: writing the JSON report: %v\n", err)
-		}
-		if jsonFile != nil {
-			if err := jsonFile.Commit(); err != nil {
-				return fail(stderr, exitBadArgs, "mcpcheck diff: %v\n", err)
-			}
-		}
-	}
-	if err := writeOutputs(outs, []*report.Report{rep}); err != nil {
-		return fail(stderr, exitBadArgs, "mcpcheck diff: %v\n", err)
+	if c := writeReports("mcpcheck diff", &files0, []*report.Report{rep}, false, rs, outs, stderr); c != exitPass {
+		return c
 	}
 	if !rep.Passed {
 		return exitFail

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -190,7 +191,7 @@ func starterFixture(suite *config.Suite, f *flags, s *runner.Sampled, out string
 		}
 		if len(suite.SecretEnv) > 0 {
 			env := &yaml.Node{Kind: yaml.MappingNode, Style: yaml.FlowStyle}
-			for _, k := range slices.Sorted(mapKeys(suite.SecretEnv)) {
+			for _, k := range slices.Sorted(maps.Keys(suite.SecretEnv)) {
 				env.Content = append(env.Content, str(k), str(suite.SecretEnv[k]))
 			}
 			add("env", env, "")
@@ -351,16 +352,6 @@ func seq(flow bool) *yaml.Node {
 		n.Style = yaml.FlowStyle
 	}
 	return n
-}
-
-func mapKeys(m map[string]string) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // serverDir is the shell's directory relative to the fixture's (out):

@@ -133,14 +133,13 @@ func lastFailed(s *config.Suite, base runner.Selection) (*runner.Selection, stri
 			}
 		}
 	}
-	switch len(failed) {
-	case 0:
+	if len(failed) == 0 {
 		return nil, "--last-failed: nothing failed in the last run; running everything"
-	case 1:
-		base.Failed = failed
-		return &base, "--last-failed: running the 1 scenario that failed in the last run"
 	}
 	base.Failed = failed
+	if len(failed) == 1 {
+		return &base, "--last-failed: running the 1 scenario that failed in the last run"
+	}
 	return &base, fmt.Sprintf("--last-failed: running the %d scenarios that failed in the last run", len(failed))
 }
 
@@ -152,21 +151,19 @@ func hideExchanges(reps []*report.Report) (restore func()) {
 		ex *report.Exchange
 	}
 	var hidden []kept
+	hide := func(steps []report.StepResult) {
+		for j := range steps {
+			if st := &steps[j]; st.Exchange != nil {
+				hidden = append(hidden, kept{st, st.Exchange})
+				st.Exchange = nil
+			}
+		}
+	}
 	for _, r := range reps {
 		for i := range r.Scenarios {
-			for j := range r.Scenarios[i].Steps {
-				if st := &r.Scenarios[i].Steps[j]; st.Exchange != nil {
-					hidden = append(hidden, kept{st, st.Exchange})
-					st.Exchange = nil
-				}
-			}
+			hide(r.Scenarios[i].Steps)
 			for k := range r.Scenarios[i].Attempts {
-				for j := range r.Scenarios[i].Attempts[k].Steps {
-					if st := &r.Scenarios[i].Attempts[k].Steps[j]; st.Exchange != nil {
-						hidden = append(hidden, kept{st, st.Exchange})
-						st.Exchange = nil
-					}
-				}
+				hide(r.Scenarios[i].Attempts[k].Steps)
 			}
 		}
 	}

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/config"
-	"github.com/mcpcheck/mcpcheck/internal/fileio"
 	"github.com/mcpcheck/mcpcheck/runner"
 	"github.com/mcpcheck/mcpcheck/runner/report"
 )
@@ -218,20 +217,12 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, exitBadArgs, "mcpcheck load: %v\n", err)
 	}
 	defer closeOutputs(outs)
-	var jsonFile *fileio.Pending
-	machine := io.Writer(nil)
-	human := stdout
-	switch f.jsonOut {
-	case "":
-	case "-":
-		machine, human = stdout, stderr
-	default:
-		if jsonFile, err = createFile("--json", f.jsonOut); err != nil {
-			return fail(stderr, exitBadArgs, "mcpcheck load: %v\n", err)
-		}
-		defer jsonFile.Abort()
-		machine = jsonFile
+	rs, err := openJSON(f.jsonOut, stdout, stderr)
+	if err != nil {
+		return fail(stderr, exitBadArgs, "mcpcheck load: %v\n", err)
 	}
+	defer rs.abort()
+	human := rs.human
 	var live *liveLine
 	if fh, ok := human.(*os.File); ok && report.IsTerminal(fh) && !f.quiet {
 		live = &liveLine{w: human}
@@ -242,14 +233,10 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, exitBadArgs, "mcpcheck load: %v\n", err)
 	}
-	color := false
-	if fh, ok := human.(*os.File); ok {
-		color = report.UseColor(fh) && !f.noColor
-	}
-	if err := report.Text(human, rep, report.TextOptions{Color: color}); err != nil {
+	if err := report.Text(human, rep, report.TextOptions{Color: useColor(human, f.noColor)}); err != nil {
 		fmt.Fprintf(stderr, "mcpcheck load: %v\n", err)
 	}
-	if c := writeReports(f, []*report.Report{rep}, false, machine, jsonFile, outs, stderr); c != exitPass {
+	if c := writeReports("mcpcheck", f, []*report.Report{rep}, false, rs, outs, stderr); c != exitPass {
 		return c
 	}
 	if !rep.Passed {

@@ -84,20 +84,12 @@ func mergeReports(args []string, stdout, stderr io.Writer) int {
 		merged[i] = m
 	}
 
-	human, machine := stdout, io.Writer(nil)
-	var jsonFile *fileio.Pending
-	switch f.jsonOut {
-	case "":
-	case "-":
-		human, machine = stderr, stdout
-	default:
-		var err error
-		if jsonFile, err = createFile("--json", f.jsonOut); err != nil {
-			return fail(stderr, exitBadArgs, "mcpcheck merge: %v\n", err)
-		}
-		defer jsonFile.Abort()
-		machine = jsonFile
+	rs, err := openJSON(f.jsonOut, stdout, stderr)
+	if err != nil {
+		return fail(stderr, exitBadArgs, "mcpcheck merge: %v\n", err)
 	}
+	defer rs.abort()
+	human := rs.human
 	outs := outputsOf(f)
 	if err := openOutputs(outs); err != nil {
 		return fail(stderr, exitBadArgs, "mcpcheck merge: %v\n", err)
@@ -119,7 +111,7 @@ func mergeReports(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(human)
 		report.Total(human, merged, 0, report.TextOptions{})
 	}
-	if c := writeReports(f, merged, len(merged) > 1, machine, jsonFile, outs, stderr); c != exitPass {
+	if c := writeReports("mcpcheck", f, merged, len(merged) > 1, rs, outs, stderr); c != exitPass {
 		return c
 	}
 	return code

@@ -69,6 +69,43 @@ func openOutputs(outs []*output) error {
 	return nil
 }
 
+// reportStreams are where a command's reports go: the human report's
+// stream and, by --json, the JSON report's (nil: none).
+type reportStreams struct {
+	human, machine io.Writer
+	jsonFile       *fileio.Pending // the --json FILE being written, if any
+}
+
+// openJSON starts what --json names: nothing (""), stdout ("-", the
+// human report then goes to stderr) or a file (createFile).
+func openJSON(path string, stdout, stderr io.Writer) (reportStreams, error) {
+	switch path {
+	case "":
+		return reportStreams{human: stdout}, nil
+	case "-":
+		return reportStreams{human: stderr, machine: stdout}, nil
+	}
+	file, err := createFile("--json", path)
+	if err != nil {
+		return reportStreams{}, err
+	}
+	return reportStreams{human: stdout, machine: file, jsonFile: file}, nil
+}
+
+// abort drops the JSON file if it was not committed.
+func (rs reportStreams) abort() {
+	if rs.jsonFile != nil {
+		rs.jsonFile.Abort()
+	}
+}
+
+// useColor reports whether the human report on w is coloured: w is a
+// terminal that takes colour and --no-color was not given.
+func useColor(w io.Writer, noColor bool) bool {
+	fh, ok := w.(*os.File)
+	return ok && !noColor && report.UseColor(fh)
+}
+
 // createFile starts a file the command writes (--json FILE, --trace,
 // --out), for a message naming its flag when that fails.
 func createFile(flag, path string) (*fileio.Pending, error) {

@@ -83,16 +83,14 @@ type suiteRun struct {
 // stream, the JSON report (a file, stdout, or none), the trace and the
 // other report files.
 type runFiles struct {
-	human, machine      io.Writer
-	jsonFile, traceFile *fileio.Pending
-	outs                []*output
+	reportStreams
+	traceFile *fileio.Pending
+	outs      []*output
 }
 
 // abort drops whatever was not committed: each file stays as it was.
 func (rf *runFiles) abort() {
-	if rf.jsonFile != nil {
-		rf.jsonFile.Abort()
-	}
+	rf.reportStreams.abort()
 	if rf.traceFile != nil {
 		rf.traceFile.Abort()
 	}
@@ -105,19 +103,11 @@ func (rf *runFiles) abort() {
 // that ends before (a missing credential, no suite that could start)
 // leaves the previous files as they were. The trace is set in opts.
 func openRunFiles(f *flags, opts *runner.Options, stdout, stderr io.Writer) (*runFiles, int) {
-	rf := &runFiles{human: stdout}
-	var err error
-	switch f.jsonOut {
-	case "":
-	case "-":
-		rf.human, rf.machine = stderr, stdout
-	default:
-		if rf.jsonFile, err = createFile("--json", f.jsonOut); err != nil {
-			fmt.Fprintf(stderr, "mcpcheck: %v\n", err)
-			return nil, exitBadArgs
-		}
-		rf.machine = rf.jsonFile
+	streams, err := openJSON(f.jsonOut, stdout, stderr)
+	if err != nil {
+		return nil, fail(stderr, exitBadArgs, "mcpcheck: %v\n", err)
 	}
+	rf := &runFiles{reportStreams: streams}
 	if f.trace != "" {
 		// The trace is written as the run goes, to its temporary file.
 		if rf.traceFile, err = createFile("--trace", f.trace); err != nil {
@@ -207,12 +197,9 @@ func runSuites(ctx context.Context, f *flags, suites []*config.Suite, baselines 
 	// live status line (report.Stream), when suites run one at a time;
 	// anywhere else it is written whole when each suite ends, byte for byte
 	// as always.
-	color, terminal := false, false
-	if fh, ok := human.(*os.File); ok {
-		color = !f.noColor && report.UseColor(fh)
-		terminal = !f.list && report.IsTerminal(fh)
-	}
-	textOpts := report.TextOptions{Color: color, Quiet: f.quiet, Exchanges: f.verbose > 0}
+	fh, isFile := human.(*os.File)
+	terminal := isFile && !f.list && report.IsTerminal(fh)
+	textOpts := report.TextOptions{Color: useColor(human, f.noColor), Quiet: f.quiet, Exchanges: f.verbose > 0}
 	runs := startSuites(ctx, f, suites, baselines, extras, opts, human, terminal, textOpts)
 
 	var err error
@@ -277,7 +264,7 @@ func runSuites(ctx context.Context, f *flags, suites []*config.Suite, baselines 
 		fmt.Fprintf(stderr, "mcpcheck: warning: %v\n", err)
 	}
 	restore()
-	if c := writeReports(f, reps, len(suites) > 1, rf.machine, rf.jsonFile, rf.outs, stderr); c != exitPass {
+	if c := writeReports("mcpcheck", f, reps, len(suites) > 1, rf.reportStreams, rf.outs, stderr); c != exitPass {
 		return c
 	}
 	return code
@@ -287,9 +274,9 @@ func runSuites(ctx context.Context, f *flags, suites []*config.Suite, baselines 
 // report (one suite's as it always was, several as one document), then
 // the report files (--junit, --html, --summary: each holds every suite).
 // Every file written from the finished reports is written here, by the
-// run and by merge alike.
-func writeReports(f *flags, reps []*report.Report, several bool, machine io.Writer, jsonFile *fileio.Pending, outs []*output, stderr io.Writer) int {
-	if machine != nil {
+// run, merge, load and diff alike; prog starts the messages.
+func writeReports(prog string, f *flags, reps []*report.Report, several bool, rs reportStreams, outs []*output, stderr io.Writer) int {
+	if rs.machine != nil {
 		var err error
 		// The JSON report holds exchanges only when -v asked for them (the
 		// HTML report, written next, shows them whenever they were kept).
@@ -298,22 +285,22 @@ func writeReports(f *flags, reps []*report.Report, several bool, machine io.Writ
 			restore = hideExchanges(reps)
 		}
 		if several {
-			err = report.JSONSuites(machine, reps)
+			err = report.JSONSuites(rs.machine, reps)
 		} else if len(reps) == 1 {
-			err = report.JSON(machine, reps[0])
+			err = report.JSON(rs.machine, reps[0])
 		}
 		restore()
 		if err != nil {
-			return fail(stderr, exitBadArgs, "mcpcheck: writing the JSON report: %v\n", err)
+			return fail(stderr, exitBadArgs, "%s: writing the JSON report: %v\n", prog, err)
 		}
-		if jsonFile != nil {
-			if err := jsonFile.Commit(); err != nil {
-				return fail(stderr, exitBadArgs, "mcpcheck: %v\n", err)
+		if rs.jsonFile != nil {
+			if err := rs.jsonFile.Commit(); err != nil {
+				return fail(stderr, exitBadArgs, "%s: %v\n", prog, err)
 			}
 		}
 	}
 	if err := writeOutputs(outs, reps); err != nil {
-		return fail(stderr, exitBadArgs, "mcpcheck: %v\n", err)
+		return fail(stderr, exitBadArgs, "%s: %v\n", prog, err)
 	}
 	return exitPass
 }
