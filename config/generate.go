@@ -24,21 +24,28 @@ var generateSwitches = []string{"fuzz", "fidelity", "probes", "lifecycle", "prot
 
 // generate decodes a schema-valid generate block, with its defaults.
 func (d *decoder) generate(n *node) *Generate {
+	explicit := slices.ContainsFunc(generateSwitches, func(k string) bool { return n.get(k) != nil })
+	seed, _ := intValue(n.value("seed"))
 	g := &Generate{
-		SlowThresholdMs:     defaultSlowThresholdMs,
-		BloatThresholdChars: defaultBloatThresholdChars,
-		FuzzCases:           DefaultFuzzCases,
+		Fuzz:     n.boolAt("fuzz", !explicit),
+		Fidelity: n.boolAt("fidelity", !explicit),
+		Probes:   n.boolAt("probes", !explicit),
+		// The protocol probes are off in an empty block (fixtures written
+		// before them keep their meaning); quick mode turns them on.
+		// Likewise the behaviour checks (annotations verified by observing
+		// state).
+		Protocol:            n.boolAt("protocol", false),
+		Behaviour:           n.boolAt("behaviour", false),
+		IncludeDestructive:  n.boolAt("includeDestructive", false),
+		NoOfferedInputs:     !n.boolAt("offeredInputs", true),
+		FuzzCases:           n.intAt("fuzzCases", DefaultFuzzCases),
+		Concurrency:         n.intAt("concurrency", 0),
+		Seed:                seed,
+		SlowThresholdMs:     n.intAt("slowThresholdMs", defaultSlowThresholdMs),
+		BloatThresholdChars: n.intAt("bloatThresholdChars", defaultBloatThresholdChars),
 		PriceModel:          strValue(n.value("priceModel")),
 		Pos:                 d.pos(n),
 	}
-	explicit := slices.ContainsFunc(generateSwitches, func(k string) bool { return n.get(k) != nil })
-	flag := func(key string) bool {
-		if v := n.value(key); v != nil {
-			return v.b
-		}
-		return !explicit
-	}
-	g.Fuzz, g.Fidelity, g.Probes = flag("fuzz"), flag("fidelity"), flag("probes")
 	// A list of groups names exactly the groups to check: no others are
 	// looked for by name.
 	if v := n.value("lifecycle"); v != nil {
@@ -51,37 +58,6 @@ func (d *decoder) generate(n *node) *Generate {
 				g.LifecycleGroups[i] = d.lifecycleGroup(it)
 			}
 		}
-	}
-	// The protocol probes are off in an empty block (fixtures written
-	// before them keep their meaning); quick mode turns them on.
-	if v := n.value("protocol"); v != nil {
-		g.Protocol = v.b
-	}
-	// Likewise the behaviour checks (annotations verified by observing
-	// state), on in quick mode.
-	if v := n.value("behaviour"); v != nil {
-		g.Behaviour = v.b
-	}
-	if v, ok := intValue(n.value("fuzzCases")); ok {
-		g.FuzzCases = int(v)
-	}
-	if v := n.value("includeDestructive"); v != nil {
-		g.IncludeDestructive = v.b
-	}
-	if v := n.value("offeredInputs"); v != nil {
-		g.NoOfferedInputs = !v.b
-	}
-	if v, ok := intValue(n.value("concurrency")); ok {
-		g.Concurrency = int(v)
-	}
-	if v, ok := intValue(n.value("seed")); ok {
-		g.Seed = v
-	}
-	if v, ok := intValue(n.value("slowThresholdMs")); ok {
-		g.SlowThresholdMs = int(v)
-	}
-	if v, ok := intValue(n.value("bloatThresholdChars")); ok {
-		g.BloatThresholdChars = int(v)
 	}
 	if fu := n.value("failUnder").fieldsOrNil(); len(fu) > 0 {
 		g.FailUnder = make(map[ScoreName]float64, len(fu))

@@ -187,15 +187,9 @@ func (d *decoder) scenario(n *node) Scenario {
 		Tags:      strList(n.value("tags")),
 		Pos:       d.pos(n),
 	}
-	if r := n.value("reconnect"); r != nil {
-		sc.Reconnect = r.b
-	}
-	if v := n.value("continueOnFailure"); v != nil {
-		sc.ContinueOnFailure = v.b
-	}
-	if v := n.value("parallel"); v != nil {
-		sc.Parallel = v.b
-	}
+	sc.Reconnect = n.boolAt("reconnect", false)
+	sc.ContinueOnFailure = n.boolAt("continueOnFailure", false)
+	sc.Parallel = n.boolAt("parallel", false)
 	if v, ok := intValue(n.value("retries")); ok {
 		r := int(v)
 		sc.Retries = &r
@@ -254,13 +248,8 @@ func (d *decoder) step(n *node, index int) Step {
 		b := v.b
 		st.ValidateArguments = &b
 	}
-	if v := n.value("timeoutMs"); v != nil {
-		t, _ := intValue(v)
-		st.TimeoutMs = int(t)
-	}
-	if v := n.value("advisory"); v != nil {
-		st.Advisory = v.b
-	}
+	st.TimeoutMs = n.intAt("timeoutMs", 0)
+	st.Advisory = n.boolAt("advisory", false)
 	st.Snapshots = snapshotRules(n)
 	st.Task = taskCall(n.value("task"))
 	st.Expect = d.expect(n.value("expect"), st.Pos)
@@ -304,9 +293,7 @@ func (d *decoder) await(n *node) *Await {
 	if p := n.value("params"); p != nil {
 		a.Params = &Value{V: d.expected(p), Pos: d.pos(p)}
 	}
-	if v, ok := intValue(n.value("timeoutMs")); ok {
-		a.TimeoutMs = int(v)
-	}
+	a.TimeoutMs = n.intAt("timeoutMs", 0)
 	return a
 }
 
@@ -322,9 +309,7 @@ func (d *decoder) expect(n *node, stepPos Pos) Expect {
 		b := v.b
 		e.IsError = &b
 	}
-	if v := n.value("snapshot"); v != nil {
-		e.Snapshot = v.b
-	}
+	e.Snapshot = n.boolAt("snapshot", false)
 	e.Unchanged = strValue(n.value("unchanged"))
 	e.ChangedOnly = strList(n.value("changedOnly"))
 	e.StructuredEquals = d.expectedValue(n.value("structuredEquals"))
@@ -358,9 +343,7 @@ func (d *decoder) expect(n *node, stepPos Pos) Expect {
 	} else {
 		e.Outcome = Outcome(strValue(v))
 	}
-	if v := n.value("fidelity"); v != nil {
-		e.Fidelity = v.b
-	}
+	e.Fidelity = n.boolAt("fidelity", false)
 	if v := n.value("absent"); v != nil {
 		e.Absent = &Value{V: d.value(v), Pos: d.pos(v)}
 	}
@@ -368,10 +351,7 @@ func (d *decoder) expect(n *node, stepPos Pos) Expect {
 		c, _ := intValue(v)
 		e.ErrorCode = &c
 	}
-	if v := n.value("maxDurationMs"); v != nil {
-		d, _ := intValue(v)
-		e.MaxDurationMs = int(d)
-	}
+	e.MaxDurationMs = n.intAt("maxDurationMs", 0)
 	return e
 }
 
@@ -474,6 +454,22 @@ func strMap(n *node) map[string]string {
 		out[f.key] = strValue(f.val)
 	}
 	return out
+}
+
+// boolAt is the boolean at key, or def when n has none there.
+func (n *node) boolAt(key string, def bool) bool {
+	if v := n.value(key); v != nil {
+		return v.b
+	}
+	return def
+}
+
+// intAt is the integer at key, or def when n has none there.
+func (n *node) intAt(key string, def int) int {
+	if v, ok := intValue(n.value(key)); ok {
+		return int(v)
+	}
+	return def
 }
 
 // intValue reads an integer-valued number (5000, 5e3 and 5000.0 alike; the

@@ -173,18 +173,11 @@ func ParseThreshold(s string) (Threshold, error) {
 // decodeLoad reads a schema-valid `load:` block, recording bad rules at
 // their position.
 func decodeLoad(n *node, errs *errList) *LoadRun {
-	l := &LoadRun{}
-	if v, ok := intValue(n.value("vus")); ok {
-		l.VUs = int(v)
-	}
-	if v, ok := intValue(n.value("maxVUs")); ok {
-		l.MaxVUs = int(v)
-	}
-	if v, ok := intValue(n.value("iterations")); ok {
-		l.Iterations = int(v)
-	}
-	if v, ok := intValue(n.value("durationMs")); ok {
-		l.Duration = time.Duration(v) * time.Millisecond
+	l := &LoadRun{
+		VUs:        n.intAt("vus", 0),
+		MaxVUs:     n.intAt("maxVUs", 0),
+		Iterations: n.intAt("iterations", 0),
+		Duration:   time.Duration(n.intAt("durationMs", 0)) * time.Millisecond,
 	}
 	if v := n.value("rate"); v != nil {
 		l.Rate, _ = strconv.ParseFloat(v.str, 64)

@@ -86,9 +86,9 @@ var settings = func() []setting {
 		{key: "discoveryTimeoutMs", env: EnvDiscoveryTimeoutMs, kind: intSetting, isInt: true, check: checkRange(1, MaxTimeoutMs)},
 		{key: "maxMessageBytes", env: EnvMaxMessageBytes, kind: intSetting, isInt: true, check: checkRange(MinMessageBytes, MaxMessageBytes)},
 		{key: "concurrency", env: EnvConcurrency, kind: intSetting, isInt: true, check: checkRange(1, MaxConcurrency)},
-		{key: "isolation", env: EnvIsolation, check: checkIsolation},
+		{key: "isolation", env: EnvIsolation, check: checkEither(IsolationShared, IsolationScenario)},
 		{key: "retries", kind: intSetting, isInt: true, check: checkRange(0, MaxRetries)},
-		{key: "transport", env: EnvTransport, check: checkTransport},
+		{key: "transport", env: EnvTransport, check: checkEither(TransportHTTP, TransportSSE)},
 		{key: "contract"},
 		{key: "failOn", env: EnvFailOn, check: checkFailOn},
 		{key: "generate.includeDestructive", kind: boolSetting},
@@ -130,11 +130,14 @@ func checkProtocol(v any) string {
 	return fmt.Sprintf("must be one of %s; got %s", strings.Join(SupportedProtocolVersions, ", "), quote(v.(string)))
 }
 
-func checkIsolation(v any) string {
-	if s := Isolation(v.(string)); s == IsolationShared || s == IsolationScenario {
-		return ""
+// checkEither accepts a or b.
+func checkEither[T ~string](a, b T) func(any) string {
+	return func(v any) string {
+		if s := T(v.(string)); s == a || s == b {
+			return ""
+		}
+		return fmt.Sprintf("must be %s or %s; got %s", a, b, quote(v.(string)))
 	}
-	return fmt.Sprintf("must be %s or %s; got %s", IsolationShared, IsolationScenario, quote(v.(string)))
 }
 
 func checkFailOn(v any) string {
@@ -142,13 +145,6 @@ func checkFailOn(v any) string {
 		return ""
 	}
 	return fmt.Sprintf("must be one of %s; got %s", Join(FailOns, ", "), quote(v.(string)))
-}
-
-func checkTransport(v any) string {
-	if s := Transport(v.(string)); s == TransportHTTP || s == TransportSSE {
-		return ""
-	}
-	return fmt.Sprintf("must be %s or %s; got %s", TransportHTTP, TransportSSE, quote(v.(string)))
 }
 
 func checkRange(lo, hi int) func(any) string {
@@ -257,11 +253,10 @@ func layerSettings(s *Suite, file map[string]any, opts LoadOptions, errs *errLis
 	}
 
 	// A setting that came from outside the file has no place in it.
-	for key := range envLayer {
-		delete(s.FieldPos, key)
-	}
-	for key := range flagLayer {
-		delete(s.FieldPos, key)
+	for _, layer := range []map[string]any{envLayer, flagLayer} {
+		for key := range layer {
+			delete(s.FieldPos, key)
+		}
 	}
 	_, fromEnv := envLayer["endpoint"]
 	_, fromFlag := flagLayer["endpoint"]

@@ -15,14 +15,7 @@ func taskCall(n *node) *TaskCall {
 		}
 		return &TaskCall{}
 	case objectNode:
-		t := &TaskCall{}
-		if v, ok := intValue(n.value("cancelAfterMs")); ok {
-			t.CancelAfterMs = int(v)
-		}
-		if v, ok := intValue(n.value("ttlMs")); ok {
-			t.TTLMs = int(v)
-		}
-		return t
+		return &TaskCall{CancelAfterMs: n.intAt("cancelAfterMs", 0), TTLMs: n.intAt("ttlMs", 0)}
 	}
 	return nil
 }
