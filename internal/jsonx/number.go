@@ -14,14 +14,8 @@ func Equal(a, b string) bool {
 	if a == b {
 		return true
 	}
-	if x, err := strconv.ParseInt(a, 10, 64); err == nil {
-		if y, err := strconv.ParseInt(b, 10, 64); err == nil {
-			return x == y
-		}
-	}
-	x, okx := normalize(a)
-	y, oky := normalize(b)
-	return okx && oky && x == y
+	c, ok := Compare(a, b)
+	return ok && c == 0
 }
 
 // Compare orders two JSON number literals by value, exactly (see
@@ -105,22 +99,6 @@ func parse(s string) (number, bool) {
 	trimmed := strings.TrimRight(digits, "0")
 	exp.Add(exp, big.NewInt(int64(len(digits)-len(trimmed))))
 	return number{neg: neg, digits: trimmed, exp: exp}, true
-}
-
-// normalize rewrites a JSON number literal as sign, significant digits and a
-// decimal exponent ("-12.50e3" → "-125e2"), so two literals are equal by
-// value exactly when their normal forms are equal.
-func normalize(s string) (string, bool) {
-	n, ok := parse(s)
-	switch {
-	case !ok:
-		return "", false
-	case n.digits == "":
-		return "0", true
-	case n.neg:
-		return "-" + n.digits + "e" + n.exp.String(), true
-	}
-	return n.digits + "e" + n.exp.String(), true
 }
 
 // IsInteger reports whether s is a JSON number literal with no fraction by
