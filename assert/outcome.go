@@ -3,7 +3,6 @@ package assert
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/config"
@@ -18,13 +17,14 @@ type Outcome struct {
 }
 
 func buildOutcome(e *config.Expect) Checker {
-	if e.Fidelity && e.Outcome == "" && len(e.OutcomeAny) == 0 && e.IsError == nil {
+	noOutcome := e.Outcome == "" && len(e.OutcomeAny) == 0
+	switch {
+	case noOutcome && e.IsError == nil && e.Fidelity:
 		return nil // the fidelity check judges the outcome itself
-	}
-	if e.Absent != nil && e.Outcome == "" && len(e.OutcomeAny) == 0 && e.IsError == nil {
+	case noOutcome && e.IsError == nil && e.Absent != nil:
 		return nil // the absent check accepts ok, tool_error and protocol_error
 	}
-	return &Outcome{Want: ExpectedOutcomes(e), FromFlag: e.Outcome == "" && len(e.OutcomeAny) == 0 && e.IsError != nil}
+	return &Outcome{Want: ExpectedOutcomes(e), FromFlag: noOutcome && e.IsError != nil}
 }
 
 // Kind implements [Checker].
@@ -45,11 +45,6 @@ func (c *Outcome) Check(r *Result) []Failure {
 		got = fmt.Sprintf("%s (code %d)", r.Outcome, *r.ErrorCode)
 	}
 	var msg string
-	names := make([]string, len(c.Want))
-	for i, o := range c.Want {
-		names[i] = string(o)
-	}
-	want := strings.Join(names, " or ")
 	only := func(o config.Outcome) bool { return len(c.Want) == 1 && c.Want[0] == o }
 	switch {
 	case c.FromFlag && only(config.OutcomeToolError) && r.Outcome == config.OutcomeOK:
@@ -57,7 +52,7 @@ func (c *Outcome) Check(r *Result) []Failure {
 	case c.FromFlag && only(config.OutcomeOK) && r.Outcome == config.OutcomeToolError:
 		msg = "expected isError false, got true"
 	default:
-		msg = fmt.Sprintf("expected outcome %s, got %s", want, got)
+		msg = fmt.Sprintf("expected outcome %s, got %s", config.Join(c.Want, " or "), got)
 	}
 	return []Failure{{Kind: c.Kind(), Message: msg}}
 }

@@ -53,12 +53,13 @@ const (
 	ExpectedFailuresURL = "https://mcpcheck.dev/schemas/expected-failures.schema.json"
 )
 
-// compiled is each embedded schema by $id, compiled on first use.
-var compiled = map[string]func() (*jsonschema.Schema, error){
-	FixtureURL:          compileOnce(FixtureURL, Fixture),
-	ReportURL:           compileOnce(ReportURL, Report),
-	ContractURL:         compileOnce(ContractURL, Contract),
-	ExpectedFailuresURL: compileOnce(ExpectedFailuresURL, ExpectedFailures),
+// embedded is each embedded schema by $id, compiled on first use: whole
+// (for [Validate]) and as a verdict-only wrapper (for [Matches]).
+var embedded = map[string]struct{ whole, verdict func() (*jsonschema.Schema, error) }{
+	FixtureURL:          {compileOnce(FixtureURL, Fixture), checkOnce(FixtureURL, Fixture)},
+	ReportURL:           {compileOnce(ReportURL, Report), checkOnce(ReportURL, Report)},
+	ContractURL:         {compileOnce(ContractURL, Contract), checkOnce(ContractURL, Contract)},
+	ExpectedFailuresURL: {compileOnce(ExpectedFailuresURL, ExpectedFailures), checkOnce(ExpectedFailuresURL, ExpectedFailures)},
 }
 
 // Validate checks doc (generic JSON: map[string]any, []any, json.Number
@@ -86,24 +87,15 @@ const ExplainedValues = 1 << 16
 // it looks at (the schema is the "if" of a wrapper, evaluated for its
 // verdict only), so its cost does not grow with the number of violations.
 func Matches(url string, doc any) (bool, error) {
-	compile, ok := checks[url]
+	e, ok := embedded[url]
 	if !ok {
 		return false, fmt.Errorf("no embedded schema %s", url)
 	}
-	sch, err := compile()
+	sch, err := e.verdict()
 	if err != nil {
 		return false, err
 	}
 	return schemacheck.Validate(sch, doc) == nil, nil
-}
-
-// checks is each embedded schema's verdict-only wrapper, compiled on first
-// use.
-var checks = map[string]func() (*jsonschema.Schema, error){
-	FixtureURL:          checkOnce(FixtureURL, Fixture),
-	ReportURL:           checkOnce(ReportURL, Report),
-	ContractURL:         checkOnce(ContractURL, Contract),
-	ExpectedFailuresURL: checkOnce(ExpectedFailuresURL, ExpectedFailures),
 }
 
 func checkOnce(url string, text []byte) func() (*jsonschema.Schema, error) {
@@ -131,11 +123,11 @@ func checkOnce(url string, text []byte) func() (*jsonschema.Schema, error) {
 // Compiled is the embedded schema whose $id is url, compiled once per
 // process.
 func Compiled(url string) (*jsonschema.Schema, error) {
-	compile, ok := compiled[url]
+	e, ok := embedded[url]
 	if !ok {
 		return nil, fmt.Errorf("no embedded schema %s", url)
 	}
-	return compile()
+	return e.whole()
 }
 
 // compileOnce compiles an embedded schema with nothing loaded and formats

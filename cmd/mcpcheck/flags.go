@@ -164,18 +164,9 @@ func parseFlags(args []string) (*flags, error) {
 // runFlags are the flags of the run itself: which suites and cases, and
 // where the reports go.
 func (f *flags) runFlags(fs *flag.FlagSet) {
-	fs.Func("config", "", func(v string) error {
-		f.configs = append(f.configs, v)
-		return nil
-	})
-	fs.Func("tag", "", func(v string) error {
-		f.sel.Tags = append(f.sel.Tags, v)
-		return nil
-	})
-	fs.Func("skip-tag", "", func(v string) error {
-		f.sel.SkipTags = append(f.sel.SkipTags, v)
-		return nil
-	})
+	fs.Func("config", "", appendTo(&f.configs))
+	fs.Func("tag", "", appendTo(&f.sel.Tags))
+	fs.Func("skip-tag", "", appendTo(&f.sel.SkipTags))
 	fs.Func("run", "", func(v string) error {
 		re, err := regexp.Compile(v)
 		if err != nil {
@@ -312,7 +303,7 @@ func parseTimeout(v string) (any, error) {
 func (f *flags) quickFlags(fs *flag.FlagSet) {
 	fs.Func("env", "", keyValue(&f.env, "KEY"))
 	fs.Func("header", "", keyValue(&f.headers, "NAME"))
-	fs.Func("root", "", func(v string) error { f.roots = append(f.roots, v); return nil })
+	fs.Func("root", "", appendTo(&f.roots))
 	fs.Func("allow-tools", "", func(v string) error {
 		for _, t := range strings.Split(v, ",") {
 			if t = strings.TrimSpace(t); t != "" {
@@ -327,6 +318,14 @@ func (f *flags) quickFlags(fs *flag.FlagSet) {
 func str0(v any) string {
 	s, _ := v.(string)
 	return s
+}
+
+// appendTo is a repeatable flag adding each value to *list.
+func appendTo(list *[]string) func(string) error {
+	return func(v string) error {
+		*list = append(*list, v)
+		return nil
+	}
 }
 
 // keyValue is a repeatable K=V flag (--env, --header) adding to *into.

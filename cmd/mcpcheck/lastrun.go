@@ -184,10 +184,7 @@ func loopFlags(fs *flag.FlagSet, f *flags) {
 	fs.BoolVar(&f.failFast, "x", false, "")
 	fs.BoolVar(&f.failFast, "fail-fast", false, "")
 	fs.BoolVar(&f.watch, "watch", false, "")
-	fs.Func("watch-path", "", func(v string) error {
-		f.watchPaths = append(f.watchPaths, v)
-		return nil
-	})
+	fs.Func("watch-path", "", appendTo(&f.watchPaths))
 }
 
 // exchangeLevel is what the run keeps of its exchanges: what -v / -vv

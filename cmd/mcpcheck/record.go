@@ -72,10 +72,7 @@ func parseRecordFlags(args []string) (*recordFlags, error) {
 	fs.StringVar(&f.listen, "listen", "", "")
 	fs.Func("env", "", keyValue(&f.env, "KEY"))
 	fs.Func("header", "", keyValue(&f.headers, "NAME"))
-	fs.Func("secret", "", func(v string) error {
-		f.secrets = append(f.secrets, v)
-		return nil
-	})
+	fs.Func("secret", "", appendTo(&f.secrets))
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}

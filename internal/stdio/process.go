@@ -116,41 +116,35 @@ func Start(argv []string, dir string, env []string, stderr io.Writer, grace time
 		stderr = io.Discard
 	}
 
-	inR, inW, err := os.Pipe()
-	if err != nil {
-		return nil, err
+	// Each pipe (stdin, stdout, stderr) has an end for the child and one
+	// for us.
+	var child, ours [3]*os.File
+	for i := range child {
+		r, w, err := os.Pipe()
+		if err != nil {
+			closeFiles(child[:i])
+			closeFiles(ours[:i])
+			return nil, err
+		}
+		if i == 0 {
+			child[i], ours[i] = r, w // stdin: the child reads
+		} else {
+			child[i], ours[i] = w, r // stdout, stderr: the child writes
+		}
 	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		inR.Close()
-		inW.Close()
-		return nil, err
-	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		inR.Close()
-		inW.Close()
-		outR.Close()
-		outW.Close()
-		return nil, err
-	}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = child[0], child[1], child[2]
 	live.mu.Lock()
-	err = cmd.Start()
+	err := cmd.Start()
 	if err == nil {
 		live.n++
 	}
 	live.mu.Unlock()
-	// The child holds its own copies now (or never will).
-	inR.Close()
-	outW.Close()
-	errW.Close()
+	closeFiles(child[:]) // the child holds its own copies now (or never will)
 	if err != nil {
-		inW.Close()
-		outR.Close()
-		errR.Close()
+		closeFiles(ours[:])
 		return nil, err
 	}
+	inW, outR, errR := ours[0], ours[1], ours[2]
 	p := &Process{cmd: cmd, Stdin: inW, Stdout: outR, stderr: errR, grace: grace, done: make(chan struct{}), hurry: make(chan struct{})}
 	copied := make(chan struct{})
 	go func() {
@@ -169,6 +163,13 @@ func Start(argv []string, dir string, env []string, stderr io.Writer, grace time
 		close(p.done)
 	}()
 	return p, nil
+}
+
+// closeFiles closes each of files.
+func closeFiles(files []*os.File) {
+	for _, f := range files {
+		f.Close()
+	}
 }
 
 // Pid is the server's process id.
