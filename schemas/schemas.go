@@ -55,7 +55,9 @@ const (
 
 // embedded is each embedded schema by $id, compiled on first use: whole
 // (for [Validate]) and as a verdict-only wrapper (for [Matches]).
-var embedded = map[string]struct{ whole, verdict func() (*jsonschema.Schema, error) }{
+var embedded = map[string]struct {
+	whole, verdict func() (*jsonschema.Schema, error)
+}{
 	FixtureURL:          {compileOnce(FixtureURL, Fixture), checkOnce(FixtureURL, Fixture)},
 	ReportURL:           {compileOnce(ReportURL, Report), checkOnce(ReportURL, Report)},
 	ContractURL:         {compileOnce(ContractURL, Contract), checkOnce(ContractURL, Contract)},
