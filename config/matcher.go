@@ -3,6 +3,7 @@ package config
 import (
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -203,11 +204,8 @@ func matcherKey(n *node) MatcherOp {
 	if n.kind != objectNode || len(n.fields) != 1 {
 		return ""
 	}
-	op := MatcherOp(n.fields[0].key)
-	for _, known := range MatcherOps {
-		if op == known {
-			return op
-		}
+	if op := MatcherOp(n.fields[0].key); slices.Contains(MatcherOps, op) {
+		return op
 	}
 	return ""
 }

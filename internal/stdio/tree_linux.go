@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 	"syscall"
@@ -49,12 +51,9 @@ func (t *tree) members(p *Process) map[int]procEntry {
 	alive := !p.Exited(0)
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	cands := make([]int, 0, len(t.known)+1)
+	cands := slices.Collect(maps.Keys(t.known))
 	if alive {
 		cands = append(cands, leader)
-	}
-	for pid := range t.known {
-		cands = append(cands, pid)
 	}
 	in := descendants(cands, func(pid int, e procEntry) bool {
 		switch {
@@ -112,10 +111,7 @@ func descendants(cands []int, root func(pid int, e procEntry) bool) map[int]proc
 			in[pid] = e
 		}
 	}
-	queue := make([]int, 0, len(in))
-	for pid := range in {
-		queue = append(queue, pid)
-	}
+	queue := slices.Collect(maps.Keys(in))
 	for len(queue) > 0 {
 		pid := queue[0]
 		queue = queue[1:]
@@ -215,11 +211,7 @@ func sweepOrphans() {
 	// known by pid and start time, to be reaped.
 	known := map[int]uint64{}
 	kill(func() map[int]procEntry {
-		cands := make([]int, 0, len(known))
-		for pid := range known {
-			cands = append(cands, pid)
-		}
-		m := descendants(cands, func(pid int, e procEntry) bool {
+		m := descendants(slices.Collect(maps.Keys(known)), func(pid int, e procEntry) bool {
 			return (e.ppid == self && hasMark(pid)) || (known[pid] == e.start && e.start != 0)
 		})
 		for pid, e := range m {
