@@ -268,15 +268,6 @@ func checkScenario(s *Suite, root *node, i int, idx *suiteIndex, errs *errList) 
 	}
 }
 
-// kindKeys are the step keys that name a step's kind.
-var kindKeys = func() []string {
-	out := make([]string, len(StepKinds))
-	for i, k := range StepKinds {
-		out[i] = string(k)
-	}
-	return out
-}()
-
 // toolOnly are the keys of a step and of its expect block that only a tool
 // step may have.
 var (
@@ -291,13 +282,13 @@ var (
 func checkKind(st *Step, n *node, path func() string, errs *errList) bool {
 	var kinds []field
 	for _, f := range n.fields {
-		if slices.Contains(kindKeys, f.key) {
+		if slices.Contains(StepKinds, StepKind(f.key)) { // the keys that name a kind
 			kinds = append(kinds, f)
 		}
 	}
 	switch len(kinds) {
 	case 0:
-		errs.at(n.pos, "%s: a step needs one of %s (what it asks of the server)", path(), strings.Join(kindKeys, ", "))
+		errs.at(n.pos, "%s: a step needs one of %s (what it asks of the server)", path(), Join(StepKinds, ", "))
 		return false
 	case 1:
 	default:
