@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 	"regexp"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/internal/safetext"
 )
 
 // Text checks the answer's text (expect.text): the text blocks of a tool
@@ -86,13 +86,7 @@ func textDiff(want, got string) string {
 
 // quote renders a string from the fixture for a message, on one line and
 // cut short when long.
-func quote(s string) string {
-	if utf8.RuneCountInString(s) > 60 {
-		r := []rune(s)
-		return strconv.Quote(string(r[:57])) + "..."
-	}
-	return strconv.Quote(s)
-}
+var quote = safetext.Quote
 
 // TextJSON parses the answer's text as JSON, numbers exact, and checks the
 // value (expect.textJSON): equality, a recursive subset, gjson paths.

@@ -80,7 +80,7 @@ func LoadExpectedFailures(path string, suite *Suite) ([]ExpectedFailure, error) 
 		switch {
 		case !named:
 			msg := "names no scenario of " + suite.File + ": " + quote(e.Scenario)
-			if s := suggest(e.Scenario, scenarioNames(suite)); s != "" {
+			if s := Suggest(e.Scenario, scenarioNames(suite)); s != "" {
 				msg += "; did you mean " + quote(s) + "?"
 			}
 			errs.at(n.value("scenario").pos, "%s", msg)

@@ -337,7 +337,7 @@ func notAllowed(tool string, allowTools []string) string {
 		return ""
 	}
 	msg := quote(tool) + " is not in allowTools"
-	if sug := suggest(tool, allowTools); sug != "" {
+	if sug := Suggest(tool, allowTools); sug != "" {
 		msg += "; did you mean " + quote(sug) + "?"
 	}
 	return msg

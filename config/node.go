@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mcpcheck/mcpcheck/internal/safetext"
 )
 
 // The JSON and YAML readers both produce this small tree: the values of the
@@ -324,13 +326,7 @@ func describe(n *node) string {
 }
 
 // quote renders s for a message, cut short when long.
-func quote(s string) string {
-	if utf8.RuneCountInString(s) > 60 {
-		r := []rune(s)
-		return strconv.Quote(string(r[:57])) + "..."
-	}
-	return strconv.Quote(s)
-}
+var quote = safetext.Quote
 
 // display renders a name from the input as is when it is plain printable
 // text, and quoted otherwise, so that no message line can be split or

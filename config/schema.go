@@ -198,10 +198,11 @@ func article(typ string) string {
 	return "a " + typ
 }
 
-// suggest returns the allowed name closest to an unknown one, when it is
-// close enough to be a likely typo: at most two edits, and fewer than half
-// the name's length (so "x" does not suggest "t").
-func suggest(name string, allowed []string) string {
+// Suggest returns the allowed name closest to an unknown one, when it is
+// close enough to be a likely typo ("" otherwise), as fixture errors
+// suggest keys: at most two edits, and fewer than half the name's length
+// (so "x" does not suggest "t").
+func Suggest(name string, allowed []string) string {
 	best, bestDist := "", 3
 	n := utf8.RuneCountInString(name)
 	for _, a := range allowed {
@@ -242,7 +243,3 @@ func editDistance(a, b string) int {
 	}
 	return d[len(ra)][len(rb)]
 }
-
-// Suggest returns the candidate closest to name when it is close enough to
-// be a likely typo ("" otherwise), as fixture errors suggest keys.
-func Suggest(name string, candidates []string) string { return suggest(name, candidates) }

@@ -189,7 +189,7 @@ func unknownKeys(p *problem, k *kind.AdditionalProperties) {
 		case matcher:
 			msg = prefix(p.path) + quote(key) + " is not a matcher"
 		}
-		if s := suggest(key, allowed); s != "" {
+		if s := Suggest(key, allowed); s != "" {
 			msg += "; did you mean " + quote(s) + "?"
 		} else if s := nestedKey(p.tree, p.path, key); s != "" {
 			msg += "; did you mean " + s + "? (" + quote(key) + " is a setting of " + strings.TrimSuffix(s, "."+key) + ")"

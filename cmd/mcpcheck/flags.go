@@ -216,13 +216,7 @@ func (f *flags) configFlags(fs *flag.FlagSet) {
 		})
 	}
 	str := func(v string) (any, error) { return v, nil }
-	integer := func(v string) (any, error) {
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			return nil, fmt.Errorf("want an integer, got %q", v)
-		}
-		return n, nil
-	}
+	integer := parsed(strconv.Atoi, "an integer")
 	setting("url", "endpoint", str)
 	setting("contract", "contract", str)
 	setting("fail-on", "failOn", str)
@@ -235,21 +229,10 @@ func (f *flags) configFlags(fs *flag.FlagSet) {
 	setting("slow-threshold-ms", "generate.slowThresholdMs", integer)
 	setting("bloat-threshold-chars", "generate.bloatThresholdChars", integer)
 	setting("price-model", "generate.priceModel", str)
-	setting("seed", "generate.seed", func(v string) (any, error) {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("want an integer, got %q", v)
-		}
-		return n, nil
-	})
+	setting("seed", "generate.seed", parsed(func(v string) (int64, error) { return strconv.ParseInt(v, 10, 64) }, "an integer"))
+	percent := parsed(func(v string) (float64, error) { return strconv.ParseFloat(v, 64) }, "a percentage 0..100")
 	for name, score := range thresholdFlags {
-		setting(name, "generate.failUnder."+string(score), func(v string) (any, error) {
-			n, err := strconv.ParseFloat(v, 64)
-			if err != nil {
-				return nil, fmt.Errorf("want a percentage 0..100, got %q", v)
-			}
-			return n, nil
-		})
+		setting(name, "generate.failUnder."+string(score), percent)
 	}
 	fs.BoolFunc("sse", "", func(v string) error {
 		if b, err := strconv.ParseBool(v); err != nil || !b {
@@ -280,6 +263,18 @@ func (f *flags) configFlags(fs *flag.FlagSet) {
 		f.settings["protocolVersion"] = f.protocols[0]
 		return nil
 	})
+}
+
+// parsed reads a setting's value with parse, its error saying what the
+// flag wants.
+func parsed[T any](parse func(string) (T, error), want string) func(string) (any, error) {
+	return func(v string) (any, error) {
+		x, err := parse(v)
+		if err != nil {
+			return nil, fmt.Errorf("want %s, got %q", want, v)
+		}
+		return x, nil
+	}
 }
 
 // parseTimeout reads --timeout: a duration, or a bare number of

@@ -259,6 +259,12 @@ func proxyStdio(ctx context.Context, f *recordFlags, sess *record.Session, in io
 	go func() {
 		clientDone <- copyLines(in, proc.Stdin, max, sess.Client)
 	}()
+	serverErr := func(err error) error {
+		if err != nil {
+			return fmt.Errorf("the server: %w", err)
+		}
+		return nil
+	}
 	var cerr error
 	select {
 	case cerr = <-clientDone:
@@ -269,19 +275,13 @@ func proxyStdio(ctx context.Context, f *recordFlags, sess *record.Session, in io
 	case err := <-serverDone:
 		// The server closed its stdout (or broke the limit): the session
 		// is over.
-		if err != nil {
-			return fmt.Errorf("the server: %w", err)
-		}
-		return nil
+		return serverErr(err)
 	case <-proc.Done():
 		// The server exited; what it wrote last is read for a moment (a
 		// process it left may hold its stdout open).
 		select {
 		case err := <-serverDone:
-			if err != nil {
-				return fmt.Errorf("the server: %w", err)
-			}
-			return nil
+			return serverErr(err)
 		case <-time.After(stdio.ExitDrain):
 		}
 	}
@@ -290,8 +290,8 @@ func proxyStdio(ctx context.Context, f *recordFlags, sess *record.Session, in io
 	proc.Close()
 	select {
 	case err := <-serverDone:
-		if err != nil && cerr == nil {
-			cerr = fmt.Errorf("the server: %w", err)
+		if cerr == nil {
+			cerr = serverErr(err)
 		}
 	case <-time.After(recordGrace):
 		// The copy is stuck writing to a client that no longer reads.

@@ -6,6 +6,7 @@ package safetext
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -92,6 +93,17 @@ func writeControl(b *strings.Builder, c byte) {
 // unsafeRune reports a non-ASCII rune that Sanitize shows as an escape.
 func unsafeRune(r rune) bool {
 	return r >= 0x80 && r <= 0x9f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 || r == 0x2028 || r == 0x2029
+}
+
+// Quote renders s for a one-line message, as config and assert quote the
+// names and strings of a fixture: Go-quoted (so escaped), and cut to 57
+// characters and "..." when it is longer than 60.
+func Quote(s string) string {
+	if utf8.RuneCountInString(s) > 60 {
+		r := []rune(s)
+		return strconv.Quote(string(r[:57])) + "..."
+	}
+	return strconv.Quote(s)
 }
 
 // Clean is s sanitized and cut to at most max characters for a human
