@@ -479,11 +479,7 @@ func checkExpect(e *Expect, n *node, path func() string, errs *errList) {
 // do: the expectations must hold together in at least one of them.
 func checkExpectAny(e *Expect, n *node, path func() string, errs *errList) {
 	keyPos := func(key string) loc { return n.get(key).keyPos }
-	names := make([]string, len(e.OutcomeAny))
-	for i, o := range e.OutcomeAny {
-		names[i] = string(o)
-	}
-	list := "[" + strings.Join(names, ", ") + "]"
+	list := "[" + Join(e.OutcomeAny, ", ") + "]"
 	if e.ErrorCode != nil && !slices.Contains(e.OutcomeAny, "protocol_error") {
 		errs.at(keyPos("errorCode"), "%s.errorCode needs outcome protocol_error, which the list %s lacks", path(), list)
 	}

@@ -75,7 +75,7 @@ func diffContracts(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, exitBadArgs, "mcpcheck diff: %v\n", err)
 	}
-	defer rs.abort()
+	defer rs.jsonFile.Abort()
 	if err := report.Text(rs.human, rep, report.TextOptions{Color: useColor(rs.human, *noColor), Quiet: *quiet, NoDurations: true}); err != nil {
 		return fail(stderr, exitBadArgs, "mcpcheck diff: writing the report: %v\n", err)
 	}

@@ -221,7 +221,7 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, exitBadArgs, "mcpcheck load: %v\n", err)
 	}
-	defer rs.abort()
+	defer rs.jsonFile.Abort()
 	human := rs.human
 	var live *liveLine
 	if fh, ok := human.(*os.File); ok && report.IsTerminal(fh) && !f.quiet {

@@ -88,7 +88,7 @@ func mergeReports(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, exitBadArgs, "mcpcheck merge: %v\n", err)
 	}
-	defer rs.abort()
+	defer rs.jsonFile.Abort()
 	human := rs.human
 	outs := outputsOf(f)
 	if err := openOutputs(outs); err != nil {

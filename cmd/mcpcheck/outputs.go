@@ -92,13 +92,6 @@ func openJSON(path string, stdout, stderr io.Writer) (reportStreams, error) {
 	return reportStreams{human: stdout, machine: file, jsonFile: file}, nil
 }
 
-// abort drops the JSON file if it was not committed.
-func (rs reportStreams) abort() {
-	if rs.jsonFile != nil {
-		rs.jsonFile.Abort()
-	}
-}
-
 // useColor reports whether the human report on w is coloured: w is a
 // terminal that takes colour and --no-color was not given.
 func useColor(w io.Writer, noColor bool) bool {
@@ -145,12 +138,8 @@ func writeOutputs(outs []*output, reps []*report.Report) error {
 // does nothing to an output already written, so it may always be deferred.
 func closeOutputs(outs []*output) {
 	for _, o := range outs {
-		if o.file != nil {
-			o.file.Abort()
-		}
-		if o.appender != nil {
-			o.appender.Close()
-		}
+		o.file.Abort()
+		o.appender.Close()
 	}
 }
 

@@ -90,10 +90,8 @@ type runFiles struct {
 
 // abort drops whatever was not committed: each file stays as it was.
 func (rf *runFiles) abort() {
-	rf.reportStreams.abort()
-	if rf.traceFile != nil {
-		rf.traceFile.Abort()
-	}
+	rf.jsonFile.Abort()
+	rf.traceFile.Abort()
 	closeOutputs(rf.outs)
 }
 

@@ -277,9 +277,10 @@ func (p *Pending) Commit() error {
 }
 
 // Abort drops what was written: the temporary file is removed, the target
-// is untouched. It does nothing after Commit.
+// is untouched. It does nothing after Commit, or on a nil Pending (a file
+// that was never started).
 func (p *Pending) Abort() {
-	if p.done {
+	if p == nil || p.done {
 		return
 	}
 	p.done = true
@@ -355,9 +356,9 @@ func (a *Appender) Append(data []byte) error {
 }
 
 // Close closes the file without adding anything. It does nothing after
-// Append.
+// Append, or on a nil Appender.
 func (a *Appender) Close() {
-	if a.f != nil {
+	if a != nil && a.f != nil {
 		a.f.Close()
 		a.f = nil
 	}
