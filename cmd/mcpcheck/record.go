@@ -280,10 +280,7 @@ func proxyStdio(ctx context.Context, f *recordFlags, sess *record.Session, in io
 		// a loaded machine had not read the first request when a grace of
 		// 2 s ran out, and the recording was empty).
 		if ended, err := awaitAnswers(ctx, sess, serverDone, proc); ended {
-			if err != nil {
-				return fmt.Errorf("the server: %w", err)
-			}
-			return nil
+			return serverErr(err)
 		}
 	case <-ctx.Done():
 	case err := <-serverDone:
