@@ -268,14 +268,21 @@ func checkScenario(s *Suite, root *node, i int, idx *suiteIndex, errs *errList) 
 	}
 }
 
-// toolOnly are the keys of a step and of its expect block that only a tool
-// step may have.
-var (
-	toolOnlyKeys   = []string{"validateArguments", "task"}
-	toolOnlyExpect = []string{"isError", "structuredEquals", "structuredIncludes", "structuredPaths", "structuredSchema"}
-	// textKinds answer with text that expect.text and textJSON can read.
-	textKinds = []StepKind{KindTool, KindPrompt, KindResource}
-)
+// kindOnly are the keys of a step (in expect: of its expect block) that
+// only some kinds of step take, and what a step of another kind is told
+// after the key's path (%s: its kind).
+var kindOnly = []struct {
+	expect bool
+	keys   []string
+	kinds  []StepKind
+	msg    string
+}{
+	{false, []string{"arguments"}, []StepKind{KindTool, KindPrompt}, ": a %s step takes no arguments (arguments are for tool and prompt steps)"},
+	{false, []string{"validateArguments", "task"}, []StepKind{KindTool}, " applies to tool steps, not to a %s step"},
+	{true, []string{"isError", "structuredEquals", "structuredIncludes", "structuredPaths", "structuredSchema"}, []StepKind{KindTool}, " applies to tool steps (structuredContent, isError), not to a %s step"},
+	// Tool, prompt and resource steps answer with text.
+	{true, []string{"text", "textJSON"}, []StepKind{KindTool, KindPrompt, KindResource}, " reads the text of a tool, prompt or resource answer; a %s step has none"},
+}
 
 // checkKind checks that a step names exactly one kind and has only the keys
 // its kind takes, and reports whether it does.
@@ -296,14 +303,16 @@ func checkKind(st *Step, n *node, path func() string, errs *errList) bool {
 		return false
 	}
 	ok := true
-	if f := n.get("arguments"); f != nil && st.Kind != KindTool && st.Kind != KindPrompt {
-		errs.at(f.keyPos, "%s.arguments: a %s step takes no arguments (arguments are for tool and prompt steps)", path(), st.Kind)
-		ok = false
-	}
-	for _, key := range toolOnlyKeys {
-		if f := n.get(key); f != nil && st.Kind != KindTool {
-			errs.at(f.keyPos, "%s.%s applies to tool steps, not to a %s step", path(), key, st.Kind)
-			ok = false
+	for _, r := range kindOnly {
+		in, where := n, ""
+		if r.expect {
+			in, where = n.value("expect"), ".expect"
+		}
+		for _, key := range r.keys {
+			if f := in.get(key); f != nil && !slices.Contains(r.kinds, st.Kind) {
+				errs.at(f.keyPos, "%s%s.%s"+r.msg, path(), where, key, st.Kind)
+				ok = false
+			}
 		}
 	}
 	if st.Kind == KindPrompt {
@@ -312,19 +321,6 @@ func checkKind(st *Step, n *node, path func() string, errs *errList) bool {
 				errs.at(f.val.pos, "%s.arguments.%s: a prompt's arguments are strings, got %s", path(), f.key, describe(f.val))
 				ok = false
 			}
-		}
-	}
-	e := n.value("expect")
-	for _, key := range toolOnlyExpect {
-		if f := e.get(key); f != nil && st.Kind != KindTool {
-			errs.at(f.keyPos, "%s.expect.%s applies to tool steps (structuredContent, isError), not to a %s step", path(), key, st.Kind)
-			ok = false
-		}
-	}
-	for _, key := range []string{"text", "textJSON"} {
-		if f := e.get(key); f != nil && !slices.Contains(textKinds, st.Kind) {
-			errs.at(f.keyPos, "%s.expect.%s reads the text of a tool, prompt or resource answer; a %s step has none", path(), key, st.Kind)
-			ok = false
 		}
 	}
 	return ok

@@ -253,21 +253,13 @@ func probeName(p runner.Probe) string {
 func probeScenario(p runner.Probe) (*yaml.Node, error) {
 	step := &yaml.Node{Kind: yaml.MappingNode}
 	set := func(m *yaml.Node, key string, v *yaml.Node) { m.Content = append(m.Content, str(key), v) }
-	id, title := "", ""
-	switch p.Kind {
-	case config.KindTool:
-		id, title = p.Name, "tool "+p.Name+" answers"
-		set(step, "id", str(stepID(id)))
-		set(step, "tool", str(p.Name))
-	case config.KindResource:
-		id, title = "read", "resource "+p.URI+" reads"
-		set(step, "id", str(id))
-		set(step, "resource", str(p.URI))
-	case config.KindPrompt:
-		id, title = p.Name, "prompt "+p.Name+" answers"
-		set(step, "id", str(stepID(id)))
-		set(step, "prompt", str(p.Name))
+	// A tool or a prompt, by its name; a resource, by its URI.
+	id, name, title := stepID(p.Name), p.Name, string(p.Kind)+" "+p.Name+" answers"
+	if p.Kind == config.KindResource {
+		id, name, title = "read", p.URI, "resource "+p.URI+" reads"
 	}
+	set(step, "id", str(id))
+	set(step, string(p.Kind), str(name))
 	if len(p.Arguments) > 0 {
 		n, err := valueNode(p.Arguments, true)
 		if err != nil {

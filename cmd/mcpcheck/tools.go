@@ -40,23 +40,21 @@ func runTools(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err != nil {
 		return fail(stderr, exitBadArgs, "mcpcheck tools: %v\n", err)
 	}
-	out, write := io.Writer(stdout), report.Tools
-	commit := func() error { return nil }
-	if f.jsonOut != "" {
-		write = report.ToolsJSON
-		if f.jsonOut != "-" {
-			file, err := createFile("--json", f.jsonOut)
-			if err != nil {
-				return fail(stderr, exitBadArgs, "mcpcheck tools: %v\n", err)
-			}
-			defer file.Abort()
-			out, commit = file, file.Commit
-		}
-	}
-	if err := write(out, rep); err != nil {
+	// The listing, or with --json the JSON alone, on stdout or in FILE.
+	rs, err := openJSON(f.jsonOut, stdout, stderr)
+	if err != nil {
 		return fail(stderr, exitBadArgs, "mcpcheck tools: %v\n", err)
 	}
-	if err := commit(); err != nil {
+	defer rs.jsonFile.Abort()
+	out, write := rs.machine, report.ToolsJSON
+	if out == nil {
+		out, write = stdout, report.Tools
+	}
+	err = write(out, rep)
+	if err == nil && rs.jsonFile != nil {
+		err = rs.jsonFile.Commit()
+	}
+	if err != nil {
 		return fail(stderr, exitBadArgs, "mcpcheck tools: %v\n", err)
 	}
 	if rep.Surface == nil {
