@@ -2,7 +2,6 @@ package assert
 
 import (
 	"encoding/json"
-	"fmt"
 	"regexp"
 	"strings"
 )
@@ -141,13 +140,7 @@ func errorAsSuccess(r *Result) (Failure, bool) {
 	if !ok || askedForError(r.Arguments, 0) {
 		return Failure{}, false
 	}
-	msg := "an error reported as success (isError false): " + what
-	if said := strings.TrimSpace(r.Text); said != "" {
-		if n := []rune(said); len(n) > maxSaid {
-			said = string(n[:maxSaid]) + "…"
-		}
-		msg += fmt.Sprintf("; the server said: %q", said)
-	}
+	msg := "an error reported as success (isError false): " + what + serverSaid(r.Text)
 	if !sure {
 		msg += " (worth a look, not scored)"
 	}

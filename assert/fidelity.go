@@ -38,6 +38,19 @@ func emptyWhy(r *Result) string {
 // maxSaid bounds how much of a refusal's own words a note repeats.
 const maxSaid = 200
 
+// serverSaid repeats the start of the server's own words (said) for a
+// message: "; the server said: ..." ("" when it said nothing).
+func serverSaid(said string) string {
+	said = strings.TrimSpace(said)
+	if said == "" {
+		return ""
+	}
+	if n := []rune(said); len(n) > maxSaid {
+		said = string(n[:maxSaid]) + "…"
+	}
+	return fmt.Sprintf("; the server said: %q", said)
+}
+
 // Kind implements [Checker].
 func (c *Fidelity) Kind() KindName { return KindFidelity }
 
@@ -56,13 +69,7 @@ func (c *Fidelity) Check(r *Result) []Failure {
 		if r.Outcome == config.OutcomeProtocolError {
 			said = r.ErrorText
 		}
-		if said = strings.TrimSpace(said); said != "" {
-			if n := []rune(said); len(n) > maxSaid {
-				said = string(n[:maxSaid]) + "…"
-			}
-			msg += fmt.Sprintf("; the server said: %q", said)
-		}
-		return []Failure{{Kind: c.Kind(), Note: true, Message: msg}}
+		return []Failure{{Kind: c.Kind(), Note: true, Message: msg + serverSaid(said)}}
 	default:
 		return []Failure{{Kind: c.Kind(), Note: true, Message: fmt.Sprintf("the call with realistic arguments ended in %s", r.Outcome)}}
 	}

@@ -89,18 +89,12 @@ func checkTarget(s *Suite, root *node, errs *errList) {
 	}
 	env, fromEnv := root.value("env"), root.value("envFromEnv")
 	for _, f := range env.fieldsOrNil() {
-		if msg := checkEnvName(f.key); msg != "" {
-			errs.at(f.keyPos, "%s: variable name %s %s", keyPath("env", f.key), quote(f.key), msg)
-		}
+		checkVarName(errs, f.keyPos, keyPath("env", f.key), "variable", f.key)
 	}
 	for _, f := range fromEnv.fieldsOrNil() {
 		path := keyPath("envFromEnv", f.key)
-		if msg := checkEnvName(f.key); msg != "" {
-			errs.at(f.keyPos, "%s: variable name %s %s", path, quote(f.key), msg)
-		}
-		if msg := checkEnvName(f.val.str); msg != "" {
-			errs.at(f.val.pos, "%s: runner variable name %s %s", path, quote(f.val.str), msg)
-		}
+		checkVarName(errs, f.keyPos, path, "variable", f.key)
+		checkVarName(errs, f.val.pos, path, "runner variable", f.val.str)
 		if lit := env.get(f.key); lit != nil {
 			errs.at(f.keyPos, "%s: %s is set in env too (at %s); set it in one place", path, display(f.key), at(lit.keyPos))
 		}
@@ -126,6 +120,14 @@ func checkTarget(s *Suite, root *node, errs *errList) {
 		if abs, err := filepath.Abs(filepath.Dir(s.File)); err == nil {
 			s.Cwd = abs
 		}
+	}
+}
+
+// checkVarName records why name, written at pos, cannot be the name of a
+// variable (what: "variable", the server's, or "runner variable").
+func checkVarName(errs *errList, pos loc, path, what, name string) {
+	if msg := checkEnvName(name); msg != "" {
+		errs.at(pos, "%s: %s name %s %s", path, what, quote(name), msg)
 	}
 }
 
@@ -171,9 +173,7 @@ func checkHeaders(s *Suite, root *node, errs *errList) {
 		} else {
 			seen[lower] = f
 		}
-		if msg := checkEnvName(f.val.str); msg != "" {
-			errs.at(f.val.pos, "%s: runner variable name %s %s", path, quote(f.val.str), msg)
-		}
+		checkVarName(errs, f.val.pos, path, "runner variable", f.val.str)
 	}
 }
 

@@ -108,6 +108,19 @@ var settings = func() []setting {
 	return list
 }()
 
+// valid checks v, recording why it is not acceptable as a value from the
+// variable env (or the command line when env is "").
+func (st setting) valid(v any, env string, errs *errList) bool {
+	if st.check == nil {
+		return true
+	}
+	msg := st.check(v)
+	if msg != "" {
+		errs.addSetting(st.key, env, "%s", msg)
+	}
+	return msg == ""
+}
+
 func settingByKey(key string) (setting, bool) {
 	i := slices.IndexFunc(settings, func(st setting) bool { return st.key == key })
 	if i < 0 {
@@ -323,13 +336,9 @@ func environmentLayer(environ []string, errs *errList) map[string]any {
 			}
 			v = n
 		}
-		if st.check != nil {
-			if msg := st.check(v); msg != "" {
-				errs.addSetting(st.key, st.env, "%s", msg)
-				continue
-			}
+		if st.valid(v, st.env, errs) {
+			layer[st.key] = v
 		}
-		layer[st.key] = v
 	}
 	return layer
 }
@@ -352,13 +361,9 @@ func flagLayer(flags map[string]any, generate bool, errs *errList) map[string]an
 			errs.addSetting(key, "", "has a value of type %T", v)
 			continue
 		}
-		if st.check != nil {
-			if msg := st.check(v); msg != "" {
-				errs.addSetting(key, "", "%s", msg)
-				continue
-			}
+		if st.valid(v, "", errs) {
+			layer[key] = v
 		}
-		layer[key] = v
 	}
 	return layer
 }

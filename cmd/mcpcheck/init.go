@@ -209,11 +209,8 @@ func starterFixture(suite *config.Suite, f *flags, s *runner.Sampled, out string
 		}
 	}
 	add("allowTools", allow, "the tools a step may call: the read-only ones (annotations grant nothing)")
-	timeout := initTimeoutMs
-	if v, ok := f.settings["timeoutMs"].(int); ok {
-		timeout = v
-	}
-	add("timeoutMs", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: fmt.Sprint(timeout)}, "")
+	// --timeout, or init's own (runInit sets it).
+	add("timeoutMs", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: fmt.Sprint(f.settings["timeoutMs"])}, "")
 	scenarios := seq(false)
 	var left []string
 	for _, p := range s.Probes {

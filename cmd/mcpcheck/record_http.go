@@ -65,13 +65,9 @@ func proxyHTTP(ctx context.Context, f *recordFlags, sess *record.Session, stderr
 			cut := func() {
 				say("mcpcheck record: cut a response from the server: it is larger than %d bytes (not recorded)\n", f.maxMessage)
 			}
-			switch mt {
-			case "text/event-stream":
-				resp.Body = &watched{ReadCloser: resp.Body, limit: f.maxMessage, watch: sess.Server, cut: cut}
-			default:
-				// Any other body is bounded too, and JSON is watched whole.
-				resp.Body = &watched{ReadCloser: resp.Body, limit: f.maxMessage, whole: true, json: mt == "application/json", watch: sess.Server, cut: cut}
-			}
+			// An event stream is watched event by event; any other body is
+			// bounded too, and JSON is watched whole.
+			resp.Body = &watched{ReadCloser: resp.Body, limit: f.maxMessage, whole: mt != "text/event-stream", json: mt == "application/json", watch: sess.Server, cut: cut}
 			return nil
 		},
 		// A cut response is said once, above; the proxy's own log of it
