@@ -156,7 +156,7 @@ func (r *jsonReader) object(pos loc, depth int) (*node, error) {
 		return nil, err
 	}
 	n := a.node(objectNode, pos)
-	n.fields = a.takeFields(mark)
+	n.fields = take(&a.fieldStack, &a.fields, mark)
 	return n, nil
 }
 
@@ -174,7 +174,7 @@ func (r *jsonReader) array(pos loc, depth int) (*node, error) {
 		return nil, err
 	}
 	n := a.node(arrayNode, pos)
-	n.items = a.takeItems(mark)
+	n.items = take(&a.itemStack, &a.items, mark)
 	return n, nil
 }
 

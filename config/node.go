@@ -90,37 +90,19 @@ func (a *treeAlloc) node(kind nodeKind, pos loc) *node {
 	return n
 }
 
-// takeFields moves the members above mark on the field stack into a list
-// of their own.
-func (a *treeAlloc) takeFields(mark int) []field {
-	src := a.fieldStack[mark:]
-	if len(src) == 0 {
-		a.fieldStack = a.fieldStack[:mark]
-		return nil
+// take moves the entries above mark on a stack (a.fieldStack,
+// a.itemStack) into a list of their own, carved out of block (a.fields,
+// a.items).
+func take[T any](stack, block *[]T, mark int) []T {
+	src := (*stack)[mark:]
+	if len(src) > len(*block) {
+		*block = make([]T, max(allocBlock, len(src)))
 	}
-	if len(src) > len(a.fields) {
-		a.fields = make([]field, max(allocBlock, len(src)))
-	}
-	out := a.fields[:len(src):len(src)]
+	out := (*block)[:len(src):len(src)]
 	copy(out, src)
-	a.fields = a.fields[len(src):]
+	*block = (*block)[len(src):]
 	clear(src) // the stack must not keep values alive
-	a.fieldStack = a.fieldStack[:mark]
-	return out
-}
-
-// takeItems moves the items above mark on the item stack into a list of
-// their own. An empty array gets an empty, non-nil list.
-func (a *treeAlloc) takeItems(mark int) []*node {
-	src := a.itemStack[mark:]
-	if len(src) > len(a.items) {
-		a.items = make([]*node, max(allocBlock, len(src)))
-	}
-	out := a.items[:len(src):len(src)]
-	copy(out, src)
-	a.items = a.items[len(src):]
-	clear(src)
-	a.itemStack = a.itemStack[:mark]
+	*stack = (*stack)[:mark]
 	return out
 }
 

@@ -287,7 +287,7 @@ func (c *yamlConverter) convert(y *yaml.Node, depth int) *node {
 				c.alloc.itemStack = append(c.alloc.itemStack, item)
 			}
 			n := c.alloc.node(arrayNode, locOf(pos))
-			n.items = c.alloc.takeItems(mark)
+			n.items = take(&c.alloc.itemStack, &c.alloc.items, mark)
 			return n
 		}
 		return c.mapping(y, pos, depth)
@@ -315,7 +315,7 @@ func (c *yamlConverter) mapping(y *yaml.Node, pos Pos, depth int) *node {
 		}
 	}
 	n := a.node(objectNode, locOf(pos))
-	n.fields = a.takeFields(mark)
+	n.fields = take(&a.fieldStack, &a.fields, mark)
 	return n
 }
 

@@ -403,13 +403,11 @@ func commandFlags(name, usage string, args, allowed []string, stdout, stderr io.
 	}
 	for _, fl := range slices.Sorted(maps.Keys(f.set)) {
 		if !slices.Contains(allowed, fl) {
-			fmt.Fprintf(stderr, "%s: --%s is for a run, not for %s (see %s --help)\n", prog, fl, name, prog)
-			return nil, exitBadArgs
+			return nil, fail(stderr, exitBadArgs, "%s: --%s is for a run, not for %s (see %s --help)\n", prog, fl, name, prog)
 		}
 	}
 	if len(f.protocols) > 1 {
-		fmt.Fprintf(stderr, "%s: give --protocol once\n", prog)
-		return nil, exitBadArgs
+		return nil, fail(stderr, exitBadArgs, "%s: give --protocol once\n", prog)
 	}
 	return f, exitPass
 }

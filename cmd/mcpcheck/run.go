@@ -327,8 +327,7 @@ func buildSuite(f *flags, stderr io.Writer) (*config.Suite, runner.Options, int)
 	case suites == nil:
 		return nil, opts, code
 	case len(suites) > 1:
-		fmt.Fprintf(stderr, "mcpcheck: give one fixture, not %d\n", len(suites))
-		return nil, opts, exitBadArgs
+		return nil, opts, fail(stderr, exitBadArgs, "mcpcheck: give one fixture, not %d\n", len(suites))
 	}
 	return suites[0], opts, exitPass
 }

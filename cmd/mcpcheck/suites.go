@@ -110,8 +110,7 @@ func openRunFiles(f *flags, opts *runner.Options, stdout, stderr io.Writer) (*ru
 		// The trace is written as the run goes, to its temporary file.
 		if rf.traceFile, err = createFile("--trace", f.trace); err != nil {
 			rf.abort()
-			fmt.Fprintf(stderr, "mcpcheck: %v\n", err)
-			return nil, exitBadArgs
+			return nil, fail(stderr, exitBadArgs, "mcpcheck: %v\n", err)
 		}
 		opts.Trace = &lockedWriter{w: rf.traceFile}
 	}
@@ -119,8 +118,7 @@ func openRunFiles(f *flags, opts *runner.Options, stdout, stderr io.Writer) (*ru
 		rf.outs = outputsOf(f)
 		if err := openOutputs(rf.outs); err != nil {
 			rf.abort()
-			fmt.Fprintf(stderr, "mcpcheck: %v\n", err)
-			return nil, exitBadArgs
+			return nil, fail(stderr, exitBadArgs, "mcpcheck: %v\n", err)
 		}
 	}
 	return rf, exitPass

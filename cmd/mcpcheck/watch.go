@@ -49,12 +49,10 @@ const clearScreen = "\x1b[H\x1b[2J"
 // watch runs the suites of f again and again, as above.
 func watch(ctx context.Context, f *flags, stdout, stderr io.Writer) int {
 	if len(f.configs) == 0 && len(f.watchPaths) == 0 {
-		fmt.Fprintf(stderr, "mcpcheck: --watch in quick mode has no fixture to watch; give --watch-path PATH (the server's source, say)\n")
-		return exitBadArgs
+		return fail(stderr, exitBadArgs, "mcpcheck: --watch in quick mode has no fixture to watch; give --watch-path PATH (the server's source, say)\n")
 	}
 	if f.list {
-		fmt.Fprintf(stderr, "mcpcheck: --watch runs the suites; it does not go with --list\n")
-		return exitBadArgs
+		return fail(stderr, exitBadArgs, "mcpcheck: --watch runs the suites; it does not go with --list\n")
 	}
 	human := stdout
 	if f.jsonOut == "-" {
