@@ -65,14 +65,12 @@ func Quick(t Target, opts LoadOptions) (*Suite, error) {
 	case s.Endpoint != "" && len(s.Command) > 0:
 		errs.addSetting("endpoint", "", "a quick check has one target: a command or an endpoint, not both")
 	case s.Endpoint != "":
-		s.Name = "quick check of " + endpointOrigin(s.Endpoint)
-		s.NameFromServer = true
+		s.Name, s.NameFromServer = "quick check of "+endpointOrigin(s.Endpoint), true
 		if len(t.Env) > 0 {
 			errs.addSetting("env", "", "applies only to a command target; an endpoint gets headers")
 		}
 	default:
-		s.Name = "quick check of " + commandName(s.Command)
-		s.NameFromServer = true
+		s.Name, s.NameFromServer = "quick check of "+commandName(s.Command), true
 		if len(t.Headers) > 0 {
 			errs.addSetting("headers", "", "applies only to an endpoint target; a command gets env")
 		}

@@ -114,23 +114,16 @@ func lastFailed(s *config.Suite, base runner.Selection) (*runner.Selection, stri
 	if last == nil {
 		return nil, fmt.Sprintf("--last-failed: %s holds no run of %q; running everything", file, s.Name)
 	}
+	// Without generated checks only the fixture's scenarios can run
+	// again; one renamed or removed since is not looked for.
+	present := map[string]bool{}
+	for i := range s.Scenarios {
+		present[s.Scenarios[i].Name] = true
+	}
 	failed := map[string]bool{}
 	for _, sc := range last.Scenarios {
-		if sc.Status == report.StatusFailed {
+		if sc.Status == report.StatusFailed && (s.Generate != nil || present[sc.Name]) {
 			failed[sc.Name] = true
-		}
-	}
-	if s.Generate == nil {
-		// Only the fixture's scenarios can run again; one renamed or
-		// removed since is not looked for.
-		present := map[string]bool{}
-		for i := range s.Scenarios {
-			present[s.Scenarios[i].Name] = true
-		}
-		for name := range failed {
-			if !present[name] {
-				delete(failed, name)
-			}
 		}
 	}
 	if len(failed) == 0 {
