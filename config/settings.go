@@ -219,12 +219,16 @@ func layerSettings(s *Suite, file map[string]any, opts LoadOptions, errs *errLis
 	load(envLayer)
 	flagLayer := flagLayer(opts.Flags, s.Generate != nil, errs)
 	load(flagLayer)
+	// outside reports whether the environment or a flag set key.
+	outside := func(key string) bool {
+		_, env := envLayer[key]
+		_, flag := flagLayer[key]
+		return env || flag
+	}
 
 	s.Endpoint = k.String("endpoint")
 	s.ProtocolVersion = k.String("protocolVersion")
-	_, envVersion := envLayer["protocolVersion"]
-	_, flagVersion := flagLayer["protocolVersion"]
-	if envVersion || flagVersion || len(s.ProtocolVersions) < 2 {
+	if outside("protocolVersion") || len(s.ProtocolVersions) < 2 {
 		// One version named outside the file replaces the file's list.
 		s.ProtocolVersions = nil
 	}
@@ -271,9 +275,7 @@ func layerSettings(s *Suite, file map[string]any, opts LoadOptions, errs *errLis
 			delete(s.FieldPos, key)
 		}
 	}
-	_, fromEnv := envLayer["endpoint"]
-	_, fromFlag := flagLayer["endpoint"]
-	return fromEnv || fromFlag
+	return outside("endpoint")
 }
 
 // generateLayer is a decoded generate block's settings, as a layer.

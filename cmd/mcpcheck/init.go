@@ -103,14 +103,13 @@ func runInit(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err := ignoreRunState(ignore); err != nil {
 		fmt.Fprintf(stderr, "mcpcheck init: %v (the fixture is written)\n", err)
 	}
-	steps, left := 0, 0
+	left := 0
 	for _, p := range sample.Probes {
-		if p.Skipped == "" {
-			steps++
-		} else {
+		if p.Skipped != "" {
 			left++
 		}
 	}
+	steps := len(sample.Probes) - left
 	fmt.Fprintf(stdout, "wrote %s: %d scenarios", out, steps)
 	if left > 0 {
 		fmt.Fprintf(stdout, " (%d calls left out, listed at the end of the file)", left)
