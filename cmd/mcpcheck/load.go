@@ -104,29 +104,20 @@ func loadShape(suite *config.Suite, own map[string][]string) (runner.LoadOptions
 		}
 		return v[len(v)-1], true
 	}
-	positive := func(name string, max int) (int, bool, error) {
-		v, ok := last(name)
-		if !ok {
-			return 0, false, nil
-		}
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > max {
-			return 0, false, fmt.Errorf("--%s %q: want a whole number from 1 to %d", name, v, max)
-		}
-		return n, true, nil
-	}
 	for _, f := range []struct {
 		name string
 		max  int
 		dst  *int
 	}{{"vus", 10000, &o.VUs}, {"max-vus", 10000, &o.MaxVUs}, {"iterations", 100000000, &o.Iterations}} {
-		n, ok, err := positive(f.name, f.max)
-		if err != nil {
-			return o, err
+		v, ok := last(f.name)
+		if !ok {
+			continue
 		}
-		if ok {
-			*f.dst = n
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > f.max {
+			return o, fmt.Errorf("--%s %q: want a whole number from 1 to %d", f.name, v, f.max)
 		}
+		*f.dst = n
 	}
 	if v, ok := last("rate"); ok {
 		r, err := strconv.ParseFloat(strings.TrimSuffix(v, "/s"), 64)
