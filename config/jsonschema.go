@@ -76,7 +76,7 @@ func compileSchema(doc any) (c *inlineCompiled) {
 			c.sch, c.err = nil, fmt.Errorf("the validator could not compile it (%v)", p)
 		}
 	}()
-	_, c.sch, c.err = schemacheck.Compile(inlineSchemaURL, doc, true)
+	c.sch, c.err = schemacheck.Compile(inlineSchemaURL, doc, true)
 	return c
 }
 

@@ -142,7 +142,7 @@ func compileOnce(url string, text []byte) func() (*jsonschema.Schema, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", url, err)
 		}
-		_, sch, err := schemacheck.Compile(url, doc, true)
+		sch, err := schemacheck.Compile(url, doc, true)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", url, err)
 		}

@@ -38,18 +38,13 @@ func NewCompiler(assertFormat bool) *jsonschema.Compiler {
 }
 
 // Compile compiles doc (generic JSON) as the document at url with a
-// [NewCompiler], which it returns for compiling the document's
-// subschemas later. Its errors are the validator's own.
-func Compile(url string, doc any, assertFormat bool) (*jsonschema.Compiler, *jsonschema.Schema, error) {
+// [NewCompiler]. Its errors are the validator's own.
+func Compile(url string, doc any, assertFormat bool) (*jsonschema.Schema, error) {
 	c := NewCompiler(assertFormat)
 	if err := c.AddResource(url, doc); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	sch, err := c.Compile(url)
-	if err != nil {
-		return nil, nil, err
-	}
-	return c, sch, nil
+	return c.Compile(url)
 }
 
 // Validate checks v (generic JSON) against sch. A violation is a

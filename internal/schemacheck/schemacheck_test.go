@@ -11,7 +11,7 @@ import (
 // never a fetch.
 func TestCompileLoadsNothing(t *testing.T) {
 	doc := map[string]any{"$ref": "https://example.invalid/other.json"}
-	if _, _, err := Compile("mcpcheck://test/schema.json", doc, false); err == nil {
+	if _, err := Compile("mcpcheck://test/schema.json", doc, false); err == nil {
 		t.Fatal("a remote $ref compiled")
 	}
 }
@@ -24,7 +24,7 @@ func TestLeaves(t *testing.T) {
 		"properties": map[string]any{"a/b": map[string]any{"type": "string"}, "n": map[string]any{"maximum": 3.0}},
 		"required":   []any{"id"},
 	}
-	_, sch, err := Compile("mcpcheck://test/schema.json", doc, true)
+	sch, err := Compile("mcpcheck://test/schema.json", doc, true)
 	if err != nil {
 		t.Fatal(err)
 	}
