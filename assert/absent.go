@@ -3,6 +3,7 @@ package assert
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mcpcheck/mcpcheck/config"
@@ -56,11 +57,7 @@ func containsValue(haystack, v any) bool {
 			}
 		}
 	case []any:
-		for _, e := range x {
-			if containsValue(e, v) {
-				return true
-			}
-		}
+		return slices.ContainsFunc(x, func(e any) bool { return containsValue(e, v) })
 	}
 	return false
 }

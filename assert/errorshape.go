@@ -3,6 +3,7 @@ package assert
 import (
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -162,11 +163,7 @@ func askedForError(v any, depth int) bool {
 			}
 		}
 	case []any:
-		for _, e := range x {
-			if askedForError(e, depth+1) {
-				return true
-			}
-		}
+		return slices.ContainsFunc(x, func(e any) bool { return askedForError(e, depth+1) })
 	}
 	return false
 }
