@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"slices"
 	"sync"
 
 	"github.com/mcpcheck/mcpcheck/assert"
@@ -217,4 +218,29 @@ func (r *received) notification() assert.Notification {
 		n.Params = jsonx.Value(r.params)
 	}
 	return n
+}
+
+// attribute says whether a request the server made of the client, which
+// came while the call tp was in flight, is listed with tp's step, and the
+// other steps that share it. It belongs to tp provably when it came on
+// tp's own HTTP stream (its POST's response), or on a shared stream while
+// tp was the only call in flight; then during is nil. On another call's
+// own stream it is that call's, not tp's. Otherwise it came during tp and
+// the others in flight, named in during: "roots/list ×1 (during steps A,
+// B)" rather than a guess that gave "greet" the roots and sampling other
+// tools asked for. One that came when tp was not in flight is not its.
+func attribute(m *received, tp *tap) (during []string, ours bool) {
+	switch {
+	case m.owner != nil:
+		return nil, m.owner == tp
+	case !slices.Contains(m.during, tp):
+		return nil, false
+	}
+	for _, t := range m.during {
+		if t != tp {
+			during = append(during, t.label)
+		}
+	}
+	slices.Sort(during)
+	return during, true
 }

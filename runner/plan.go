@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/runner/internal/apps"
 	"github.com/mcpcheck/mcpcheck/runner/internal/probe"
 	"github.com/mcpcheck/mcpcheck/runner/report"
 )
@@ -133,8 +134,8 @@ type step struct {
 	taskCheck   taskCheck
 	taskSupport string
 	// app, when set, judges the answer as an MCP App's UI resource
-	// (judgeApp, in generated.go).
-	app *appCheck
+	// (apps.Judge).
+	app *apps.Check
 	// observation, when > 0, is which observation of a behaviour check
 	// the step belongs to (1 and 2 before the call, then one after each
 	// call), and source what it observes.

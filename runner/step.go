@@ -18,6 +18,7 @@ import (
 	"github.com/go-openapi/jsonpointer"
 	"github.com/mcpcheck/mcpcheck/assert"
 	"github.com/mcpcheck/mcpcheck/internal/jsonx"
+	"github.com/mcpcheck/mcpcheck/runner/internal/apps"
 	"github.com/mcpcheck/mcpcheck/runner/internal/gen"
 	"github.com/mcpcheck/mcpcheck/runner/report"
 )
@@ -227,7 +228,7 @@ func (r *runState) judge(ctx context.Context, sess *session, sp *stepCall, a cal
 	why := a.task.why
 	if p.app != nil && rep != nil && err == nil {
 		uri, _ := sp.value.(string)
-		fails, notes := judgeApp(p.app, uri, rep.raw)
+		fails, notes := apps.Judge(p.app, uri, rep.raw)
 		if len(fails) > 0 {
 			why = strings.Join(fails, "; ")
 		}
