@@ -8,6 +8,7 @@ import (
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/runner/internal/apps"
 	"github.com/mcpcheck/mcpcheck/runner/internal/probe"
+	"github.com/mcpcheck/mcpcheck/runner/internal/refs"
 	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
@@ -288,7 +289,7 @@ func callOf(st *config.Step) call {
 	case config.KindObserve:
 		c.name = st.Observe
 	}
-	c.hasRef = hasRef(c.params)
+	c.hasRef = refs.Has(c.params)
 	if !c.hasRef && c.params != nil {
 		c.raw, _ = json.Marshal(c.params)
 	}
