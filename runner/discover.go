@@ -55,35 +55,16 @@ func discover(ctx context.Context, sess *session, timeout time.Duration) (*disco
 	if sess.init != nil {
 		caps = sess.init.Capabilities
 	}
+	resources, prompts := caps != nil && caps.Resources != nil, caps != nil && caps.Prompts != nil
 	lists := []struct {
 		what string
 		on   bool
-		into func(json.RawMessage) (string, error)
+		into func(json.RawMessage) (name string, keep func(), err error)
 	}{
-		{"tools", true, func(raw json.RawMessage) (string, error) {
-			var t tool
-			err := json.Unmarshal(raw, &t)
-			d.tools = append(d.tools, t)
-			return t.Name, err
-		}},
-		{"resources", caps != nil && caps.Resources != nil, func(raw json.RawMessage) (string, error) {
-			var r resource
-			err := json.Unmarshal(raw, &r)
-			d.resources = append(d.resources, r)
-			return r.URI, err
-		}},
-		{"resourceTemplates", caps != nil && caps.Resources != nil, func(raw json.RawMessage) (string, error) {
-			var r resource
-			err := json.Unmarshal(raw, &r)
-			d.templates = append(d.templates, r)
-			return r.URITemplate, err
-		}},
-		{"prompts", caps != nil && caps.Prompts != nil, func(raw json.RawMessage) (string, error) {
-			var p prompt
-			err := json.Unmarshal(raw, &p)
-			d.prompts = append(d.prompts, p)
-			return p.Name, err
-		}},
+		{"tools", true, listed(&d.tools, func(t tool) string { return t.Name })},
+		{"resources", resources, listed(&d.resources, func(r resource) string { return r.URI })},
+		{"resourceTemplates", resources, listed(&d.templates, func(r resource) string { return r.URITemplate })},
+		{"prompts", prompts, listed(&d.prompts, func(p prompt) string { return p.Name })},
 	}
 	for _, l := range lists {
 		if !l.on {
@@ -100,33 +81,29 @@ func discover(ctx context.Context, sess *session, timeout time.Duration) (*disco
 		}
 		seen := map[string]bool{}
 		for _, raw := range items {
-			name, err := l.into(raw)
+			name, keep, err := l.into(raw)
 			if err != nil {
 				return nil, fmt.Errorf("%s: an entry is not a valid listing: %v", listMethods[l.what], err)
 			}
 			if seen[name] {
 				d.warnings = append(d.warnings, fmt.Sprintf("%s names %q more than once; the first definition is used", listMethods[l.what], name))
-				d.drop(l.what)
 				continue
 			}
 			seen[name] = true
+			keep()
 			d.raw[l.what] = append(d.raw[l.what], raw)
 		}
 	}
 	return d, nil
 }
 
-// drop removes the last entry added to the list of what.
-func (d *discovered) drop(what string) {
-	switch what {
-	case "tools":
-		d.tools = d.tools[:len(d.tools)-1]
-	case "resources":
-		d.resources = d.resources[:len(d.resources)-1]
-	case "resourceTemplates":
-		d.templates = d.templates[:len(d.templates)-1]
-	case "prompts":
-		d.prompts = d.prompts[:len(d.prompts)-1]
+// listed decodes an entry of a listing into a T: its name, and keep, which
+// adds it to list (a name listed twice keeps the first definition).
+func listed[T any](list *[]T, name func(T) string) func(json.RawMessage) (string, func(), error) {
+	return func(raw json.RawMessage) (string, func(), error) {
+		var v T
+		err := json.Unmarshal(raw, &v)
+		return name(v), func() { *list = append(*list, v) }, err
 	}
 }
 
