@@ -95,7 +95,9 @@ func Analyze(rep *report.Report) {
 		for k, e := range eras {
 			// Each pass's verdict: its steps, findings and scores, and
 			// what failed it outside them.
-			part := report.Report{Scenarios: e.scenarios, Summary: report.Summary{Scores: scoresOf(rep, e.version)}, Findings: findingsOf(rep, e.version)}
+			scores := slices.DeleteFunc(slices.Clone(rep.Summary.Scores), func(s report.Score) bool { return s.ProtocolVersion != e.version })
+			findings := slices.DeleteFunc(slices.Clone(rep.Findings), func(f report.Finding) bool { return f.ProtocolVersion != e.version })
+			part := report.Report{Scenarios: e.scenarios, Summary: report.Summary{Scores: scores}, Findings: findings}
 			part.Tally()
 			rep.ProtocolRuns[k].Passed = part.Passed && !rep.ProtocolRuns[k].Failed
 		}
@@ -466,24 +468,6 @@ func erasOf(r *report.Report) []era {
 			if s.ProtocolVersion == pr.Requested {
 				out[k].skipped = append(out[k].skipped, s)
 			}
-		}
-	}
-	return out
-}
-func scoresOf(r *report.Report, version string) []report.Score {
-	var out []report.Score
-	for _, s := range r.Summary.Scores {
-		if s.ProtocolVersion == version {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-func findingsOf(r *report.Report, version string) []report.Finding {
-	var out []report.Finding
-	for _, f := range r.Findings {
-		if f.ProtocolVersion == version {
-			out = append(out, f)
 		}
 	}
 	return out

@@ -183,10 +183,7 @@ func (sh *shape) target(t time.Duration, constant float64) float64 {
 	if len(sh.stages) == 0 {
 		return constant
 	}
-	from := 0.0
-	if sh.rate == 0 {
-		from = 0 // a ramp of users starts from none
-	}
+	from := 0.0 // a ramp starts from none
 	for _, st := range sh.stages {
 		if t < st.Duration {
 			return from + (st.Target-from)*float64(t)/float64(st.Duration)
@@ -556,21 +553,16 @@ func (lr *loadRun) result(o *LoadOptions) *report.LoadResult {
 		res.Model, res.VUs, res.Rate, res.MaxVUs = "open", 0, lr.sh.rate, lr.sh.maxVUs
 	}
 	res.Aborted = lr.stopped
-	var hs []*hist.H
 	for k, sc := range lr.plan {
 		for j := range sc.steps {
 			ls := lr.steps[k][j]
 			st := loadstat.Stats(ls.h, ls.calls, ls.errors, ls.failed, ls.outcomes, elapsed)
 			st.Scenario, st.Step, st.Target = sc.name, sc.steps[j].spec.ID, sc.steps[j].call.name
 			res.Steps = append(res.Steps, st)
-			hs = append(hs, ls.h)
 		}
 	}
 	res.Overall = loadstat.Join(res.Steps, elapsed)
-	res.Thresholds, res.Passed = loadstat.Judge(lr.sh.thresholds, res)
-	if res.Aborted != "" && res.Aborted != "interrupted" {
-		res.Passed = false
-	}
+	loadstat.Verdict(res, lr.sh.thresholds)
 	return res
 }
 

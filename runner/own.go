@@ -210,19 +210,7 @@ func (o *ownHTTP) request(ctx context.Context, method string, params json.RawMes
 	// the server's requests on this POST's stream (attribute).
 	owner := tapFrom(ctx)
 	ctx = withTap(ctx, nil)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, o.endpoint, bytes.NewReader(msg))
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	if o.session != "" {
-		req.Header.Set("Mcp-Session-Id", o.session)
-	}
-	if o.version != "" {
-		req.Header.Set("MCP-Protocol-Version", o.version)
-	}
-	resp, err := o.client.Do(req)
+	resp, err := o.post(ctx, msg)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -338,9 +326,17 @@ func (o *ownHTTP) answer(ctx context.Context, id json.RawMessage, method string)
 	} else {
 		body = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"result":%s}`, id, result)
 	}
+	if resp, err := o.post(ctx, body); err == nil {
+		io.Copy(io.Discard, resp.Body) // bounded by the client
+		resp.Body.Close()
+	}
+}
+
+// post sends one JSON-RPC message with the session's headers.
+func (o *ownHTTP) post(ctx context.Context, body []byte) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, o.endpoint, bytes.NewReader(body))
 	if err != nil {
-		return
+		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
@@ -350,10 +346,7 @@ func (o *ownHTTP) answer(ctx context.Context, id json.RawMessage, method string)
 	if o.version != "" {
 		req.Header.Set("MCP-Protocol-Version", o.version)
 	}
-	if resp, err := o.client.Do(req); err == nil {
-		io.Copy(io.Discard, resp.Body) // bounded by the client
-		resp.Body.Close()
-	}
+	return o.client.Do(req)
 }
 
 // clientAnswer is the result the fixture's client block gives method, or

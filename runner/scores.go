@@ -227,18 +227,24 @@ func (a *analysis) nothingTested() {
 	}
 	n := &report.NothingTested{Reason: "the server lists no tool", Fix: "check that the server is the one you meant"}
 	if k := len(a.skipped); k > 0 {
-		groups := report.SkippedGroupsOf(a.skipped)
-		var parts, fixes []string
-		for _, gr := range groups {
-			parts = append(parts, fmt.Sprintf("%d %s", len(gr.Tools), gr.Reason))
-			if gr.Fix != "" && !slices.Contains(fixes, gr.Fix) {
-				fixes = append(fixes, gr.Fix)
-			}
-		}
-		n.Reason = fmt.Sprintf("every tool the server lists was left alone (%d): %s", k, strings.Join(parts, "; "))
-		n.Fix = strings.Join(fixes, "; ")
+		reasons, fixes := skippedWhy(a.skipped)
+		n.Reason = fmt.Sprintf("every tool the server lists was left alone (%d): %s", k, reasons)
+		n.Fix = fixes
 	}
 	a.nothing = n
+}
+
+// skippedWhy sums up the tools left alone: how many for each reason, and
+// the fixes that would call them, each "; "-joined.
+func skippedWhy(skipped []report.SkippedTool) (reasons, fixes string) {
+	var parts, fixList []string
+	for _, gr := range report.SkippedGroupsOf(skipped) {
+		parts = append(parts, fmt.Sprintf("%d %s", len(gr.Tools), gr.Reason))
+		if gr.Fix != "" && !slices.Contains(fixList, gr.Fix) {
+			fixList = append(fixList, gr.Fix)
+		}
+	}
+	return strings.Join(parts, "; "), strings.Join(fixList, "; ")
 }
 
 // A grade needs enough judged cases: at least minGraded, and at least
@@ -275,16 +281,10 @@ func (a *analysis) noToolTested(called int, ran map[config.StepKind]int) {
 	}
 	n := &report.NothingTested{Reason: fmt.Sprintf("0 of %d tools called", a.listed), Fix: "name the tools to call in --allow-tools"}
 	if len(a.skipped) > 0 {
-		var parts, fixes []string
-		for _, gr := range report.SkippedGroupsOf(a.skipped) {
-			parts = append(parts, fmt.Sprintf("%d %s", len(gr.Tools), gr.Reason))
-			if gr.Fix != "" && !slices.Contains(fixes, gr.Fix) {
-				fixes = append(fixes, gr.Fix)
-			}
-		}
-		n.Reason += ": " + strings.Join(parts, "; ")
-		if len(fixes) > 0 {
-			n.Fix = strings.Join(fixes, "; ")
+		reasons, fixes := skippedWhy(a.skipped)
+		n.Reason += ": " + reasons
+		if fixes != "" {
+			n.Fix = fixes
 		}
 	}
 	var what []string

@@ -78,10 +78,19 @@ func Join(parts []report.LoadStats, elapsed time.Duration) report.LoadStats {
 	return Stats(h, calls, errs, failed, outcomes, elapsed)
 }
 
-// Judge judges each rule on the calls it names; with no rule,
+// Verdict judges res: it passes when every threshold holds and the error
+// bound did not abort it (an interrupted run is judged on what it did).
+func Verdict(res *report.LoadResult, rules []config.Threshold) {
+	res.Thresholds, res.Passed = judge(rules, res)
+	if res.Aborted != "" && res.Aborted != "interrupted" {
+		res.Passed = false
+	}
+}
+
+// judge judges each rule on the calls it names; with no rule,
 // the run passes when every call passed (a load run checks expectations
 // like any run; `errors<1%` tolerates some).
-func Judge(rules []config.Threshold, res *report.LoadResult) ([]report.ThresholdResult, bool) {
+func judge(rules []config.Threshold, res *report.LoadResult) ([]report.ThresholdResult, bool) {
 	if len(rules) == 0 {
 		t, _ := config.ParseThreshold("errors<=0")
 		out := judgeOne(t, res)
@@ -194,10 +203,7 @@ func Merge(parts []*report.LoadResult, rules []config.Threshold) *report.LoadRes
 	}
 	out.Overall = Join(out.Steps, elapsed)
 	out.Series.Windows = mergeSeries(windows)
-	out.Thresholds, out.Passed = Judge(rules, &out)
-	if out.Aborted != "" && out.Aborted != "interrupted" {
-		out.Passed = false
-	}
+	Verdict(&out, rules)
 	return &out
 }
 
