@@ -97,24 +97,11 @@ func Load(ctx context.Context, suite *config.Suite, opts LoadOptions) (*report.R
 	s := *suite
 	s.Generate, s.Contract = nil, "" // a load run judges calls, not contracts
 	opts.OnStart, opts.OnStep, opts.OnScenario, opts.Trace = nil, nil, nil, nil
-	env := newEnviron(opts.Environ)
-	sec, err := resolveSecrets(&s, env)
+	d, err := newDialer(&s, &opts.Options)
 	if err != nil {
 		return nil, err
 	}
-	d := &dialer{suite: &s, opts: &opts.Options, env: env, sec: sec, version: s.ProtocolVersion}
-	if d.version == "" {
-		d.version = config.DefaultProtocolVersion
-	}
-	if opts.Dial == nil && s.Endpoint == "" {
-		if len(s.Command) == 0 {
-			return nil, errors.New("the suite has neither a command nor an endpoint")
-		}
-		if d.argv, err = resolveCommand(s.Command, opts.SelfCommand); err != nil {
-			return nil, fmt.Errorf("%s%w", at(&s, "command"), err)
-		}
-	}
-	red := newRedactor(sec.values, s.Endpoint)
+	red := newRedactor(d.sec.values, s.Endpoint)
 	r := &runState{purpose: modeLoad, suite: &s, opts: &opts.Options, trace: newTracer(nil, red), red: red, d: d, plan: planSuite(&s)}
 	d.stream = listens(r.plan) || s.Client != nil
 	rep := r.load(ctx, shape, &opts)

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -112,23 +113,9 @@ func runMode(ctx context.Context, suite *config.Suite, opts Options, m purpose) 
 // runOne runs the suite under its own protocol version; its report is
 // not analysed yet.
 func runOne(ctx context.Context, suite *config.Suite, opts Options, m purpose) (*report.Report, error) {
-	env := newEnviron(opts.Environ)
-	sec, err := resolveSecrets(suite, env)
+	d, err := newDialer(suite, &opts)
 	if err != nil {
 		return nil, err
-	}
-	d := &dialer{suite: suite, opts: &opts, env: env, sec: sec, version: suite.ProtocolVersion}
-	if d.version == "" {
-		d.version = config.DefaultProtocolVersion
-	}
-	if opts.Dial == nil && suite.Endpoint == "" {
-		if len(suite.Command) == 0 {
-			return nil, errors.New("the suite has neither a command nor an endpoint")
-		}
-		d.argv, err = resolveCommand(suite.Command, opts.SelfCommand)
-		if err != nil {
-			return nil, fmt.Errorf("%s%w", at(suite, "command"), err)
-		}
 	}
 	var old *cfile.Contract
 	// A listing and a snapshot compare nothing and keep no answers.
@@ -148,11 +135,11 @@ func runOne(ctx context.Context, suite *config.Suite, opts Options, m purpose) (
 	}
 	var gs *goldens
 	if calls {
-		if gs, err = openGoldens(suite, plan, &opts, env); err != nil {
+		if gs, err = openGoldens(suite, plan, &opts, d.env); err != nil {
 			return nil, err
 		}
 	}
-	red := newRedactor(sec.values, suite.Endpoint)
+	red := newRedactor(d.sec.values, suite.Endpoint)
 	r := &runState{
 		purpose: m,
 		golden:  gs,
@@ -170,7 +157,7 @@ func runOne(ctx context.Context, suite *config.Suite, opts Options, m purpose) (
 	d.stream = listens(r.plan) || suite.Client != nil
 	rep := r.run(ctx)
 	rep.StdoutNoise = d.noise.report(r.clean)
-	for _, name := range sec.plain {
+	for _, name := range d.sec.plain {
 		rep.Warnings = append(rep.Warnings, "the value of "+name+" is a plain short word or number, so it is not hidden from the server's words (it could not be told from them); a real credential is longer")
 	}
 	// The edge: every string of the report, from here to every writer, is
@@ -217,6 +204,26 @@ func listens(plan []*scenario) bool {
 		}
 	}
 	return false
+}
+
+// newDialer resolves what connecting to the suite's server needs: the
+// environment, the secrets, the protocol version and the command.
+func newDialer(suite *config.Suite, opts *Options) (*dialer, error) {
+	env := newEnviron(opts.Environ)
+	sec, err := resolveSecrets(suite, env)
+	if err != nil {
+		return nil, err
+	}
+	d := &dialer{suite: suite, opts: opts, env: env, sec: sec, version: cmp.Or(suite.ProtocolVersion, config.DefaultProtocolVersion)}
+	if opts.Dial == nil && suite.Endpoint == "" {
+		if len(suite.Command) == 0 {
+			return nil, errors.New("the suite has neither a command nor an endpoint")
+		}
+		if d.argv, err = resolveCommand(suite.Command, opts.SelfCommand); err != nil {
+			return nil, fmt.Errorf("%s%w", at(suite, "command"), err)
+		}
+	}
+	return d, nil
 }
 
 // resolveCommand maps a program named exactly "mcpcheck" to this binary.
