@@ -70,17 +70,9 @@ func Merge(parts []Part, allowPartial bool) (*report.Report, error) {
 	total := first.Report.Shard.Total
 	seen := map[int]string{}
 	for _, p := range parts {
-		if err := sameSuite(first, p); err != nil {
+		if err := samePart(first, p, "shard", first.Report.Shard, p.Report.Shard, seen); err != nil {
 			return nil, err
 		}
-		sh := p.Report.Shard
-		if sh.Total != total {
-			return nil, fmt.Errorf("%w: %s is shard %s and %s shard %s: shards of different splits", ErrMerge, first.Source, first.Report.Shard, p.Source, sh)
-		}
-		if prev, ok := seen[sh.Index]; ok {
-			return nil, fmt.Errorf("%w: %s and %s are both shard %s", ErrMerge, prev, p.Source, sh)
-		}
-		seen[sh.Index] = p.Source
 	}
 	if len(seen) < total && !allowPartial {
 		var missing []string
@@ -175,6 +167,23 @@ func restorePositions(r *report.Report) {
 			st.Pos = pos(st.Position)
 		}
 	}
+}
+
+// samePart refuses p unless it reports the same suite as first and is
+// another part of the same split (a shard or a segment: noun, sh its
+// place) than those seen, which it joins.
+func samePart(first, p Part, noun string, firstSh, sh *report.Shard, seen map[int]string) error {
+	if err := sameSuite(first, p); err != nil {
+		return err
+	}
+	if sh.Total != firstSh.Total {
+		return fmt.Errorf("%w: %s is %s %s and %s %s %s: %ss of different splits", ErrMerge, first.Source, noun, firstSh, p.Source, noun, sh, noun)
+	}
+	if prev, ok := seen[sh.Index]; ok {
+		return fmt.Errorf("%w: %s and %s are both %s %s", ErrMerge, prev, p.Source, noun, sh)
+	}
+	seen[sh.Index] = p.Source
+	return nil
 }
 
 // sameSuite refuses p unless it reports the same suite, target and plan as
@@ -628,7 +637,6 @@ func mergeLoadReports(parts []Part, allowPartial bool) (*report.Report, error) {
 	first := parts[0]
 	var rules []config.Threshold
 	seen := map[int]string{}
-	total := 0
 	loads := make([]*report.LoadResult, 0, len(parts))
 	for i, p := range parts {
 		l := p.Report.Load
@@ -638,18 +646,9 @@ func mergeLoadReports(parts []Part, allowPartial bool) (*report.Report, error) {
 		if l.Segment == nil {
 			return nil, fmt.Errorf("%w: %s is not a segment's report (run mcpcheck load with --segment K/N)", ErrMerge, p.Source)
 		}
-		if err := sameSuite(first, p); err != nil {
+		if err := samePart(first, p, "segment", first.Report.Load.Segment, l.Segment, seen); err != nil {
 			return nil, err
 		}
-		if i == 0 {
-			total = l.Segment.Total
-		} else if l.Segment.Total != total {
-			return nil, fmt.Errorf("%w: %s is segment %s and %s segment %s: segments of different splits", ErrMerge, first.Source, first.Report.Load.Segment, p.Source, l.Segment)
-		}
-		if prev, ok := seen[l.Segment.Index]; ok {
-			return nil, fmt.Errorf("%w: %s and %s are both segment %s", ErrMerge, prev, p.Source, l.Segment)
-		}
-		seen[l.Segment.Index] = p.Source
 		r, err := rulesOf(l)
 		if err != nil {
 			return nil, err
@@ -661,7 +660,7 @@ func mergeLoadReports(parts []Part, allowPartial bool) (*report.Report, error) {
 		}
 		loads = append(loads, l)
 	}
-	if len(seen) < total && !allowPartial {
+	if total := first.Report.Load.Segment.Total; len(seen) < total && !allowPartial {
 		return nil, fmt.Errorf("%w: %d of %d segments given (%s); --allow-partial merges what there is", ErrMerge, len(seen), total, sources(parts))
 	}
 	m, err := clone(first.Report)
