@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -453,12 +454,7 @@ func (r *runState) checkTools() error {
 
 // toolNames is every discovered tool's name, sorted.
 func (r *runState) toolNames() []string {
-	out := make([]string, 0, len(r.tools))
-	for name := range r.tools {
-		out = append(out, name)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(r.tools))
 }
 
 // didYouMean is "; did you mean "x"?" for the discovered tool closest to

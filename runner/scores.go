@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -96,12 +97,7 @@ func (a *analysis) probes(p *report.ProbeSettings) {
 	}
 	again := a.remeasured(latency)
 	add := func(kind report.FindingKind, name config.ScoreName, unit string, values map[string]float64, flags map[string]string, measured int) {
-		names := make([]string, 0, len(flags))
-		for t := range flags {
-			names = append(names, t)
-		}
-		sort.Strings(names)
-		for _, t := range names {
+		for _, t := range slices.Sorted(maps.Keys(flags)) {
 			msg := fmt.Sprintf("valid call: %.0f %s (%s)", values[t], unit, flags[t])
 			if kind == report.FindingLatency {
 				msg = latencyMessage(values[t], again[t], flags[t])
