@@ -188,7 +188,19 @@ type loadStep struct {
 	calls    uint64
 	errors   uint64
 	outcomes map[config.Outcome]uint64
-	failed   uint64 // calls whose expectations failed (outcome as expected)
+	failed   uint64 // calls answered whose expectations failed
+	first    *report.LoadError
+}
+
+// answered says the server answered a call (with a result or an error):
+// only then can its expectations be said to have failed; a call that got
+// no answer (a timeout, a closed transport) failed by its outcome alone.
+func answered(o config.Outcome) bool {
+	switch o {
+	case config.OutcomeOK, config.OutcomeToolError, config.OutcomeProtocolError, config.OutcomeInputRejected, config.OutcomeOutputInvalid:
+		return true
+	}
+	return false
 }
 
 // loadRun is a load run in progress.
@@ -471,8 +483,11 @@ func (lr *loadRun) record(ls *loadStep, res *report.StepResult, d time.Duration)
 	ls.outcomes[res.Outcome]++
 	if failed {
 		ls.errors++
-		if res.Outcome == config.OutcomeOK || len(res.Assertions) > 0 {
+		if answered(res.Outcome) && (res.Outcome == config.OutcomeOK || len(res.Assertions) > 0) {
 			ls.failed++
+		}
+		if ls.first == nil {
+			ls.first = report.LoadErrorOf(res)
 		}
 	}
 	ls.mu.Unlock()
@@ -545,6 +560,10 @@ func (lr *loadRun) result(o *LoadOptions) *report.LoadResult {
 			ls := lr.steps[k][j]
 			st := loadstat.Stats(ls.h, ls.calls, ls.errors, ls.failed, ls.outcomes, elapsed)
 			st.Scenario, st.Step, st.Target = sc.name, sc.steps[j].spec.ID, sc.steps[j].call.name
+			if ls.first != nil {
+				ls.first.Step = sc.name + "/" + st.Step
+			}
+			st.FirstError = ls.first
 			res.Steps = append(res.Steps, st)
 		}
 	}

@@ -101,6 +101,16 @@ func TestLoadThresholdsAndErrors(t *testing.T) {
 	if l.Overall.Calls != 30 || l.Overall.Errors != 10 || l.Overall.Failed != 10 {
 		t.Fatalf("overall %+v", l.Overall)
 	}
+	// The errors count comes with the first of them, in the words of a
+	// failed step, for the whole run and for its step.
+	if e := l.Overall.FirstError; e == nil || e.Outcome != "ok" || !strings.Contains(e.Message, "revision") {
+		t.Errorf("overall first error %+v, want the wrong step's failed expectation on revision", e)
+	}
+	for _, st := range l.Steps {
+		if (st.FirstError != nil) != (st.Scenario == "wrong") {
+			t.Errorf("step %s/%s: first error %+v", st.Scenario, st.Step, st.FirstError)
+		}
+	}
 	met := map[string]bool{}
 	for _, th := range l.Thresholds {
 		met[th.Rule] = th.Met

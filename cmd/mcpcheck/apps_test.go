@@ -15,10 +15,10 @@ import (
 // that are no origins, a permission that is not an object, an unknown
 // visibility, a page that is no HTML document).
 func TestAppsQuick(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	for _, defects := range []bool{false, true} {
 		t.Run(fmt.Sprintf("defects=%v", defects), func(t *testing.T) {
-			t.Parallel()
+			parallel(t)
 			appsQuick(t, defects)
 		})
 	}

@@ -28,7 +28,7 @@ func writeBaseline(t *testing.T, text string) string {
 // failure fails (1), a listed entry that now passes fails as stale (1), an
 // entry naming nothing of the fixture is bad input (2).
 func TestExpectedFailures(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	listed := "- {scenario: " + wrong + ", step: initial, reason: \"household owner, issue #12\"}\n- scenario: " + toolErr + "\n"
 	for _, c := range []struct {
 		name, baseline string
@@ -97,7 +97,7 @@ func TestExpectedFailuresBadEntries(t *testing.T) {
 // failures listed, the stale entries gone, the reasons of the entries that
 // stay kept; the fixture's own expectedFailures key names the file.
 func TestUpdateExpectedFailures(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	dir := t.TempDir()
 	data, err := os.ReadFile("testdata/failing.yaml")
 	if err != nil {
@@ -140,7 +140,7 @@ func TestUpdateExpectedFailures(t *testing.T) {
 // Shards judged against one baseline merge to the whole run's verdict: an
 // entry is judged in the shard that ran its scenario, and listed once.
 func TestMergeWithBaseline(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	known := writeBaseline(t, "- {scenario: "+wrong+", step: initial}\n- {scenario: Passing scenario}\n")
 	dir := t.TempDir()
 	var paths []string

@@ -41,7 +41,7 @@ func behaviourVerdicts(t *testing.T, report string) []string {
 // is said. The JSON report names the changed paths but never the values;
 // the human report shows them.
 func TestBehaviourExample(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	want := []string{
 		"add_item idempotencyKey violated", // the planted ignored key
 		"add_item nonDestructive verified",

@@ -28,7 +28,7 @@ func snapshotOf(t *testing.T, args ...string) string {
 // TestSnapshotDemo pins the demo's contract, the same over stdio and HTTP
 // and from a fixture, and the one committed in examples/.
 func TestSnapshotDemo(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	stdio := snapshotOf(t, "--", "mcpcheck", "demo")
 	golden(t, "demo.contract.json", stdio)
 	srv := httptest.NewServer(demo.Handler(demo.Options{}))
@@ -51,7 +51,7 @@ func TestSnapshotDemo(t *testing.T) {
 }
 
 func TestSnapshotEverything(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	dir := peerDir(t)
 	stdio := snapshotOf(t, "--env", "GZIP_ALLOWED_DOMAINS=localhost", "--", "node", filepath.Join(dir, peerEverything), "stdio")
 	golden(t, "everything.contract.json", stdio)
@@ -82,7 +82,7 @@ func TestSnapshotBadCommandLine(t *testing.T) {
 // diff: one change of each severity, breaking first, exit 1 under the
 // default --fail-on and per --fail-on otherwise.
 func TestDriftDemoReleases(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	dir := t.TempDir()
 	old, nw := filepath.Join(dir, "old.json"), filepath.Join(dir, "new.json")
 	os.WriteFile(old, []byte(snapshotOf(t, "--", "mcpcheck", "demo")), 0o644)
@@ -173,7 +173,7 @@ func TestDiffBadInput(t *testing.T) {
 // fails (or not, per --fail-on), and --update rewrites the file so the next
 // run has none.
 func TestContractInFixture(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	r := runCmd(t, "--config", "../../examples/contract.yaml")
 	if r.code != 0 || !strings.Contains(r.stdout, "Contract: no drift.") {
 		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
@@ -230,7 +230,7 @@ func TestContractInFixture(t *testing.T) {
 
 // TestContractQuickMode: --contract works without a fixture.
 func TestContractQuickMode(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	r := runCmd(t, "--contract", "../../examples/demo.contract.json", "--fail-on", "risky", "--", "mcpcheck", "demo", "--next-release")
 	if r.code != 1 || !strings.Contains(r.stdout, "Contract drift: 1 breaking, 1 risky, 1 compatible, 1 info (fails on risky and above)") {
 		t.Errorf("exit %d\n%s%s", r.code, r.stdout, r.stderr)

@@ -49,7 +49,7 @@ func TestDemoExample(t *testing.T) {
 }
 
 func TestDemoExampleJSONOnStdout(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	r := runCmd(t, "--config", "../../examples/demo.yaml", "--json", "-")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
@@ -64,7 +64,7 @@ func TestDemoExampleJSONOnStdout(t *testing.T) {
 // A bare --json, as mcp-fuzz users type it, means the JSON on stdout,
 // wherever it stands: last, or before another flag.
 func TestBareJSONFlag(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	for _, args := range [][]string{
 		{"--config", "../../examples/demo.yaml", "--json"},
 		{"--json", "--config", "../../examples/demo.yaml"},
@@ -217,7 +217,7 @@ func passExample(t *testing.T, name, dir, endpoint string, settings map[string]a
 }
 
 func TestEverythingStdio(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	rep := runEverything(t, "")
 	if rep.Target.Transport != "stdio" || rep.Target.Program != "node" {
 		t.Errorf("target = %+v", rep.Target)
@@ -225,7 +225,7 @@ func TestEverythingStdio(t *testing.T) {
 }
 
 func TestEverythingHTTP(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	endpoint := startEverythingHTTP(t, peerDir(t))
 	rep := runEverything(t, endpoint)
 	if rep.Target.Transport != "http" {
@@ -236,7 +236,7 @@ func TestEverythingHTTP(t *testing.T) {
 // TestEverythingSSE runs the same fixture over the legacy HTTP+SSE
 // transport (server-everything's sse mode), as --sse does.
 func TestEverythingSSE(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	endpoint := startEverythingSSE(t, peerDir(t))
 	rep := runEverything(t, endpoint, "transport", string(config.TransportSSE))
 	if rep.Target.Transport != "sse" {
@@ -288,7 +288,7 @@ func endpointFlag(endpoint string) map[string]any {
 // the demo over stdio and over Streamable HTTP, under both protocol
 // versions over stdio.
 func TestWholeServer(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	srv := httptest.NewServer(demo.Handler(demo.Options{}))
 	defer srv.Close()
 	for _, args := range [][]string{
@@ -319,7 +319,7 @@ func TestWholeServer(t *testing.T) {
 // stdio and HTTP: the roots, sampling and elicitation answers reach the
 // server, and each step reports what the server asked.
 func TestClientBlock(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	dir := peerDir(t)
 	for _, endpoint := range []string{"", startEverythingHTTP(t, dir)} {
 		rep, text := passExample(t, "client.yaml", dir, endpoint, nil)

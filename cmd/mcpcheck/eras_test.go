@@ -15,7 +15,7 @@ import (
 // each era's protocol probes, one passing verdict; the JSON report names
 // the era of every scenario and finding, and JUnit and HTML show it too.
 func TestErasExample(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	dir := t.TempDir()
 	junit, html := dir+"/junit.xml", dir+"/report.html"
 	r := runCmd(t, "--config", "../../examples/eras.yaml", "--json", "-", "--junit", junit, "--html", html)
@@ -74,7 +74,7 @@ func TestErasExample(t *testing.T) {
 // the report says the server does not serve 2026-07-28, instead of failing
 // it for that.
 func TestErasOlderServer(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	dir := peerDir(t)
 	fixture := filepath.Join(t.TempDir(), "older.yaml")
 	body := "name: older era\ncommand: [node, " + strconv.Quote(filepath.Join(dir, peerEverything)) + ", stdio]\n" +

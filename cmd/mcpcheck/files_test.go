@@ -142,7 +142,7 @@ const credFixture = "name: n\nendpoint: https://example.com/mcp\nheadersFromEnv:
 // They used to be truncated at the start (0-byte reports) or left half
 // written.
 func TestFailedRunKeepsReports(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	dir := t.TempDir()
 	json, junit, html, md, trace := filepath.Join(dir, "report.json"), filepath.Join(dir, "junit.xml"),
 		filepath.Join(dir, "report.html"), filepath.Join(dir, "summary.md"), filepath.Join(dir, "trace.jsonl")
@@ -194,7 +194,7 @@ func TestFailedRunKeepsReports(t *testing.T) {
 // that fail or are interrupted (SIGINT) leave an existing F as it was;
 // they used to delete it ("nothing written", and F gone).
 func TestSnapshotAndRecordKeepTheirFile(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	dir := t.TempDir()
 	contract, fixture := filepath.Join(dir, "demo.contract.json"), filepath.Join(dir, "recorded.yaml")
 	was := canaries(t, contract, fixture)
@@ -250,7 +250,7 @@ func goldenFixture(t *testing.T) (fixture, answers string) {
 // link, or a link in it to outside the fixture's directory, is refused
 // with exit 2 naming the link, and nothing is written through it.
 func TestGoldenAnswersAreKept(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	fixture, answers := goldenFixture(t)
 	stored, err := os.ReadFile("../../examples/__snapshots__/golden.yaml.json")
 	if err != nil {
@@ -298,7 +298,7 @@ func TestGoldenAnswersAreKept(t *testing.T) {
 // write that fails (the file size limit, as a full disk) fails the run
 // naming the file and leaves it byte for byte.
 func TestUpdatesKeepTheirFile(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	dir := t.TempDir()
 	fixture := filepath.Join(dir, "contract.yaml")
 	src, _ := os.ReadFile("../../examples/contract.yaml")
@@ -346,7 +346,7 @@ func notFiles(t *testing.T) []string {
 // TestInputsThatAreNotFiles: every file mcpcheck reads is refused at once,
 // exit 2 naming it, when it is not a regular file.
 func TestInputsThatAreNotFiles(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	contract := "../../examples/demo.contract.json"
 	for _, path := range notFiles(t) {
 		for _, args := range [][]string{
@@ -371,7 +371,7 @@ func TestInputsThatAreNotFiles(t *testing.T) {
 // TestFixtureDirectoryWithAFIFO: a directory given to --config whose
 // *.yaml entry is a FIFO is refused at once, naming the entry.
 func TestFixtureDirectoryWithAFIFO(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	dir := t.TempDir()
 	src, _ := os.ReadFile("../../examples/demo.yaml")
 	os.WriteFile(filepath.Join(dir, "a.yaml"), src, 0o644)
@@ -390,7 +390,7 @@ func TestFixtureDirectoryWithAFIFO(t *testing.T) {
 // it is read: mcpcheck's peak RSS stays far below 256 MiB (merge, diff and
 // --contract used to read it whole, 2.6 GB and killed).
 func TestOversizedInputs(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	big := filepath.Join(t.TempDir(), "huge.json")
 	f, err := os.Create(big)
 	if err != nil {
@@ -429,7 +429,7 @@ func TestOversizedInputs(t *testing.T) {
 // value a violation, is refused within mcpcheck's memory budget, merge
 // without listing them all.
 func TestManyValuedInputs(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	dir := t.TempDir()
 	many := filepath.Join(dir, "many.json")
 	os.WriteFile(many, []byte(`{"schemaVersion":1,"scenarios":[`+strings.Repeat("{},", 2_000_000)+`{}]}`), 0o644)
@@ -461,7 +461,7 @@ func TestManyValuedInputs(t *testing.T) {
 // the same time (the steps of a CI job may) each add their summary whole,
 // after what was there: each is one write with O_APPEND.
 func TestStepSummaryOneWrite(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	dir := t.TempDir()
 	report := filepath.Join(dir, "shard.json")
 	if r := runCmd(t, "--config", "testdata/failing.yaml", "--shard", "1/1", "--json", report); r.code != 1 {

@@ -167,7 +167,7 @@ func TestGoldenMismatchGoesOn(t *testing.T) {
 // that negotiates 2025-11-25 says both, in the headline and the JSON; a
 // run that gets what it asked for says one.
 func TestRequestedProtocolShown(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	dir := peerDir(t)
 	fixture := filepath.Join(t.TempDir(), "p.yaml")
 	os.WriteFile(fixture, []byte("name: p\ncommand: [node, "+filepath.Join(dir, peerEverything)+", stdio]\nscenarios: [{name: s, steps: [{ping: {}}]}]\n"), 0o644)
@@ -191,7 +191,7 @@ func TestRequestedProtocolShown(t *testing.T) {
 // integer, a number and a boolean); an answer that does not fit the form
 // warns that the refusal is the fixture's.
 func TestElicitationTypes(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	dir := peerDir(t)
 	write := func(content string) string {
 		p := filepath.Join(t.TempDir(), "el.yaml")
@@ -269,7 +269,7 @@ func TestTTYNamesTheCall(t *testing.T) {
 // the 2 s grace an ordinary shutdown gives the server before SIGTERM: the
 // interrupted run sends it after stdio.HurryGrace.
 func TestSignalHurriesShutdown(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	dir := t.TempDir()
 	mark := filepath.Join(dir, "mark")
 	fx := deafFixture(t, dir, "EOF deaf", "eof-deaf", mark, deafScenarios)

@@ -160,7 +160,7 @@ func checkQuickEverything(t *testing.T, r result, failed, notes []string) {
 }
 
 func TestQuickEverythingStdio(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	dir := peerDir(t)
 	r := runCmd(t, "--json", "-", "--timeout", "30s", "--env", "GZIP_ALLOWED_DOMAINS=localhost", "--",
 		"node", filepath.Join(dir, peerEverything), "stdio")
@@ -169,7 +169,7 @@ func TestQuickEverythingStdio(t *testing.T) {
 }
 
 func TestQuickEverythingHTTP(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	endpoint := startEverythingHTTP(t, peerDir(t))
 	r := runCmd(t, "--json", "-", "--timeout", "30s", "--url", endpoint)
 	// Over HTTP a request on a deleted session gets 400, where the spec
@@ -181,7 +181,7 @@ func TestQuickEverythingHTTP(t *testing.T) {
 }
 
 func TestQuickMemory(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	dir := peerDir(t)
 	r := runCmd(t, "--json", "-", "--env", "MEMORY_FILE_PATH="+filepath.Join(t.TempDir(), "memory.jsonl"), "--",
 		"node", filepath.Join(dir, peerMemory))
@@ -330,10 +330,10 @@ func generatedReceipts(t *testing.T, data string) string {
 // ticket_counter's cross-process lock lives: no other test's calls can
 // contend for it.
 func TestDefectsReceipts(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	for _, transport := range []string{"stdio", "http"} {
 		t.Run(transport, func(t *testing.T) {
-			t.Parallel()
+			parallel(t)
 			tmpdir := "TMPDIR=" + t.TempDir()
 			report := filepath.Join(t.TempDir(), "report.json")
 			var code int
@@ -364,13 +364,13 @@ func TestDefectsReceipts(t *testing.T) {
 // The two runs go at once, each against a demo of its own (see
 // TestDefectsReceipts).
 func TestDefectsSameWhateverJobs(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	jobs := []string{"1", "16"}
 	got := make([]string, len(jobs))
 	t.Run("runs", func(t *testing.T) {
 		for i, n := range jobs {
 			t.Run("jobs-"+n, func(t *testing.T) {
-				t.Parallel()
+				parallel(t)
 				url := demoHTTP(t, []string{"TMPDIR=" + t.TempDir()}, "--defects")
 				r := runCmd(t, "--config", "../../examples/defects.yaml", "--json", "-", "--url", url, "--jobs", n)
 				if r.code != 1 {
@@ -392,7 +392,7 @@ func TestDefectsSameWhateverJobs(t *testing.T) {
 // stdio: --list shows what would run and calls nothing, --trace writes a
 // line per call (case, property, redacted arguments) and per skipped tool.
 func TestQuickTraceAndList(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	r := runCmd(t, "--list", "--allow-tools", "lookup_city,convert_units,create_note", "--", "mcpcheck", "demo", "--defects")
 	if r.code != 0 {
 		t.Fatalf("--list exit %d\n%s", r.code, r.stderr)
@@ -463,7 +463,7 @@ func TestQuickTraceAndList(t *testing.T) {
 // writers are not read-only; with --include-destructive they write fresh
 // paths only.
 func TestQuickFilesystem(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	dir := peerDir(t)
 	root := t.TempDir()
 	if err := os.WriteFile(filepath.Join(root, "todo.txt"), []byte("water the plants\n"), 0o600); err != nil {
@@ -534,7 +534,7 @@ func TestQuickFilesystem(t *testing.T) {
 // the demo with planted protocol defects the threshold is not met, and the
 // failed probes are the planted ones.
 func TestProtocolExample(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	r := runCmd(t, "--json", "-", "--config", "../../examples/protocol.yaml")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)

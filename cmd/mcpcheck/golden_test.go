@@ -33,7 +33,7 @@ func copyGolden(t *testing.T, withAnswers bool) (fixture, answers string) {
 }
 
 func TestGoldenDemo(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	r := runCmd(t, "--config", "../../examples/golden.yaml")
 	if r.code != 0 || strings.Contains(r.stdout, "note:") {
 		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
@@ -136,7 +136,7 @@ scenarios:
 // server-everything's timestamped resources stable; without the
 // sanitizer the second run fails on the time.
 func TestGoldenEverything(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	dir := t.TempDir()
 	fixture := everythingGolden(t, dir, "    snapshotSanitize: [time]")
 	for k := range 2 {

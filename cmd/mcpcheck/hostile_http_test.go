@@ -123,7 +123,7 @@ func (r childRun) stepOutcome() string {
 // receives; the run fails naming both origins. The same server naming its
 // own origin passes.
 func TestHTTPCredentialsStayOnOrigin(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	var got atomic.Int64
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got.Add(1)
@@ -155,7 +155,7 @@ func TestHTTPCredentialsStayOnOrigin(t *testing.T) {
 // timeouts plus a constant, and mcpcheck's peak RSS stays under 256 MiB
 // (classes 2 and 3). The honest control passes over the same harness.
 func TestHTTPHostileBounds(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	// A step that must end at the message bound gets a minute, so that
 	// the bound, not how fast a loaded machine streams the bytes, decides.
 	const bounded = "tool: echo\n        timeoutMs: 60000"
@@ -185,7 +185,7 @@ func TestHTTPHostileBounds(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.mode+"/"+c.transport, func(t *testing.T) {
-			t.Parallel()
+			parallel(t)
 			base := startHostileHTTP(t, c.mode)
 			path := "/mcp"
 			if c.transport == "sse" {
@@ -226,7 +226,7 @@ func TestHTTPHostileBounds(t *testing.T) {
 // not send; a server request that reuses the pending call's id is no
 // second response to it (class 10).
 func TestHTTPOddIDs(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	for _, transport := range []string{"http", "sse"} {
 		base := startHostileHTTP(t, "odd-ids")
 		path := map[string]string{"http": "/mcp", "sse": "/sse"}[transport]
@@ -261,7 +261,7 @@ func TestHTTPOddIDs(t *testing.T) {
 // body cuts the answer at its message bound, says so, and stays under
 // 256 MiB (class 3); it ends on the first SIGINT.
 func TestRecordHTTPBounds(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	for _, mode := range []string{"line-endless", "json-huge"} {
 		t.Run(mode, func(t *testing.T) {
 			base := startHostileHTTP(t, mode)

@@ -72,7 +72,7 @@ func kinds(t *testing.T, rep map[string]any) map[string]int {
 }
 
 func TestInitDemoStdio(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	text, rep := initAndRun(t, "--", "mcpcheck", "demo")
 	n := kinds(t, rep)
 	// The clean demo's read-only tools, its resource and its prompt.
@@ -103,7 +103,7 @@ func TestInitDemoHTTP(t *testing.T) {
 }
 
 func TestInitEverything(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	dir := peerDir(t)
 	text, rep := initAndRun(t, "--timeout", "4s", "--env", "GZIP_ALLOWED_DOMAINS=localhost", "--",
 		"node", filepath.Join(dir, peerEverything), "stdio")

@@ -77,7 +77,7 @@ func notesFolder(t *testing.T) string {
 }
 
 func TestNotesInputsReachTheCode(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	dir := notesFolder(t)
 	run := runNotes(t, "--no-protocol-probes", "--no-behaviour", "--include-destructive",
 		"--allow-tools", "notes_folder,list_notes,read_note,write_note", "--", "mcpcheck", "demo", "--notes", dir)
@@ -106,7 +106,7 @@ func TestNotesInputsReachTheCode(t *testing.T) {
 }
 
 func TestNotesClientRoots(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	dir := notesFolder(t)
 	// Neither notes_folder nor list_notes may be called: the folder and
 	// its files come from the client roots mcpcheck offers.

@@ -132,7 +132,7 @@ func TestLoadBadInput(t *testing.T) {
 // job's, on examples/load.yaml; the merged report holds every segment's
 // calls and its thresholds' verdict.
 func TestLoadMatrixExample(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	wf := readWorkflow(t, "../../examples/ci/load-matrix.yml")
 	command := wf.command
 	segCmd, mergeCmd := command("segment", "--segment"), command("merge", "mcpcheck merge")
@@ -167,7 +167,7 @@ func TestLoadMatrixExample(t *testing.T) {
 // TestLoadEverything: a load of the real server-everything's echo over
 // stdio (each user its own node process), judged by its thresholds.
 func TestLoadEverything(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	peers := peerDir(t)
 	dir := t.TempDir()
 	fixture := filepath.Join(dir, "echo.yaml")

@@ -148,7 +148,7 @@ scenarios:
 // whole (the $ref'd step that passed runs again), says so first, and runs
 // everything, saying so, when nothing failed or no run is recorded.
 func TestLastFailed(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	dir := t.TempDir()
 	fixture := writeFixture(t, dir, "lf.yaml", strings.ReplaceAll(lastFailedFixture, "REV", "3"))
 	last := filepath.Join(dir, ".mcpcheck", "last-run.json")
@@ -243,7 +243,7 @@ scenarios:
 // (rerunFailure); a scenario that commits is retried only where it says
 // so; flaky alone exits 0, and 1 with --fail-on-flaky.
 func TestRetriesFlaky(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	dir := t.TempDir()
 	fixture := writeFixture(t, dir, "flaky.yaml", strings.Replace(flakyFixture, "COUNT", filepath.Join(dir, "count"), 1))
 	jsonFile, junit, html := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.xml"), filepath.Join(dir, "r.html")

@@ -53,12 +53,23 @@ type result struct {
 
 func runCmd(t *testing.T, args ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	// The bound is for a run that hangs, not a slow one: a run it stops is
+	// interrupted and reports steps "not run", which a test comparing
+	// reports would read as a difference of verdicts. So it is wide (a
+	// whole defects.yaml run took 4.5 minutes with two suites at once), and
+	// a test whose run it stopped fails saying so.
+	ctx, cancel := context.WithTimeout(context.Background(), runBound)
 	defer cancel()
 	var out, errb bytes.Buffer
 	code := run(ctx, args, &out, &errb)
+	if ctx.Err() != nil {
+		t.Errorf("mcpcheck %s: still running after %s; stopped (exit %d)", strings.Join(args, " "), runBound, code)
+	}
 	return result{code, out.String(), errb.String()}
 }
+
+// runBound is how long runCmd lets one run go on.
+const runBound = 8 * time.Minute
 
 var durations = regexp.MustCompile(`\d+(\.\d+)?(ms|s)\b`)
 

@@ -170,7 +170,7 @@ func readFile(t *testing.T, path string) string {
 // goldens use, holds each to the JSON report of the same run and to its
 // golden file.
 func TestReportFiles(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	for _, tc := range []struct{ name, fixture string }{
 		{"demo", "../../examples/demo.yaml"},
 		{"failing", "testdata/failing.yaml"},
@@ -320,7 +320,7 @@ func TestGitHubActionsAnnotations(t *testing.T) {
 }
 
 func TestReportFilesQuickHTML(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	srv := httptest.NewServer(demo.Handler(demo.Options{Defects: true}))
 	defer srv.Close()
 	html := filepath.Join(t.TempDir(), "quick.html")
@@ -359,7 +359,7 @@ type consumerReport struct {
 // and of a quick check back with test-results-parser: its counts, statuses,
 // failure messages and properties are the report's.
 func TestJUnitReadByConsumer(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	dir := peerDir(t)
 	srv := httptest.NewServer(demo.Handler(demo.Options{Defects: true}))
 	defer srv.Close()
@@ -453,7 +453,7 @@ func TestJUnitReadByConsumer(t *testing.T) {
 // TestReportFilesTwoProtocols: under two protocol versions each scenario's
 // test suite is named and marked with the version it ran under.
 func TestReportFilesTwoProtocols(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	dir := t.TempDir()
 	junit, html := filepath.Join(dir, "report.xml"), filepath.Join(dir, "report.html")
 	r := runCmd(t, "--config", "../../examples/demo.yaml", "--protocol", "2025-11-25", "--protocol", "2026-07-28", "--junit", junit, "--html", html)

@@ -3,8 +3,10 @@ package main
 import (
 	"bufio"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"strconv"
@@ -19,7 +21,7 @@ import (
 // spent waiting (a server starting, a step's timeout, a planted delay), not
 // computing, so the parallel ones run more at a time than there are cores.
 //
-// A test may call t.Parallel when it changes nothing shared: no t.Setenv,
+// A test may call parallel(t) when it changes nothing shared: no t.Setenv,
 // no runOptions or stdin swap, no process-wide scan (demoChildren), and
 // the demo's ticket_counter lock kept apart (a TMPDIR of its own for the
 // processes it starts, see demoHTTP). Tests that cannot stay sequential;
@@ -95,6 +97,19 @@ func childHTTP(t *testing.T, env []string, at *regexp.Regexp, args ...string) st
 	return ""
 }
 
+// Two suites at once (two checkouts, a developer's run beside CI's) would
+// run twice as many process tests together as either was tuned for, and
+// on two cores that turned honest steps into timeouts: a planted 8 s hang
+// was no longer the only call over 8 s. So the bounds below are the
+// machine's, not the binary's: every test binary of this package takes its
+// slots from the same files (machineSlots, an flock each), and two suites
+// at once share them, each running slower instead of both running wrong.
+var slotRoot = filepath.Join(os.TempDir(), fmt.Sprintf("mcpcheck-test-slots-%d", os.Getuid()))
+
+// processSlots bounds the parallel tests running at once on the machine
+// (parallel takes one): as many as one binary runs (parallelWaiting).
+var processSlots = machineSlots{dir: filepath.Join(slotRoot, "process"), n: parallelWaiting}
+
 // nodeSlots bounds how many tests drive the pinned npm servers at once
 // (peerDir takes a slot): starting Node.js and loading server-everything
 // is most of a second of CPU, where the demo starts in milliseconds, and
@@ -105,24 +120,35 @@ func childHTTP(t *testing.T, env []string, at *regexp.Regexp, args ...string) st
 // its 4 s research task), about 2 CPU-seconds each, and two at a time made
 // them the package's longest chain; with four, a server's start missed
 // the 30 s twice at load 80-90.
-var nodeSlots = make(chan struct{}, 3)
+var nodeSlots = machineSlots{dir: filepath.Join(slotRoot, "node"), n: 3}
 
-// nodeHolders are the top-level tests holding a slot: a test's subtests
-// share their parent's, so a parent never waits for a slot its own
-// subtests hold.
-var nodeHolders sync.Map
+// processHolders and nodeHolders are the top-level tests holding a slot:
+// a test's subtests share their parent's, so a parent never waits for a
+// slot its own subtests hold.
+var processHolders, nodeHolders sync.Map
 
-// nodeSlot takes a slot for t's top-level test until t ends, unless that
-// test holds one already. A parallel test must call it after t.Parallel
-// (peerDir does), never while paused.
-func nodeSlot(t testing.TB) {
+// parallel is t.Parallel, then a machine slot for t's top-level test
+// (unless it holds one already) until t ends. Every parallel test of this
+// package calls it instead of t.Parallel.
+func parallel(t *testing.T) {
+	t.Parallel()
+	holdSlot(t, processSlots, &processHolders)
+}
+
+// nodeSlot takes a node slot for t's top-level test until t ends, unless
+// that test holds one already. A parallel test must call it after parallel
+// (peerDir does), never while paused: a test holding a node slot always
+// took its process slot first, so no two tests wait on each other.
+func nodeSlot(t testing.TB) { holdSlot(t, nodeSlots, &nodeHolders) }
+
+func holdSlot(t testing.TB, s machineSlots, holders *sync.Map) {
 	root, _, _ := strings.Cut(t.Name(), "/")
-	if _, held := nodeHolders.LoadOrStore(root, true); held {
+	if _, held := holders.LoadOrStore(root, true); held {
 		return
 	}
-	nodeSlots <- struct{}{}
+	release := s.take()
 	t.Cleanup(func() {
-		nodeHolders.Delete(root)
-		<-nodeSlots
+		holders.Delete(root)
+		release()
 	})
 }

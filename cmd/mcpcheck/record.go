@@ -196,8 +196,8 @@ func writeRecording(f *recordFlags, out *fileio.Pending, sess *record.Session, t
 	if err != nil {
 		return fail(stderr, exitFail, "mcpcheck record: writing the answers: %v; %s is unchanged\n", err, f.out)
 	}
-	if _, err := out.Write(rec.YAML); err == nil {
-		err = out.Commit()
+	if _, err = out.Write(rec.YAML); err == nil {
+		err = out.Commit() // a failed commit was lost to a shadowed err and reported as written
 	}
 	if err != nil {
 		return fail(stderr, exitFail, "mcpcheck record: %v\n", err)
@@ -267,6 +267,20 @@ func proxyStdio(ctx context.Context, f *recordFlags, sess *record.Session, in io
 	case cerr = <-clientDone:
 		if cerr != nil {
 			cerr = fmt.Errorf("the client: %w", cerr)
+			break
+		}
+		// A client that writes its requests and closes its side (a
+		// script, a pipe) still wants the answers, and many servers exit
+		// at the end of their stdin without finishing what they read: the
+		// server keeps its stdin until it has answered every request, ends
+		// its side, or recordAnswerWait passes (a server slow to start on
+		// a loaded machine had not read the first request when a grace of
+		// 2 s ran out, and the recording was empty).
+		if ended, err := awaitAnswers(ctx, sess, serverDone, proc); ended {
+			if err != nil {
+				return fmt.Errorf("the server: %w", err)
+			}
+			return nil
 		}
 	case <-ctx.Done():
 	case err := <-serverDone:
@@ -300,6 +314,34 @@ func proxyStdio(ctx context.Context, f *recordFlags, sess *record.Session, in io
 		// The copy is stuck writing to a client that no longer reads.
 	}
 	return cerr
+}
+
+// recordAnswerWait bounds how long a server may take to answer the
+// requests of a client that has closed its side: a step's default timeout.
+const recordAnswerWait = 30 * time.Second
+
+// awaitAnswers waits until the server has answered every request the
+// client sent, the server's side ends (ended, with the copy's error), ctx
+// ends, or recordAnswerWait passes.
+func awaitAnswers(ctx context.Context, sess *record.Session, serverDone <-chan error, proc *stdio.Process) (ended bool, err error) {
+	bound := time.NewTimer(recordAnswerWait)
+	defer bound.Stop()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for sess.Pending() > 0 {
+		select {
+		case err := <-serverDone:
+			return true, err
+		case <-proc.Done():
+			return false, nil
+		case <-ctx.Done():
+			return false, nil
+		case <-bound.C:
+			return false, nil
+		case <-tick.C:
+		}
+	}
+	return false, nil
 }
 
 // recordGrace is how long the recorded server gets to exit after its

@@ -116,7 +116,7 @@ func hostileHTTP(t *testing.T, mode string, env ...string) string {
 // it in no output; the split forms are shown with their escapes, not
 // joined.
 func TestSecretsQuickMode(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	t.Run("stdio", func(t *testing.T) {
 		_, outs := runAllOutputs(t, append([]string{"--env", "HOSTILE_CANARY=" + testCanary, "--"}, hostileCommand("secrets-canary")...)...)
 		checkOutputs(t, outs, testCanary)
@@ -221,7 +221,7 @@ func TestSecretsEscapes(t *testing.T) {
 // TestSecretsTools: mcpcheck tools, text and JSON, shows neither the
 // secret nor a raw escape.
 func TestSecretsTools(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	for _, mode := range []string{"secrets-canary", "secrets-escapes"} {
 		for _, json := range []bool{false, true} {
 			args := []string{"tools", "--env", "HOSTILE_CANARY=" + testCanary}
@@ -241,7 +241,7 @@ func TestSecretsTools(t *testing.T) {
 // server's run may have written (or anyone may have edited): merge and
 // diff print their strings sanitized.
 func TestSecretsMergeAndDiff(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	dir := t.TempDir()
 	shard := filepath.Join(dir, "shard.json")
 	r := runCmd(t, "--shard", "1/1", "--json", shard, "--", os.Args[0], "demo", "--hostile", "secrets-escapes")
@@ -372,7 +372,7 @@ func TestSecretsRecord(t *testing.T) {
 // words anywhere; one whose name says credential is still redacted, as a
 // whole token only.
 func TestSecretsHonestWords(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	const words = "The message string is required; false positive of synthetic-input; listens on http://127.0.0.1:8080/ (port 8080)."
 	env := []string{"--env", "MY_FLAG=string", "--env", "X=false", "--env", "PORT=8080"}
 	r := runCmd(t, append(append(append([]string{"tools"}, env...), "--"), hostileCommand("secrets-words")...)...)
@@ -406,7 +406,7 @@ func TestSecretsHonestWords(t *testing.T) {
 // grows with them, and no line of the human report is longer than a
 // report string's bound plus its layout.
 func TestSecretsLongStrings(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	_, outs := runAllOutputs(t, append([]string{"--"}, hostileCommand("secrets-long-pattern")...)...)
 	for name, data := range outs {
 		if name != "r.jsonl" && len(data) > 1<<20 {
@@ -438,7 +438,7 @@ func TestSecretsLongStrings(t *testing.T) {
 // TestSecretsWarningNamesItsCall: a duplicate answer to discovery's
 // tools/list is a warning that names it (it once said "warning : ...").
 func TestSecretsWarningNamesItsCall(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	r := runCmd(t, append([]string{"--no-color", "--"}, hostileCommand("secrets-list-twice")...)...)
 	if !strings.Contains(r.stdout, "warning discovery's tools/list page 1: the server sent more than one response") || strings.Contains(r.stdout, "warning :") {
 		t.Errorf("exit %d:\n%s", r.code, r.stdout)

@@ -38,7 +38,7 @@ func selected(t *testing.T, args ...string) (int, map[string]string) {
 // Selection by tag and by name: the scenarios left out stay in the report,
 // skipped "not selected" with the reason; the verdict is the selection's.
 func TestSelection(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	for _, c := range []struct {
 		args []string
 		code int

@@ -178,10 +178,10 @@ func shardReports(t *testing.T, fixture string, n int) []string {
 // scenarios, steps, findings, scores, notes, connections and verdict,
 // apart from durations.
 func TestShardMergeEquivalence(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	for _, fixture := range []string{"../../examples/faults.yaml", "../../examples/defects.yaml"} {
 		t.Run(filepath.Base(fixture), func(t *testing.T) {
-			t.Parallel()
+			parallel(t)
 			// The whole run as a process of its own too, with a temporary
 			// directory of its own (see shardReports): nothing else on the
 			// machine may hold the demo's ticket lock while it runs. It
@@ -208,7 +208,7 @@ func TestShardMergeEquivalence(t *testing.T) {
 			}()
 			for n := 1; n <= 4; n++ {
 				t.Run(fmt.Sprintf("%d-shards", n), func(t *testing.T) {
-					t.Parallel()
+					parallel(t)
 					paths := shardReports(t, fixture, n)
 					out := filepath.Join(t.TempDir(), "merged.json")
 					r := runCmd(t, append(append([]string{"merge"}, paths...), "--json", out)...)
@@ -335,7 +335,7 @@ func lineDiff(got, want string) string {
 // merge refuses, exit 2 naming the files, reports that are not the shards
 // of one run; --allow-partial merges a run with a shard missing.
 func TestMergeRefuses(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	faults := shardReports(t, "../../examples/faults.yaml", 3)
 	failing := shardReports(t, "testdata/failing.yaml", 3)
 	whole := filepath.Join(t.TempDir(), "whole.json")
@@ -388,7 +388,7 @@ func TestMergeRefuses(t *testing.T) {
 // the shard job's command as three processes at once (the matrix), then
 // the merge job's, on a fixture directory.
 func TestGitHubActionsExample(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	wf := readWorkflow(t, "../../examples/ci/github-actions.yml")
 	command := wf.command
 	shardCmd, mergeCmd := command("shard", "--shard"), command("merge", "mcpcheck merge")
@@ -489,7 +489,7 @@ func cliRun(dir string, env []string, args ...string) (int, string, error) {
 // shard a process with a server of its own) merges to the unsharded run's
 // report.
 func TestShardMergeEverything(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	dir := peerDir(t)
 	quick := []string{"--timeout", "30s", "--env", "GZIP_ALLOWED_DOMAINS=localhost", "--", "node", filepath.Join(dir, peerEverything), "stdio"}
 	out := t.TempDir()
@@ -539,7 +539,7 @@ func TestShardMergeEverything(t *testing.T) {
 // HTTP: their findings, the score and the verdict merge back from three
 // shards to the unsharded run's.
 func TestShardMergeProtocol(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	srv := httptest.NewServer(demo.Handler(demo.Options{ProtocolDefects: true}))
 	defer srv.Close()
 	args := []string{"--config", "../../examples/protocol.yaml", "--url", srv.URL + "/mcp"}

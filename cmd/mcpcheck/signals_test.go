@@ -193,7 +193,7 @@ func TestSignalStopsRun(t *testing.T) {
 		code int
 	}{{syscall.SIGINT, 130}, {syscall.SIGTERM, 143}} {
 		t.Run(tc.sig.String(), func(t *testing.T) {
-			t.Parallel()
+			parallel(t)
 			dir := t.TempDir()
 			mark := filepath.Join(dir, "mark")
 			fx := deafFixture(t, dir, "Deaf", "sigterm-deaf", mark, deafScenarios)
@@ -292,7 +292,7 @@ func checkInterruptedReports(t *testing.T, dir string) {
 // server (which ignores SIGTERM) would have been shut down in order, and
 // still kills it.
 func TestSignalTwice(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	dir := t.TempDir()
 	mark := filepath.Join(dir, "mark")
 	fx := deafFixture(t, dir, "Deaf", "sigterm-deaf", mark, deafScenarios)
@@ -318,7 +318,7 @@ func TestSignalTwice(t *testing.T) {
 // the first SIGTERM still ends the run, with its report, and the server is
 // killed.
 func TestSignalBlockedWrite(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	dir := t.TempDir()
 	mark := filepath.Join(dir, "mark")
 	big := strings.Repeat("x", 1<<20)
@@ -353,7 +353,7 @@ scenarios:
 // TestSignalDuringInitialize: interrupted while the server holds
 // initialize, the run reports "interrupted", not a connect failure.
 func TestSignalDuringInitialize(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	dir := t.TempDir()
 	mark := filepath.Join(dir, "mark")
 	fx := deafFixture(t, dir, "Deaf init", "sigterm-deaf-init", mark, "initTimeoutMs: 60000\nscenarios: [{name: S, steps: [{id: one, tool: wait}]}]\n")
@@ -377,7 +377,7 @@ func TestSignalDuringInitialize(t *testing.T) {
 // TestSignalHTTP: a Streamable HTTP call that the server holds open and
 // never answers is cancelled by the first SIGINT.
 func TestSignalHTTP(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	dir := t.TempDir()
 	mark := filepath.Join(dir, "mark")
 	url := hostileHTTP(t, "sigterm-deaf", markEnv+"="+mark)
@@ -402,7 +402,7 @@ func TestSignalHTTP(t *testing.T) {
 // TestSignalSuites: a signal during the first of two suites reports the
 // second too, every step skipped, and starts no server for it.
 func TestSignalSuites(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	dir := t.TempDir()
 	mark, mark2 := filepath.Join(dir, "mark"), filepath.Join(dir, "mark2")
 	fx := deafFixture(t, dir, "First", "sigterm-deaf", mark, deafScenarios)
@@ -449,7 +449,7 @@ func TestSignalCommands(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
+			parallel(t)
 			dir := t.TempDir()
 			mark := filepath.Join(dir, "mark")
 			fx := deafFixture(t, dir, "Deaf", tc.mode, mark, "initTimeoutMs: 60000\n"+deafScenarios)

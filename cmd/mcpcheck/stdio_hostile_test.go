@@ -173,7 +173,7 @@ func waitNoProcess(t *testing.T, pidfile string) {
 // TestStdioHonest is the control: the same minimal server, behaving, shows
 // no failure and no warning.
 func TestStdioHonest(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	h := runHostile(t, "honest", "hello", nil)
 	if h.code != exitPass || h.outcome("call") != "ok" || h.outcome("again") != "ok" || len(h.report.Warnings) > 0 {
 		t.Errorf("exit %d, outcomes %s/%s, warnings %q\n%s", h.code, h.outcome("call"), h.outcome("again"), h.report.Warnings, h.stdout)
@@ -183,10 +183,10 @@ func TestStdioHonest(t *testing.T) {
 // TestStdioOversizedLine: a line longer than maxMessageBytes (one that
 // never ends, one of 200 MB) is oversized_response, never held whole.
 func TestStdioOversizedLine(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	for _, mode := range []string{"stdio-endless-line", "stdio-huge-line"} {
 		t.Run(mode, func(t *testing.T) {
-			t.Parallel()
+			parallel(t)
 			h := runHostile(t, mode, "hello", nil)
 			if h.code != exitFail || h.outcome("call") != "oversized_response" {
 				t.Errorf("exit %d, outcome %q, want 1 and oversized_response\n%s", h.code, h.outcome("call"), h.stdout)
@@ -199,7 +199,7 @@ func TestStdioOversizedLine(t *testing.T) {
 // server that no longer reads its stdin ends at the step's timeout as
 // transport_closed, and the run goes on.
 func TestStdioServerStopsReading(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	h := runHostile(t, "stdio-stop-reading", strings.Repeat("x", 3<<19), nil)
 	if h.code != exitFail || h.outcome("call") != "transport_closed" {
 		t.Fatalf("exit %d, outcome %q, want 1 and transport_closed\n%s", h.code, h.outcome("call"), h.stdout)
@@ -217,7 +217,7 @@ func TestStdioServerStopsReading(t *testing.T) {
 // stops reading the answers: the call ends at its timeout, the session
 // closes in bounded time.
 func TestStdioRequestFlood(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	h := runHostile(t, "stdio-request-flood", "hello", nil)
 	if h.code != exitFail || h.outcome("call") != "timeout" {
 		t.Errorf("exit %d, outcome %q, want 1 and timeout\n%s", h.code, h.outcome("call"), h.stdout)
@@ -234,7 +234,7 @@ func TestStdioRequestFlood(t *testing.T) {
 // on the machine, for either step: each ends ok or timeout, and the exit
 // status says whether both were ok).
 func TestStdioRequestStorm(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	h := runHostile(t, "stdio-request-storm", "hello", nil)
 	call, again := h.outcome("call"), h.outcome("again")
 	allOK := call == "ok" && again == "ok"
@@ -252,7 +252,7 @@ func TestStdioRequestStorm(t *testing.T) {
 // TestStdioOddIDs: responses whose id is null, an object, an array or
 // missing are ignored with a warning; the call gets its real answer.
 func TestStdioOddIDs(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	h := runHostile(t, "stdio-odd-ids", "hello", nil)
 	if h.code != exitPass || h.outcome("call") != "ok" {
 		t.Fatalf("exit %d, outcome %q, want 0 and ok\n%s", h.code, h.outcome("call"), h.stdout)
@@ -271,7 +271,7 @@ func TestStdioOddIDs(t *testing.T) {
 // TestStdioReusedID: a server request with the pending call's id is a
 // request, not a second response.
 func TestStdioReusedID(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	h := runHostile(t, "stdio-reuse-id", "hello", nil)
 	if h.code != exitPass || h.outcome("call") != "ok" {
 		t.Fatalf("exit %d, outcome %q, want 0 and ok\n%s", h.code, h.outcome("call"), h.stdout)
@@ -288,7 +288,7 @@ func TestStdioReusedID(t *testing.T) {
 // server that ignores SIGTERM: none is left after a run, tools, snapshot
 // or record.
 func TestStdioNoOrphans(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	for _, c := range []struct {
 		name, mode string
 		code       int
@@ -299,7 +299,7 @@ func TestStdioNoOrphans(t *testing.T) {
 		{"ignores-sigterm", "stdio-ignore-term", exitPass, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
+			parallel(t)
 			pidfile := filepath.Join(t.TempDir(), "pid")
 			h := runHostile(t, c.mode, "hello", map[string]string{"HOSTILE_PID_FILE": pidfile})
 			if h.code != c.code || (c.outcome != "" && h.outcome("call") != c.outcome) {
@@ -310,7 +310,7 @@ func TestStdioNoOrphans(t *testing.T) {
 	}
 	for _, sub := range []string{"tools", "snapshot"} {
 		t.Run(sub, func(t *testing.T) {
-			t.Parallel()
+			parallel(t)
 			dir := t.TempDir()
 			pidfile := filepath.Join(dir, "pid")
 			args := []string{sub}
@@ -326,7 +326,7 @@ func TestStdioNoOrphans(t *testing.T) {
 		})
 	}
 	t.Run("record", func(t *testing.T) {
-		t.Parallel()
+		parallel(t)
 		dir := t.TempDir()
 		pidfile := filepath.Join(dir, "pid")
 		h := runCLI(t, hostileSlack+time.Minute, []byte(recordClient), nil,
@@ -350,7 +350,7 @@ const recordClient = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"p
 // TestRecordOversizedLine: record proxying a line without end stops at
 // maxMessageBytes, says so, and holds none of it.
 func TestRecordOversizedLine(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	dir := t.TempDir()
 	h := runCLI(t, hostileSlack+time.Minute, []byte(recordClient), nil,
 		"record", "--out", filepath.Join(dir, "rec.yaml"), "--", os.Args[0], "demo", "--hostile", "stdio-endless-line")
@@ -363,7 +363,7 @@ func TestRecordOversizedLine(t *testing.T) {
 // honest answer longer than it ends the session, saying the bound; a value
 // out of range is a command-line error.
 func TestRecordMaxMessageBytes(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	dir := t.TempDir()
 	long := strings.Replace(recordClient, `{"text":"hi"}`, `{"text":"`+strings.Repeat("x", 2000)+`"}`, 1)
 	h := runCLI(t, hostileSlack+time.Minute, []byte(long), nil,

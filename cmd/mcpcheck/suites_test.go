@@ -26,7 +26,7 @@ func copyFixture(t *testing.T, from, dir, name string) string {
 // worst, the human report ends with the total, and the JSON holds each
 // suite's report exactly as a run of that suite alone writes it.
 func TestSeveralFixtures(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	demo, failing := "../../examples/demo.yaml", "testdata/failing.yaml"
 	r := runCmd(t, "--config", demo, "--config", failing, "--json", "-")
 	if r.code != 1 {
@@ -65,7 +65,7 @@ func TestSeveralFixtures(t *testing.T) {
 // A directory stands for its fixtures in name order; --jobs-suites runs
 // them at once and changes nothing but durations.
 func TestFixtureDirectory(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	dir := t.TempDir()
 	copyFixture(t, "testdata/failing.yaml", dir, "b-failing.yml")
 	copyFixture(t, "../../examples/demo.yaml", dir, "a-demo.yaml")
@@ -125,7 +125,7 @@ func keys(m map[string]any) []string {
 // contract are its companions, not fixtures: the directory runs. The same
 // file that no fixture names is an error.
 func TestFixtureDirectoryCompanions(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	dir := t.TempDir()
 	data, err := os.ReadFile("testdata/failing.yaml")
 	if err != nil {

@@ -21,7 +21,7 @@ import (
 // report is the tasks/result answer), is refused when called plainly, and
 // ends cancelled when cancelled.
 func TestTasksEverything(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	dir := peerDir(t)
 	for _, endpoint := range []string{"", startEverythingHTTP(t, dir)} {
 		rep, _ := passExample(t, "tasks.yaml", dir, endpoint, nil)
@@ -146,12 +146,12 @@ func slicesContains(list []string, s string) bool {
 // as-task the missing ttl, get-unknown the made-up task, cancel-finished
 // the accepted cancellation, plain-call the -32603.
 func TestTasksQuick(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	srv := httptest.NewServer(demo.Handler(demo.Options{Tasks: true}))
 	t.Cleanup(srv.Close)
 	for _, mode := range []string{"stdio", "defects", "http"} {
 		t.Run(mode, func(t *testing.T) {
-			t.Parallel()
+			parallel(t)
 			tasksQuick(t, srv.URL, mode)
 		})
 	}
@@ -250,7 +250,7 @@ func TestTaskOnlyToolCalledPlainly(t *testing.T) {
 // over stdio, and over Streamable HTTP, where the request rides the
 // tasks/result POST's own stream and the runner answers it there.
 func TestTaskNeedsInput(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	dir := peerDir(t)
 	for _, target := range []string{"command: [node, " + filepath.Join(dir, peerEverything) + ", stdio]", "endpoint: " + startEverythingHTTP(t, dir)} {
 		taskNeedsInput(t, target)

@@ -47,7 +47,7 @@ func decodeSurface(t *testing.T, data string) surfaceJSON {
 // TestToolsDemo: the demo's whole surface, for a person (golden) and as
 // JSON, the same from a command, a fixture and an HTTP endpoint.
 func TestToolsDemo(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	r := runCmd(t, "tools", "--", "mcpcheck", "demo")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
@@ -107,7 +107,7 @@ func TestToolsBadInput(t *testing.T) {
 // TestToolsEverything: a real third-party server's surface, with its
 // annotations and enum arguments shown as the server sent them.
 func TestToolsEverything(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	dir := peerDir(t)
 	argv := []string{"--", "node", filepath.Join(dir, peerEverything), "stdio"}
 	r := runCmd(t, append([]string{"tools", "--json"}, argv...)...)

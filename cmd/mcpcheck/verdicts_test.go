@@ -17,7 +17,7 @@ import (
 // the headline says so instead of PASS; the exit code stays 0, as for
 // NOTHING TESTED (issue 19 item 14).
 func TestNoToolTested(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	r := runCmd(t, "--allow-tools", "commit_task", "--json", "-", "--", os.Args[0], "demo")
 	if r.code != 0 {
 		t.Fatalf("exit %d, want 0 (nothing failed)\n%s", r.code, r.stderr)
@@ -79,7 +79,7 @@ scenarios:
 // flight. kitchen_timer never asks, so it never shows roots/list as its
 // own, whatever the timing (issue 19 item 16).
 func TestServerRequestAttribution(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	path := filepath.Join(t.TempDir(), "attribution.yaml")
 	if err := os.WriteFile(path, []byte(attributionFixture), 0o600); err != nil {
 		t.Fatal(err)

@@ -51,7 +51,7 @@ func TestSchemaCommand(t *testing.T) {
 // a yaml-language-server comment or a $schema key (YAML and JSON); mcpcheck
 // accepts and ignores both.
 func TestFixtureSchemaHeaders(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	dir := t.TempDir()
 	body := "name: Schema headers\ncommand: [mcpcheck, demo]\nallowTools: [get_household]\nscenarios: [{name: s, steps: [{id: read, tool: get_household}]}]\n"
 	files := map[string]string{
@@ -99,7 +99,7 @@ const installLine = "go install ./cmd/mcpcheck"
 // `version` names the module and this checkout's revision, and the
 // README's demo command passes.
 func TestGoInstall(t *testing.T) {
-	t.Parallel()
+	parallel(t)
 	if testing.Short() {
 		t.Skip("builds the command (-short)")
 	}

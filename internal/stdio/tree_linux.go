@@ -31,6 +31,10 @@ type procEntry struct {
 	ppid, pgid int
 	start      uint64 // start time since boot, in clock ticks: with the pid, an identity
 	zombie     bool
+	// runnable: running or waiting for a CPU (R), or in uninterruptible
+	// I/O (D); cpu is the time it has used, user and system, in ticks.
+	runnable bool
+	cpu      uint64
 }
 
 // tree is what mcpcheck knows of one server's processes.
@@ -304,5 +308,9 @@ func readStat(pid int, buf []byte) (procEntry, bool) {
 	ppid, _ := strconv.Atoi(string(fields[1]))
 	pgid, _ := strconv.Atoi(string(fields[2]))
 	start, _ := strconv.ParseUint(string(fields[19]), 10, 64)
-	return procEntry{ppid: ppid, pgid: pgid, start: start, zombie: fields[0][0] == 'Z' || fields[0][0] == 'X'}, true
+	utime, _ := strconv.ParseUint(string(fields[11]), 10, 64)
+	stime, _ := strconv.ParseUint(string(fields[12]), 10, 64)
+	state := fields[0][0]
+	return procEntry{ppid: ppid, pgid: pgid, start: start, zombie: state == 'Z' || state == 'X',
+		runnable: state == 'R' || state == 'D', cpu: utime + stime}, true
 }

@@ -45,6 +45,9 @@ func LoadText(w io.Writer, r *Report, opts TextOptions) error {
 	row("all", &l.Overall)
 	if l.Overall.Errors > 0 {
 		t.printf("\n  errors: %s\n", errorsLine(&l.Overall))
+		if e := l.Overall.FirstError; e != nil {
+			t.printf("  first error: %s (outcome %s): %s\n", e.Step, e.Outcome, cut(strings.Join(strings.Fields(e.Message), " "), 200))
+		}
 	}
 	t.printf("\n")
 	for _, th := range l.Thresholds {
@@ -86,12 +89,17 @@ func loadShape(l *LoadResult) string {
 	return b.String()
 }
 
+// LoadErrorOf is a failed call as a load run's report keeps it.
+func LoadErrorOf(st *StepResult) *LoadError {
+	return &LoadError{Outcome: string(st.Outcome), Message: why(st)}
+}
+
 // errorsLine says what the failed calls were: expectations not met (on an
 // answer of any class), then the outcome classes other than ok.
 func errorsLine(s *LoadStats) string {
 	var parts []string
 	if s.Failed > 0 {
-		parts = append(parts, fmt.Sprintf("%d failed their expectations", s.Failed))
+		parts = append(parts, fmt.Sprintf("%d answered and failed their expectations", s.Failed))
 	}
 	for _, k := range slices.Sorted(maps.Keys(s.Outcomes)) {
 		if k != "ok" {

@@ -1059,11 +1059,24 @@ type LoadStats struct {
 	Errors   uint64            `json:"errors"`
 	Failed   uint64            `json:"failedExpectations"`
 	Outcomes map[string]uint64 `json:"outcomes"`
+	// FirstError is the first failed call (of these, in the plan's order
+	// for a join): its outcome and why it failed, so an errors count is
+	// never all a reader has.
+	FirstError *LoadError `json:"firstError,omitempty"`
 	// RPS is calls per second over the run's elapsed time.
 	RPS float64 `json:"rps"`
 	// Latency in milliseconds, read from Histogram (microseconds).
 	Latency   Latency      `json:"latency"`
 	Histogram hist.Encoded `json:"histogram"`
+}
+
+// LoadError is one failed call of a load run: its outcome class and the
+// reason, on one line, as a failed step states it.
+type LoadError struct {
+	// Step is the call's scenario/step.
+	Step    string `json:"step"`
+	Outcome string `json:"outcome"`
+	Message string `json:"message"`
 }
 
 // Latency are a histogram's percentiles in milliseconds.

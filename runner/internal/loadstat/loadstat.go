@@ -75,7 +75,14 @@ func Join(parts []report.LoadStats, elapsed time.Duration) report.LoadStats {
 			outcomes[config.Outcome(o)] += n
 		}
 	}
-	return Stats(h, calls, errs, failed, outcomes, elapsed)
+	st := Stats(h, calls, errs, failed, outcomes, elapsed)
+	for _, p := range parts {
+		if p.FirstError != nil {
+			st.FirstError = p.FirstError
+			break
+		}
+	}
+	return st
 }
 
 // Verdict judges res: it passes when every threshold holds and the error

@@ -267,6 +267,9 @@ func (c *Stdio) Send(ctx context.Context, msg []byte, id string, wait time.Durat
 	observed := false
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
+	var cpu uint64
+	c.working(&cpu)
+	extra := time.Duration(0)
 	var grace <-chan time.Time
 	var ex Exchange
 	// The observer goes out once the probe has had a moment: a server
@@ -278,6 +281,11 @@ func (c *Stdio) Send(ctx context.Context, msg []byte, id string, wait time.Durat
 			ex.Err = ctx.Err()
 			return ex
 		case <-timer.C:
+			if !observed && extra < busyExtra && c.working(&cpu) {
+				extra += busyStep // slow, not silent (see start.go)
+				timer.Reset(busyStep)
+				continue
+			}
 			// Not even the observer was answered: the server stopped
 			// working (or is about to exit).
 			ex.Stuck = !observed

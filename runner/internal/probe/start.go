@@ -44,3 +44,32 @@ func (c *Stdio) awaitRead(ctx context.Context, bound time.Duration) {
 		}
 	}
 }
+
+// # A server still working is waited for
+//
+// MaxWait ends the wait for a server that answers neither the probe nor
+// its observer. Where the machine can say (stdio.Process.Work), a server
+// whose processes are still working when it passes — one of them running
+// or waiting for a CPU, or CPU used since the last look — is waited for a
+// second more, again and again up to busyExtra in all: on a machine
+// running two test suites, a Node.js server that had read the probe was
+// still starting its answer after 15 s, and a shard's report named it
+// silent where the whole run's did not. A server that ignores the probe
+// (or waits for something that will not come) sleeps and is judged at
+// MaxWait as before; one that spins forever costs busyExtra more.
+const (
+	busyStep  = time.Second
+	busyExtra = 3 * MaxWait
+)
+
+// working is a look at whether c's server has worked since the last look
+// (*cpu, updated).
+func (c *Stdio) working(cpu *uint64) bool {
+	now, running, ok := c.proc.Work()
+	if !ok {
+		return false
+	}
+	worked := running || now > *cpu
+	*cpu = now
+	return worked
+}

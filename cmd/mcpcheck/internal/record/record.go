@@ -96,6 +96,13 @@ func (s *Session) Client(data []byte) {
 	})
 }
 
+// Pending is how many of the client's requests the server has not answered.
+func (s *Session) Pending() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.pending)
+}
+
 // Server records a message the server sent: answers to the client's
 // requests.
 func (s *Session) Server(data []byte) {

@@ -1,0 +1,23 @@
+package stdio
+
+// Work is what the server's tree is doing now: cpu is the time its live
+// members have used (user and system, in clock ticks), running whether any
+// of them is on a CPU, waiting for one, or in disk I/O. ok is false where
+// that cannot be asked.
+//
+// It tells a server that is slow from one that is silent: on a loaded
+// machine a process that has read a request may wait many seconds for a
+// CPU to answer it, and is then runnable, or has used CPU since the last
+// look; a server that ignores the request, or waits on something that
+// will not come, sleeps and uses none.
+func (p *Process) Work() (cpu uint64, running, ok bool) {
+	for _, e := range p.tree.members(p) {
+		if e.zombie {
+			continue
+		}
+		cpu += e.cpu
+		running = running || e.runnable
+		ok = true
+	}
+	return cpu, running, ok
+}
