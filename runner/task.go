@@ -361,8 +361,6 @@ const (
 // unknownTaskID is a task id no server issued.
 const unknownTaskID = "mcpcheck-no-such-task-7f3c"
 
-var invalidParamsCode = int64(-32602)
-
 // tasks plans the task checks of every target tool that supports tasks.
 func (c *generator) tasks(targets []tool, valid map[string]map[string]any) {
 	for _, t := range targets {
@@ -382,10 +380,10 @@ func (c *generator) tasks(targets []tool, valid map[string]map[string]any) {
 		ends.spec.Expect.OutcomeAny = []config.Outcome{config.OutcomeOK, config.OutcomeToolError, config.OutcomeOutputInvalid}
 		unknown := c.call("get-unknown", t.Name, nil, config.OriginProbe, caseTaskGetUnknown)
 		unknown.taskCheck = taskCheckUnknown
-		unknown.spec.Expect.Outcome, unknown.spec.Expect.ErrorCode = config.OutcomeProtocolError, &invalidParamsCode
+		unknown.spec.Expect.Outcome, unknown.spec.Expect.ErrorCode = config.OutcomeProtocolError, &invalidParams
 		finished := c.call("cancel-finished", t.Name, args, config.OriginProbe, caseTaskCancelFinished)
 		finished.taskCheck = taskCheckCancelFinished
-		finished.spec.Expect.Outcome, finished.spec.Expect.ErrorCode = config.OutcomeProtocolError, &invalidParamsCode
+		finished.spec.Expect.Outcome, finished.spec.Expect.ErrorCode = config.OutcomeProtocolError, &invalidParams
 		sc.steps = append(sc.steps, ends, unknown, finished)
 		if support == "required" {
 			plain := c.call("plain-call", t.Name, args, config.OriginProbe, caseTaskPlain)
