@@ -76,7 +76,7 @@ type scenario struct {
 	// excluded, when set, leaves the scenario out of the run (Selection).
 	excluded report.Exclusion
 	// muted keeps the run's hooks from hearing of the scenario's steps
-	// while it may still be retried (schedule.go).
+	// while it may still be retried (scenario.go).
 	muted bool
 }
 
