@@ -126,12 +126,8 @@ func childEnv(s *config.Suite, env environ, sec *secrets) []string {
 			vars[k] = v
 		}
 	}
-	for k, v := range s.Env {
-		vars[k] = v
-	}
-	for k, v := range sec.childEnv {
-		vars[k] = v
-	}
+	maps.Copy(vars, s.Env)
+	maps.Copy(vars, sec.childEnv)
 	out := make([]string, 0, len(vars))
 	for _, k := range slices.Sorted(maps.Keys(vars)) {
 		out = append(out, k+"="+vars[k])

@@ -4,6 +4,7 @@ package refs
 
 import (
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 
@@ -39,10 +40,7 @@ func resolveValue(v any, results map[string]any) (any, bool, error) {
 				continue
 			}
 			if out == nil {
-				out = make(map[string]any, len(x))
-				for k2, e2 := range x {
-					out[k2] = e2
-				}
+				out = maps.Clone(x)
 			}
 			out[k] = r
 		}
