@@ -300,6 +300,9 @@ type tapConn struct {
 	// unread, over stdio, says how many bytes written to the server it has
 	// not read yet (see awaitLate); nil elsewhere.
 	unread func() (int, bool)
+	// work, over stdio, says what the server's processes are doing (see
+	// awaitLate); nil elsewhere.
+	work func() (cpu uint64, running, ok bool)
 }
 
 // maxRecent bounds how many finished calls tapConn remembers.
@@ -485,9 +488,19 @@ func (c *tapConn) finish(t *tap) {
 // shard's report lacked the warning its whole run had. A server that never
 // answers costs lateGrace once per timed-out call (twice, over stdio, if
 // it does not read the cancellation either), outside the step's duration.
+//
+// Over stdio, a server still working when lateGrace has passed (one of its
+// processes running or waiting for a CPU, or CPU used since the last look:
+// stdio.Process.Work) is waited for lateStep more, again and again up to
+// lateExtra: with two suites at once a demo server that had read the
+// cancellation still had not sent its late answer a second later, and a
+// shard's report again lacked the warning. A server that ignores the
+// cancellation and sleeps is not waited for longer.
 const (
 	lateGrace      = time.Second
 	cancelSendWait = 5 * time.Second
+	lateStep       = 250 * time.Millisecond
+	lateExtra      = 5 * time.Second
 )
 
 // awaitLate waits until the call id has had its late response, the
@@ -496,7 +509,9 @@ const (
 func (c *tapConn) awaitLate(id jsonrpc.ID) {
 	deadline := time.Now().Add(cancelSendWait + lateGrace)
 	var has bool // the server has the cancellation
-	for ; time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+	var cpu uint64
+	extra := time.Duration(0)
+	for ; time.Now().Before(deadline) || (has && extra < lateExtra && c.working(&cpu, &extra, &deadline)); time.Sleep(2 * time.Millisecond) {
 		c.mu.Lock()
 		done := !c.unanswered[id] || c.closed
 		sent, ok := c.cancelled[id]
@@ -513,11 +528,30 @@ func (c *tapConn) awaitLate(id jsonrpc.ID) {
 			}
 		}
 		has, deadline = true, time.Now().Add(lateGrace)
+		if c.work != nil {
+			cpu, _, _ = c.work()
+		}
 	}
 	c.mu.Lock()
 	delete(c.unanswered, id)
 	delete(c.cancelled, id)
 	c.mu.Unlock()
+}
+
+// working says, at the end of a late answer's wait, whether the server is
+// still working; if so it moves the deadline lateStep on (extra counts it).
+func (c *tapConn) working(cpu *uint64, extra *time.Duration, deadline *time.Time) bool {
+	if c.work == nil {
+		return false
+	}
+	now, running, ok := c.work()
+	worked := ok && (running || now > *cpu)
+	*cpu = now
+	if worked {
+		*extra += lateStep
+		*deadline = time.Now().Add(lateStep)
+	}
+	return worked
 }
 
 // remember moves a call from pending to the finished calls (c.mu held).
@@ -566,6 +600,7 @@ func (t *tapTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		// The SDK starts reading once Connect has returned.
 		sc.note = t.conn.note
 		t.conn.unread = sc.p.Unread
+		t.conn.work = sc.p.Work
 	}
 	return t.conn, nil
 }

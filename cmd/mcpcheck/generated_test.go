@@ -334,26 +334,21 @@ func TestDefectsReceipts(t *testing.T) {
 	for _, transport := range []string{"stdio", "http"} {
 		t.Run(transport, func(t *testing.T) {
 			parallel(t)
-			tmpdir := "TMPDIR=" + t.TempDir()
-			report := filepath.Join(t.TempDir(), "report.json")
-			var code int
-			var out string
+			// The runs are shared (see shared_runs_test.go): over HTTP
+			// sixteen at a time, which TestDefectsSameWhateverJobs shows
+			// gives the receipts of one at a time.
+			w := wholeStdio("../../examples/defects.yaml")
 			if transport == "http" {
-				url := demoHTTP(t, []string{tmpdir}, "--defects")
-				r := runCmd(t, "--config", "../../examples/defects.yaml", "--json", report, "--url", url)
-				code, out = r.code, r.stdout+r.stderr
-			} else {
-				code, out = cli(t, "", []string{tmpdir}, "--config", "../../examples/defects.yaml", "--json", report)
+				w = defectsHTTP16(t)
 			}
-			if code != 1 {
-				t.Fatalf("exit %d, want 1 (the planted defects must fail the run)\n%s", code, out)
+			if w.err != "" {
+				t.Fatalf("the run: %s\n%s", w.err, w.out)
 			}
-			data, err := os.ReadFile(report)
-			if err != nil {
-				t.Fatalf("%v\n%s", err, out)
+			if w.code != 1 {
+				t.Fatalf("exit %d, want 1 (the planted defects must fail the run)\n%s", w.code, w.out)
 			}
-			validReport(t, string(data))
-			golden(t, "defects-"+transport+".golden", generatedReceipts(t, string(data)))
+			validReport(t, w.report)
+			golden(t, "defects-"+transport+".golden", generatedReceipts(t, w.report))
 		})
 	}
 }
@@ -371,12 +366,22 @@ func TestDefectsSameWhateverJobs(t *testing.T) {
 		for i, n := range jobs {
 			t.Run("jobs-"+n, func(t *testing.T) {
 				parallel(t)
-				url := demoHTTP(t, []string{"TMPDIR=" + t.TempDir()}, "--defects")
-				r := runCmd(t, "--config", "../../examples/defects.yaml", "--json", "-", "--url", url, "--jobs", n)
-				if r.code != 1 {
-					t.Fatalf("--jobs %s: exit %d, want 1\n%s", n, r.code, r.stderr)
+				var w *wholeRun
+				if n == "16" {
+					w = defectsHTTP16(t) // shared with TestDefectsReceipts/http
+				} else {
+					w = &wholeRun{}
+					url := demoHTTP(t, []string{"TMPDIR=" + t.TempDir()}, "--defects")
+					r := runCmd(t, "--config", "../../examples/defects.yaml", "--json", "-", "--url", url, "--jobs", n)
+					w.code, w.out, w.report = r.code, r.stderr, r.stdout
 				}
-				got[i] = generatedReceipts(t, r.stdout)
+				if w.err != "" {
+					t.Fatalf("--jobs %s: %s\n%s", n, w.err, w.out)
+				}
+				if w.code != 1 {
+					t.Fatalf("--jobs %s: exit %d, want 1\n%s", n, w.code, w.out)
+				}
+				got[i] = generatedReceipts(t, w.report)
 			})
 		}
 	})
