@@ -2,19 +2,12 @@ package runner
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
-	"bytes"
-	"encoding/json"
-	"maps"
-
 	"github.com/mcpcheck/mcpcheck/config"
-	"github.com/mcpcheck/mcpcheck/runner/internal/gen"
-	"github.com/mcpcheck/mcpcheck/runner/internal/score"
 	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
@@ -29,38 +22,6 @@ func caseKind(property string, cases ...string) report.FindingKind {
 		kind += " " + property
 	}
 	return report.FindingKind(kind)
-}
-
-// Probe defaults (mcp-fuzz's): absolute thresholds, and the relative rule
-// of more than 3× the server's median, only with ≥ 3 tools. A run's
-// relative rule also asks for a margin above the median (score.Outliers):
-// 500 ms, a delay a user notices, and 1,000 characters. The live gate
-// (LatencyGate) keeps mcp-fuzz's floor, above which a tool's own earlier
-// calls are its median.
-const (
-	defaultSlowMs     = 5000
-	defaultBloatChars = 20000
-	outlierRatio      = 3
-	slowFloorMs       = 100
-	bloatFloorChars   = 1000
-	slowMarginMs      = 500
-	bloatMarginChars  = 1000
-	minProbeSamples   = 3
-)
-
-// analysisSettings are g's settings for [Analyze].
-func analysisSettings(g *config.Generate) *report.AnalysisSettings {
-	a := &report.AnalysisSettings{FailUnder: g.FailUnder}
-	if g.Probes {
-		a.Probes = &report.ProbeSettings{SlowThresholdMs: defaultSlowMs, BloatThresholdChars: defaultBloatChars, PriceModel: g.PriceModel}
-		if g.SlowThresholdMs > 0 {
-			a.Probes.SlowThresholdMs = float64(g.SlowThresholdMs)
-		}
-		if g.BloatThresholdChars > 0 {
-			a.Probes.BloatThresholdChars = float64(g.BloatThresholdChars)
-		}
-	}
-	return a
 }
 
 // Analyze judges a finished report as a function of its data: the
@@ -134,7 +95,9 @@ func Analyze(rep *report.Report) {
 		for k, e := range eras {
 			// Each pass's verdict: its steps, findings and scores, and
 			// what failed it outside them.
-			part := report.Report{Scenarios: e.scenarios, Summary: report.Summary{Scores: scoresOf(rep, e.version)}, Findings: findingsOf(rep, e.version)}
+			scores := slices.DeleteFunc(slices.Clone(rep.Summary.Scores), func(s report.Score) bool { return s.ProtocolVersion != e.version })
+			findings := slices.DeleteFunc(slices.Clone(rep.Findings), func(f report.Finding) bool { return f.ProtocolVersion != e.version })
+			part := report.Report{Scenarios: e.scenarios, Summary: report.Summary{Scores: scores}, Findings: findings}
 			part.Tally()
 			rep.ProtocolRuns[k].Passed = part.Passed && !rep.ProtocolRuns[k].Failed
 		}
@@ -384,85 +347,6 @@ func stepMessage(st *report.StepResult) string {
 	}
 }
 
-// validRuns are the tools' generated valid calls that ran: what the probes
-// measure.
-func (a *analysis) validRuns() []*report.StepResult {
-	var out []*report.StepResult
-	a.each(func(_ *report.ScenarioResult, st *report.StepResult) {
-		if st.Case == caseValid && st.Status != report.StatusSkipped {
-			out = append(out, st)
-		}
-	})
-	return out
-}
-
-// measurable reports whether a call produced a real response to measure:
-// crashed, hung or broken calls are excluded from the probes.
-func measurable(st *report.StepResult) bool {
-	switch st.Outcome {
-	case config.OutcomeOK, config.OutcomeToolError, config.OutcomeProtocolError, config.OutcomeOutputInvalid:
-		return true
-	}
-	return false
-}
-
-// probes flags the latency and size outliers among the valid calls and
-// adds the two scores and the token estimate. Outliers are judged against
-// the median of every tool, so a shard's are judged again when merged.
-func (a *analysis) probes(p *report.ProbeSettings) {
-	latency, size := map[string]float64{}, map[string]float64{}
-	chars, unmeasured := 0, 0
-	for _, st := range a.validRuns() {
-		if !measurable(st) {
-			unmeasured++
-			continue
-		}
-		size[st.Tool] = float64(st.ResponseChars)
-		chars += st.ResponseChars
-		switch {
-		case st.AsTask:
-			// A task's time is its work and the server's poll interval,
-			// not a latency.
-			continue
-		case st.TimedBy != "":
-			a.notes = append(a.notes, fmt.Sprintf("tool %q: latency not judged: its argument %s asks for the time the call takes", st.Tool, st.TimedBy))
-			continue
-		}
-		latency[st.Tool] = st.DurationMs
-	}
-	again := a.remeasured(latency)
-	add := func(kind report.FindingKind, name config.ScoreName, unit string, values map[string]float64, flags map[string]string, measured int) {
-		names := make([]string, 0, len(flags))
-		for t := range flags {
-			names = append(names, t)
-		}
-		sort.Strings(names)
-		for _, t := range names {
-			msg := fmt.Sprintf("valid call: %.0f %s (%s)", values[t], unit, flags[t])
-			if kind == report.FindingLatency {
-				msg = latencyMessage(values[t], again[t], flags[t])
-			}
-			a.findings = append(a.findings, report.Finding{Tool: t, Origin: config.OriginProbe, Kind: kind, Flagged: true, Score: name, Message: msg})
-		}
-		sc := percentScore(name, measured-len(flags), measured)
-		sc.Inconclusive = unmeasured
-		a.scores = append(a.scores, sc)
-	}
-	add(report.FindingLatency, config.ScoreLatency, "ms", latency, score.Outliers(latency, p.SlowThresholdMs, outlierRatio, slowMarginMs, minProbeSamples), len(latency))
-	add(report.FindingResponseSize, config.ScoreResponseSize, "characters", size, score.Outliers(size, p.BloatThresholdChars, outlierRatio, bloatMarginChars, minProbeSamples), len(size))
-	if len(size) > 0 {
-		tok := &report.Tokens{Total: score.EstimateTokens(chars), Calls: len(size), Method: "about 4 characters a token over each tool's valid call, an estimate, not a tokenizer"}
-		tok.PerCall = tok.Total / tok.Calls
-		if m := p.PriceModel; m != "" {
-			if price, ok := score.PricePerMTok(m); ok {
-				tok.Model, tok.PricesAsOf = m, score.PricesAsOf
-				tok.USD = math.Round(float64(tok.Total)*price/1e6*1e6) / 1e6
-			}
-		}
-		a.tokens = tok
-	}
-}
-
 // concurrencyFindings judges the concurrency checks and returns how many
 // tools were checked and how many failed. Independent connections: a tool
 // is flagged only when the failure is informative — some calls succeeded
@@ -571,120 +455,6 @@ func (a *analysis) concurrencyFindings() (checked, failedTools int) {
 	return checked, len(tools)
 }
 
-// tally computes the scores the steps count toward, and concurrency's,
-// and applies the thresholds.
-func (a *analysis) tally(concurrencyChecked, concurrencyFailed int) {
-	type tally struct{ passed, total, inconclusive int }
-	t := map[config.ScoreName]*tally{}
-	a.each(func(_ *report.ScenarioResult, st *report.StepResult) {
-		if st.Score == "" || st.Status == report.StatusSkipped {
-			return
-		}
-		c := t[st.Score]
-		if c == nil {
-			c = &tally{}
-			t[st.Score] = c
-		}
-		if st.Score == config.ScoreResponseFidelity && st.Outcome != config.OutcomeOK && st.Outcome != config.OutcomeOutputInvalid {
-			// An honest error or a crash says nothing about fidelity:
-			// the generated input may just be unrealistic.
-			c.inconclusive++
-			return
-		}
-		c.total++
-		if st.Status == report.StatusPassed {
-			c.passed++
-		}
-	})
-	for _, name := range []config.ScoreName{config.ScoreCrashResilience, config.ScoreResponseFidelity, config.ScoreLifecycle, config.ScoreProtocol} {
-		if c := t[name]; c != nil {
-			sc := percentScore(name, c.passed, c.total)
-			sc.Inconclusive = c.inconclusive
-			a.scores = append(a.scores, sc)
-		}
-	}
-	if concurrencyChecked > 0 {
-		a.scores = append(a.scores, percentScore(config.ScoreConcurrency, concurrencyChecked-concurrencyFailed, concurrencyChecked))
-	}
-	// A threshold on a score nothing was generated for has no case to
-	// meet it: the score is listed as n/a, and the threshold as not met.
-	failUnder := a.settings.FailUnder
-	for _, name := range config.ScoreNames {
-		if _, ok := failUnder[name]; ok && !slices.ContainsFunc(a.scores, func(sc report.Score) bool { return sc.Name == name }) {
-			a.scores = append(a.scores, percentScore(name, 0, 0))
-		}
-	}
-	sort.SliceStable(a.scores, func(i, j int) bool {
-		return scoreOrder(a.scores[i].Name) < scoreOrder(a.scores[j].Name)
-	})
-	for i := range a.scores {
-		enoughToGrade(&a.scores[i])
-	}
-	for i := range a.scores {
-		sc := &a.scores[i]
-		if th, ok := failUnder[sc.Name]; ok {
-			// A score with no case has nothing to meet a threshold with.
-			met := sc.Percent != nil && *sc.Percent >= th
-			sc.FailUnder, sc.Met = &th, &met
-		}
-	}
-}
-
-func scoreOrder(name config.ScoreName) int { return slices.Index(config.ScoreNames, name) }
-
-func percentScore(name config.ScoreName, passed, total int) report.Score {
-	s := report.Score{Name: name, Passed: passed, Total: total, Grade: "n/a"}
-	if total > 0 {
-		pct := math.Round(float64(passed)/float64(total)*10000) / 100
-		s.Percent, s.Grade = &pct, score.Grade(pct)
-	}
-	return s
-}
-
-// nothingTested marks a run that only generates checks (no step of the
-// fixture's own) and made no call at all: it tested nothing, whatever its
-// scores say. The run still passes unless a threshold was given, which
-// then has no case to meet.
-func (a *analysis) nothingTested() {
-	called, fixture := false, false
-	tools := map[string]bool{}
-	ran := map[config.StepKind]int{}
-	a.each(func(_ *report.ScenarioResult, st *report.StepResult) {
-		fixture = fixture || st.Origin == config.OriginFixture
-		if st.Outcome == "" {
-			return
-		}
-		called = true
-		if st.Kind == config.KindTool && st.Tool != "" {
-			tools[st.Tool] = true
-		} else {
-			ran[st.Kind]++
-		}
-	})
-	if fixture {
-		return
-	}
-	if called {
-		a.noToolTested(len(tools), ran)
-		a.coverage = a.coverageLine(len(tools))
-		return
-	}
-	n := &report.NothingTested{Reason: "the server lists no tool", Fix: "check that the server is the one you meant"}
-	if k := len(a.skipped); k > 0 {
-		groups := report.SkippedGroupsOf(a.skipped)
-		var parts, fixes []string
-		for _, gr := range groups {
-			parts = append(parts, fmt.Sprintf("%d %s", len(gr.Tools), gr.Reason))
-			if gr.Fix != "" && !slices.Contains(fixes, gr.Fix) {
-				fixes = append(fixes, gr.Fix)
-			}
-		}
-		n.Reason = fmt.Sprintf("every tool the server lists was left alone (%d): %s", k, strings.Join(parts, "; "))
-		n.Fix = strings.Join(fixes, "; ")
-	}
-	a.nothing = n
-}
-
 // eras splits the report by protocol version (ProtocolRuns' scenario
 // ranges).
 func erasOf(r *report.Report) []era {
@@ -701,208 +471,6 @@ func erasOf(r *report.Report) []era {
 		}
 	}
 	return out
-}
-func scoresOf(r *report.Report, version string) []report.Score {
-	var out []report.Score
-	for _, s := range r.Summary.Scores {
-		if s.ProtocolVersion == version {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-func findingsOf(r *report.Report, version string) []report.Finding {
-	var out []report.Finding
-	for _, f := range r.Findings {
-		if f.ProtocolVersion == version {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
-// Rules that keep a verdict honest on any server (issue 19): what counts as
-// an empty answer, a crossed response, a latency outlier, a covered tool
-// and a grade with enough data behind it.
-
-// mayBeEmpty reports whether t may honestly succeed with no content: it is
-// not annotated read-only and declares no outputSchema, so it may be
-// called for a side effect (the spec allows an empty content array). A
-// read-only or structured tool was asked for something, and an empty
-// answer is a fidelity failure.
-func mayBeEmpty(t tool) bool {
-	return !isReadOnly(t) && !declared(t.OutputSchema)
-}
-
-// declared reports whether a raw schema member is present and not null.
-func declared(raw json.RawMessage) bool {
-	s := bytes.TrimSpace(raw)
-	return len(s) > 0 && !bytes.Equal(s, []byte("null"))
-}
-
-// A grade needs enough judged cases: at least minGraded, and at least
-// half of the cases tried (judged + inconclusive). Fidelity "100 % A" from
-// 2 judged calls and 8 inconclusive said more than the data did. The rule
-// holds for every score; one that misses it is n/a with its counts, and a
-// threshold on it is not met (there is not enough to meet it with).
-const minGraded = 3
-
-// enoughToGrade takes the grade from a score that has too few judged
-// cases, saying why.
-func enoughToGrade(sc *report.Score) {
-	if sc.Percent == nil || sc.Total == 0 {
-		return
-	}
-	tried := sc.Total + sc.Inconclusive
-	if sc.Total >= minGraded && 2*sc.Total >= tried {
-		return
-	}
-	sc.Percent, sc.Grade = nil, "n/a"
-	sc.TooFew = fmt.Sprintf("%d judged of %d tried: a grade needs at least %d judged, and at least half of those tried", sc.Total, tried, minGraded)
-}
-
-// noToolTested marks a run of generated checks that made calls but called
-// none of the tools the server lists (protocol probes only, resource
-// reads, prompts): "PASS" would claim the tools were tested. Its verdict
-// is NO TOOL TESTED, and its exit code that of NOTHING TESTED (0 unless
-// something failed or a threshold was given): a CI job that runs quick
-// mode on a server whose tools are all left alone keeps passing, but the
-// headline says what was covered ("0 of 21 tools called: ...").
-func (a *analysis) noToolTested(called int, ran map[config.StepKind]int) {
-	if called > 0 || a.listed == 0 {
-		return
-	}
-	n := &report.NothingTested{Reason: fmt.Sprintf("0 of %d tools called", a.listed), Fix: "name the tools to call in --allow-tools"}
-	if len(a.skipped) > 0 {
-		var parts, fixes []string
-		for _, gr := range report.SkippedGroupsOf(a.skipped) {
-			parts = append(parts, fmt.Sprintf("%d %s", len(gr.Tools), gr.Reason))
-			if gr.Fix != "" && !slices.Contains(fixes, gr.Fix) {
-				fixes = append(fixes, gr.Fix)
-			}
-		}
-		n.Reason += ": " + strings.Join(parts, "; ")
-		if len(fixes) > 0 {
-			n.Fix = strings.Join(fixes, "; ")
-		}
-	}
-	var what []string
-	for _, k := range []struct {
-		kind       config.StepKind
-		one, other string
-	}{
-		{kindRaw, "protocol probe message", "protocol probe messages"},
-		{config.KindResource, "resource read", "resource reads"},
-		{config.KindPrompt, "prompt get", "prompt gets"},
-	} {
-		switch c := ran[k.kind]; c {
-		case 0:
-		case 1:
-			what = append(what, "1 "+k.one)
-		default:
-			what = append(what, fmt.Sprintf("%d %s", c, k.other))
-		}
-	}
-	if len(what) == 0 {
-		what = append(what, "calls other than tools/call")
-	}
-	n.Ran = strings.Join(what, ", ")
-	a.nothing = n
-}
-
-// timeWords are the words of an argument name that ask a tool to take
-// time: a call whose valid arguments set one is slow by request, and the
-// latency probe does not judge it ("delayMs", "duration", "sleep_seconds",
-// "timeout", "steps": a tool that reports progress step by step).
-var timeWords = []string{"duration", "delay", "sleep", "wait", "timeout", "interval", "pause", "steps", "seconds", "secs", "millis", "milliseconds", "ms"}
-
-// timeArgument returns the name of the first argument (in name order)
-// whose name holds a time word (as a whole word of a camelCase, snake_case
-// or kebab-case name) and whose value asks for time: a positive number,
-// or a non-empty string ("5s", "PT2M"). "" when there is none.
-func timeArgument(args map[string]any) string {
-	for _, name := range slices.Sorted(maps.Keys(args)) {
-		if !asksForTime(args[name]) {
-			continue
-		}
-		for _, w := range gen.SplitWords(name) {
-			if slices.Contains(timeWords, w) {
-				return name
-			}
-		}
-	}
-	return ""
-}
-
-func asksForTime(v any) bool {
-	switch x := v.(type) {
-	case string:
-		return strings.TrimSpace(x) != ""
-	case json.Number:
-		f, err := x.Float64()
-		return err == nil && f > 0
-	case float64:
-		return x > 0
-	case int:
-		return x > 0
-	case int64:
-		return x > 0
-	}
-	return false
-}
-
-// again plans the latency re-measure: each tool's valid call once more,
-// one by one on the shared session, after every other scenario (last), so
-// that no load of the run's own slows it. Analysis judges a tool on the
-// faster of its two calls, so one slow moment of a loaded machine flags
-// nothing. Tools whose arguments ask for their time are not called again.
-func (c *generator) again(targets []tool, valid map[string]map[string]any) {
-	sc := c.scenario("probes: latency again")
-	sc.continueOnFailure, sc.reconnect, sc.last = true, true, true
-	for _, t := range targets {
-		args, ok := valid[t.Name]
-		if !ok || timeArgument(args) != "" {
-			continue
-		}
-		st := c.call("again-"+strconv.Itoa(len(sc.steps)+1), t.Name, args, config.OriginProbe, caseAgain)
-		// A measure, not a verdict: any answer will do (the valid call
-		// was judged already).
-		st.spec.Advisory, st.rerun = true, true
-		st.spec.Expect = config.Expect{OutcomeAny: survivedOutcomes}
-		sc.steps = append(sc.steps, st)
-	}
-	if len(sc.steps) > 0 {
-		c.add(sc)
-	}
-}
-
-// remeasured lowers each tool's latency sample to its re-measure (the
-// "probes: latency again" scenario) when that was faster, and returns the
-// re-measures: a tool is judged on the faster of its two calls, so it is
-// flagged only when it was slow both times.
-func (a *analysis) remeasured(latency map[string]float64) map[string]bool {
-	again := map[string]bool{}
-	a.each(func(_ *report.ScenarioResult, st *report.StepResult) {
-		if st.Case != caseAgain || st.Status == report.StatusSkipped || !measurable(st) {
-			return
-		}
-		first, ok := latency[st.Tool]
-		if !ok {
-			return
-		}
-		again[st.Tool] = true
-		latency[st.Tool] = min(first, st.DurationMs)
-	})
-	return again
-}
-
-// latencyMessage is a latency finding's words: the faster call judged,
-// and both measures when the tool was measured twice.
-func latencyMessage(judged float64, twice bool, why string) string {
-	if !twice {
-		return fmt.Sprintf("valid call: %.0f ms (%s)", judged, why)
-	}
-	return fmt.Sprintf("valid call: %.0f ms, the faster of two calls (%s)", judged, why)
 }
 
 // unconfirmed says why a crossing seen in the overlapping scenario at
@@ -932,70 +500,4 @@ func unconfirmed(scenarios []report.ScenarioResult, i int) string {
 		}
 	}
 	return ""
-}
-
-// attribute says whether a request the server made of the client, which
-// came while the call tp was in flight, is listed with tp's step, and the
-// other steps that share it. It belongs to tp provably when it came on
-// tp's own HTTP stream (its POST's response), or on a shared stream while
-// tp was the only call in flight; then during is nil. On another call's
-// own stream it is that call's, not tp's. Otherwise it came during tp and
-// the others in flight, named in during: "roots/list ×1 (during steps A,
-// B)" rather than a guess that gave "greet" the roots and sampling other
-// tools asked for. One that came when tp was not in flight is not its.
-func attribute(m *received, tp *tap) (during []string, ours bool) {
-	switch {
-	case m.owner != nil:
-		return nil, m.owner == tp
-	case !slices.Contains(m.during, tp):
-		return nil, false
-	}
-	for _, t := range m.during {
-		if t != tp {
-			during = append(during, t.label)
-		}
-	}
-	slices.Sort(during)
-	return during, true
-}
-
-// coverageLine is the headline's coverage of a run of generated checks
-// that called some but not all of the tools the server lists: "3 of 4
-// tools called; 1 not: annotated readOnlyHint: false, so no generated
-// call is made — --include-destructive calls tools not annotated
-// read-only". The tools not called are grouped by the reason they were
-// left alone (the report's skipped tools), each with what would call them.
-// A shard's report sees some of the tools only, so it says nothing; the
-// merge of the shards does. "" when every tool was called, or none (NO
-// TOOL TESTED says that).
-func (a *analysis) coverageLine(called int) string {
-	if a.shard || called == 0 || a.listed == 0 || called >= a.listed {
-		return ""
-	}
-	line := fmt.Sprintf("%d of %d tools called", called, a.listed)
-	var parts []string
-	grouped := 0
-	groups := report.SkippedGroupsOf(a.skipped)
-	for _, gr := range groups {
-		grouped += len(gr.Tools)
-	}
-	rest := a.listed - called - grouped
-	for _, gr := range groups {
-		p := gr.Reason
-		if len(groups) > 1 || rest > 0 {
-			// One reason for all of them needs no count of its own.
-			p = fmt.Sprintf("%d %s", len(gr.Tools), gr.Reason)
-		}
-		if gr.Fix != "" {
-			p += " — " + gr.Fix
-		}
-		parts = append(parts, p)
-	}
-	if rest > 0 {
-		parts = append(parts, fmt.Sprintf("%d without a call that ran", rest))
-	}
-	if len(parts) > 0 {
-		line += fmt.Sprintf("; %d not: ", a.listed-called) + strings.Join(parts, "; ")
-	}
-	return line
 }

@@ -4,12 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"strings"
 	"time"
 
 	"slices"
 	"sort"
 
 	"github.com/mcpcheck/mcpcheck/assert"
+	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/runner/internal/gen"
 	"github.com/mcpcheck/mcpcheck/runner/internal/schema"
 	"github.com/mcpcheck/mcpcheck/runner/report"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -52,35 +56,16 @@ func discover(ctx context.Context, sess *session, timeout time.Duration) (*disco
 	if sess.init != nil {
 		caps = sess.init.Capabilities
 	}
+	resources, prompts := caps != nil && caps.Resources != nil, caps != nil && caps.Prompts != nil
 	lists := []struct {
 		what string
 		on   bool
-		into func(json.RawMessage) (string, error)
+		into func(json.RawMessage) (name string, keep func(), err error)
 	}{
-		{"tools", true, func(raw json.RawMessage) (string, error) {
-			var t tool
-			err := json.Unmarshal(raw, &t)
-			d.tools = append(d.tools, t)
-			return t.Name, err
-		}},
-		{"resources", caps != nil && caps.Resources != nil, func(raw json.RawMessage) (string, error) {
-			var r resource
-			err := json.Unmarshal(raw, &r)
-			d.resources = append(d.resources, r)
-			return r.URI, err
-		}},
-		{"resourceTemplates", caps != nil && caps.Resources != nil, func(raw json.RawMessage) (string, error) {
-			var r resource
-			err := json.Unmarshal(raw, &r)
-			d.templates = append(d.templates, r)
-			return r.URITemplate, err
-		}},
-		{"prompts", caps != nil && caps.Prompts != nil, func(raw json.RawMessage) (string, error) {
-			var p prompt
-			err := json.Unmarshal(raw, &p)
-			d.prompts = append(d.prompts, p)
-			return p.Name, err
-		}},
+		{"tools", true, listed(&d.tools, func(t tool) string { return t.Name })},
+		{"resources", resources, listed(&d.resources, func(r resource) string { return r.URI })},
+		{"resourceTemplates", resources, listed(&d.templates, func(r resource) string { return r.URITemplate })},
+		{"prompts", prompts, listed(&d.prompts, func(p prompt) string { return p.Name })},
 	}
 	for _, l := range lists {
 		if !l.on {
@@ -97,33 +82,29 @@ func discover(ctx context.Context, sess *session, timeout time.Duration) (*disco
 		}
 		seen := map[string]bool{}
 		for _, raw := range items {
-			name, err := l.into(raw)
+			name, keep, err := l.into(raw)
 			if err != nil {
 				return nil, fmt.Errorf("%s: an entry is not a valid listing: %v", listMethods[l.what], err)
 			}
 			if seen[name] {
 				d.warnings = append(d.warnings, fmt.Sprintf("%s names %q more than once; the first definition is used", listMethods[l.what], name))
-				d.drop(l.what)
 				continue
 			}
 			seen[name] = true
+			keep()
 			d.raw[l.what] = append(d.raw[l.what], raw)
 		}
 	}
 	return d, nil
 }
 
-// drop removes the last entry added to the list of what.
-func (d *discovered) drop(what string) {
-	switch what {
-	case "tools":
-		d.tools = d.tools[:len(d.tools)-1]
-	case "resources":
-		d.resources = d.resources[:len(d.resources)-1]
-	case "resourceTemplates":
-		d.templates = d.templates[:len(d.templates)-1]
-	case "prompts":
-		d.prompts = d.prompts[:len(d.prompts)-1]
+// listed decodes an entry of a listing into a T: its name, and keep, which
+// adds it to list (a name listed twice keeps the first definition).
+func listed[T any](list *[]T, name func(T) string) func(json.RawMessage) (string, func(), error) {
+	return func(raw json.RawMessage) (string, func(), error) {
+		var v T
+		err := json.Unmarshal(raw, &v)
+		return name(v), func() { *list = append(*list, v) }, err
 	}
 }
 
@@ -332,4 +313,202 @@ func checkOutput(c *toolSchemas, ar *assert.Result) (bad bool, reason, detail st
 	}
 	vi := schema.Explain(err)
 	return true, fmt.Sprintf("structuredContent does not match the tool's outputSchema at %q (%s)", vi.Path, vi.Keyword), vi.Message
+}
+
+// discoverAll reads what the session's initialize said and what the
+// server lists into the report (server, surface, names discovered), and
+// compares the live contract with the suite's. false: the run cannot go on
+// (the failure or the interruption is in the report).
+func (r *runState) discoverAll(ctx context.Context, sess *session) bool {
+	rep := r.rep
+	if ir := sess.init; ir != nil {
+		rep.ProtocolVersion = ir.ProtocolVersion
+		if n := eraFallback(r.d.version, ir.ProtocolVersion); n != "" {
+			rep.Notes = append(rep.Notes, n)
+		}
+		if ir.ProtocolVersion != r.d.version {
+			rep.RequestedProtocolVersion = r.d.version
+		}
+		if ir.ServerInfo != nil {
+			rep.Server = &report.ServerInfo{Name: r.clean(ir.ServerInfo.Name, 200), Version: r.clean(ir.ServerInfo.Version, 100)}
+			if r.suite.NameFromServer && strings.TrimSpace(rep.Server.Name) != "" {
+				rep.Suite = "quick check of " + rep.Server.Name
+			}
+		}
+	}
+	found, err := discover(ctx, sess, ms2d(r.suite.DiscoveryTimeoutMs))
+	if err != nil {
+		if ctx.Err() != nil {
+			r.interrupted()
+			return false
+		}
+		r.fail(report.StageDiscovery, err)
+		r.keepStderr(sess)
+		return false
+	}
+	for _, w := range found.warnings {
+		rep.Warnings = append(rep.Warnings, r.clean(w, 300))
+	}
+	rep.Surface = surface(r.red, sess.init, rep.ProtocolVersion, found)
+	if sess.declares("tasks") {
+		rep.Surface.AddCapability("tasks")
+	}
+	r.found = found
+	r.tools = make(map[string]tool, len(found.tools))
+	for _, t := range found.tools {
+		r.tools[t.Name] = t
+		rep.ToolsDiscovered = append(rep.ToolsDiscovered, r.clean(t.Name, 200))
+	}
+	sort.Strings(rep.ToolsDiscovered)
+	rep.ResourcesDiscovered = names(r, found.resources, func(x resource) string { return uriTarget(x.URI) })
+	rep.ResourceTemplatesDiscovered = names(r, found.templates, func(x resource) string { return x.URITemplate })
+	rep.PromptsDiscovered = names(r, found.prompts, func(x prompt) string { return x.Name })
+	if err := r.checkContract(sess, found); err != nil {
+		r.fail(report.StageDiscovery, err)
+		return false
+	}
+	return true
+}
+
+// compile checks the fixture's tool steps against what the server offers
+// and the allowlist, and compiles the generated checks into the plan (and
+// the report, skipped until they run). false: the run cannot go on.
+func (r *runState) compile(ctx context.Context, sess *session) bool {
+	rep := r.rep
+	if err := r.checkTools(); err != nil {
+		r.fail(report.StageAllowlist, err)
+		return false
+	}
+	r.checkAllowTools()
+	r.schemas = map[string]*toolSchemas{}
+	if r.suite.Generate != nil {
+		// Inputs the server offers are gathered by calling its
+		// argument-free read-only tools: not when asked to call nothing.
+		var offered *gen.Offered
+		var called, listers []string
+		if g := r.suite.Generate; r.purpose.calls() && !g.NoOfferedInputs && !onlyProtocol(g) {
+			offered, called = r.offered(ctx, sess, r.found, r.suite.AllowsTool)
+			listers = r.listings(ctx, sess, r.found, r.suite.AllowsTool, offered)
+		}
+		pt := protocolTarget{transport: rep.Target.Transport, version: rep.ProtocolVersion}
+		if sess.init != nil {
+			pt.caps = sess.init.Capabilities
+		}
+		g := compileGenerated(r.suite, r.found, func(name string) *schema.Schema { return r.schemasOf(name).input }, offered, pt, len(r.plan))
+		from := len(r.plan)
+		r.plan = append(r.plan, g.scenarios...)
+		if !r.scratchForGenerated(sess, from) {
+			return false
+		}
+		r.addScenarios(g.scenarios)
+		r.selectScenarios(from)
+		rep.SkippedTools = g.skipped
+		rep.Notes = append(rep.Notes, g.notes...)
+		if n := offeredNote(offered, called) + listingNote(listers); n != "" {
+			rep.Notes = append(rep.Notes, r.clean(n, 2000))
+		}
+		for _, sk := range g.skipped {
+			r.trace.write(report.TraceEntry{Tool: sk.Tool, Skipped: sk.Reason})
+		}
+	}
+	r.compileSchemas()
+	return true
+}
+
+// names lists what discovery found, cleaned and sorted for the report.
+func names[T any](r *runState, list []T, name func(T) string) []string {
+	if list == nil {
+		return nil
+	}
+	out := make([]string, 0, len(list))
+	for _, x := range list {
+		out = append(out, r.clean(name(x), 300))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// checkTools demands that every tool a step names was discovered. The
+// loader has already checked the allowlist.
+func (r *runState) checkTools() error {
+	var missing []string
+	seen := map[string]bool{}
+	for _, sc := range r.plan {
+		for j := range sc.steps {
+			st := &sc.steps[j]
+			if st.call.kind != config.KindTool {
+				continue
+			}
+			if _, ok := r.tools[st.call.name]; ok || seen[st.call.name] {
+				continue
+			}
+			seen[st.call.name] = true
+			missing = append(missing, fmt.Sprintf("%q (first used by step %s at %s%s)", st.call.name, st.spec.ID, st.spec.Pos, r.didYouMean(st.call.name)))
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return fmt.Errorf("the server does not list %s; nothing was called", strings.Join(missing, ", "))
+}
+
+// toolNames is every discovered tool's name, sorted.
+func (r *runState) toolNames() []string {
+	return slices.Sorted(maps.Keys(r.tools))
+}
+
+// didYouMean is "; did you mean "x"?" for the discovered tool closest to
+// name, or "" when none is close.
+func (r *runState) didYouMean(name string) string {
+	if s := config.Suggest(name, r.toolNames()); s != "" {
+		return fmt.Sprintf("; did you mean %q?", r.clean(s, 200))
+	}
+	return ""
+}
+
+// checkAllowTools warns about allowTools entries the server does not list:
+// they bound nothing, and are usually a typo or a renamed tool. A warning,
+// not a failure: the run is still what the fixture asked for.
+func (r *runState) checkAllowTools() {
+	for _, name := range r.suite.AllowTools {
+		if _, ok := r.tools[name]; ok {
+			continue
+		}
+		where := at(r.suite, "allowTools")
+		if where == "" {
+			where = "--allow-tools: "
+		}
+		r.rep.Warnings = append(r.rep.Warnings, fmt.Sprintf("%sallowTools names %q, which the server does not list%s",
+			where, r.clean(name, 200), r.didYouMean(name)))
+	}
+}
+
+// compileSchemas compiles the schemas of every tool a step calls (the
+// generated ones already are) before the first call.
+func (r *runState) compileSchemas() {
+	for _, sc := range r.plan {
+		for j := range sc.steps {
+			if sc.steps[j].call.kind == config.KindTool {
+				r.schemasOf(sc.steps[j].call.name)
+			}
+		}
+	}
+}
+
+// schemasOf returns a discovered tool's compiled schemas, compiling them on
+// first use and warning about schemas that were refused or do not compile
+// (warnings are sorted at the end). It is called before the scheduler
+// starts, from one goroutine.
+func (r *runState) schemasOf(name string) *toolSchemas {
+	if c, ok := r.schemas[name]; ok {
+		return c
+	}
+	c := compileSchemas(r.tools[name])
+	r.schemas[name] = &c
+	for _, err := range []error{c.inputErr, c.outputErr} {
+		if err != nil {
+			r.rep.Warnings = append(r.rep.Warnings, r.clean(fmt.Sprintf("tool %q: %v", name, err), 500))
+		}
+	}
+	return &c
 }

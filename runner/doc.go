@@ -49,9 +49,10 @@
 //
 // The rules a run follows are stated where they are enforced: the child's
 // environment and ${tmp} in env.go, shutdown in stdio.go, outcome classes
-// in call.go, scheduling in schedule.go and scenario.go, generated
-// checks in generated.go and analyze.go, protocol probes in
-// internal/probe, contracts and drift in drift.go, golden answers in
+// in call.go, scheduling in scenario.go, generated checks in generated.go,
+// the analysis in analyze.go and scores.go (load arithmetic in
+// internal/loadstat), protocol probes in internal/probe, the runner's own
+// requests in own.go, contracts and drift in drift.go, golden answers in
 // golden.go, selection, shards, merge and baselines in merge.go, what
 // reaches an output in redact.go (and internal/safetext), the verdict in
 // report.Report.Tally.
@@ -60,7 +61,7 @@
 //
 // `expect: {structuredEquals: …}` is read by config (load.go: the value
 // with its position), compiled into the plan with its step (plan.go),
-// scheduled (schedule.go → scenario.go) and run (step.go: runStep makes
+// scheduled (scenario.go) and run (step.go: runStep makes
 // the call through call.go, which classifies the outcome, readAnswer
 // decodes structuredContent); check (step.go) builds the checker from
 // package assert (structured.go), whose failures become the step's

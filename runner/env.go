@@ -126,12 +126,8 @@ func childEnv(s *config.Suite, env environ, sec *secrets) []string {
 			vars[k] = v
 		}
 	}
-	for k, v := range s.Env {
-		vars[k] = v
-	}
-	for k, v := range sec.childEnv {
-		vars[k] = v
-	}
+	maps.Copy(vars, s.Env)
+	maps.Copy(vars, sec.childEnv)
 	out := make([]string, 0, len(vars))
 	for _, k := range slices.Sorted(maps.Keys(vars)) {
 		out = append(out, k+"="+vars[k])
@@ -190,21 +186,14 @@ func (s *scratch) cleanup(keep bool) []string {
 
 // usesScratch reports whether any string in v holds the scratch variable.
 func usesScratch(v any) bool {
+	holds := func(s string) bool { return strings.Contains(s, scratchVar) }
 	switch x := v.(type) {
 	case string:
-		return strings.Contains(x, scratchVar)
+		return holds(x)
 	case []string:
-		for _, e := range x {
-			if strings.Contains(e, scratchVar) {
-				return true
-			}
-		}
+		return slices.ContainsFunc(x, holds)
 	case map[string]string:
-		for _, e := range x {
-			if strings.Contains(e, scratchVar) {
-				return true
-			}
-		}
+		return slices.ContainsFunc(slices.Collect(maps.Values(x)), holds)
 	case map[string]any:
 		for _, e := range x {
 			if usesScratch(e) {
@@ -212,11 +201,7 @@ func usesScratch(v any) bool {
 			}
 		}
 	case []any:
-		for _, e := range x {
-			if usesScratch(e) {
-				return true
-			}
-		}
+		return slices.ContainsFunc(x, usesScratch)
 	}
 	return false
 }

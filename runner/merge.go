@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/internal/mix"
+	"github.com/mcpcheck/mcpcheck/runner/internal/loadstat"
 	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
@@ -69,17 +70,9 @@ func Merge(parts []Part, allowPartial bool) (*report.Report, error) {
 	total := first.Report.Shard.Total
 	seen := map[int]string{}
 	for _, p := range parts {
-		if err := sameSuite(first, p); err != nil {
+		if err := samePart(first, p, "shard", first.Report.Shard, p.Report.Shard, seen); err != nil {
 			return nil, err
 		}
-		sh := p.Report.Shard
-		if sh.Total != total {
-			return nil, fmt.Errorf("%w: %s is shard %s and %s shard %s: shards of different splits", ErrMerge, first.Source, first.Report.Shard, p.Source, sh)
-		}
-		if prev, ok := seen[sh.Index]; ok {
-			return nil, fmt.Errorf("%w: %s and %s are both shard %s", ErrMerge, prev, p.Source, sh)
-		}
-		seen[sh.Index] = p.Source
 	}
 	if len(seen) < total && !allowPartial {
 		var missing []string
@@ -174,6 +167,23 @@ func restorePositions(r *report.Report) {
 			st.Pos = pos(st.Position)
 		}
 	}
+}
+
+// samePart refuses p unless it reports the same suite as first and is
+// another part of the same split (a shard or a segment: noun, sh its
+// place) than those seen, which it joins.
+func samePart(first, p Part, noun string, firstSh, sh *report.Shard, seen map[int]string) error {
+	if err := sameSuite(first, p); err != nil {
+		return err
+	}
+	if sh.Total != firstSh.Total {
+		return fmt.Errorf("%w: %s is %s %s and %s %s %s: %ss of different splits", ErrMerge, first.Source, noun, firstSh, p.Source, noun, sh, noun)
+	}
+	if prev, ok := seen[sh.Index]; ok {
+		return fmt.Errorf("%w: %s and %s are both %s %s", ErrMerge, prev, p.Source, noun, sh)
+	}
+	seen[sh.Index] = p.Source
+	return nil
 }
 
 // sameSuite refuses p unless it reports the same suite, target and plan as
@@ -600,4 +610,78 @@ func (r *runState) shardHash(key string, shard int) uint64 {
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%s\x00%s\x00%d", filepath.Base(r.suite.File), key, shard)
 	return mix.Spread(h.Sum64())
+}
+
+// rulesOf reads back the thresholds of a load report (the default rule is
+// not one).
+func rulesOf(res *report.LoadResult) ([]config.Threshold, error) {
+	var out []config.Threshold
+	for _, t := range res.Thresholds {
+		if t.Default {
+			continue
+		}
+		r, err := config.ParseThreshold(t.Rule)
+		if err != nil {
+			return nil, fmt.Errorf("%w: threshold %q: %v", ErrMerge, t.Rule, err)
+		}
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Text < out[j].Text })
+	return slices.CompactFunc(out, func(a, b config.Threshold) bool { return a.Text == b.Text }), nil
+}
+
+// mergeLoadReports joins the reports of a load run's segments (--segment
+// K/N): one segment each, of the same split and suite, with the same
+// thresholds.
+func mergeLoadReports(parts []Part, allowPartial bool) (*report.Report, error) {
+	first := parts[0]
+	var rules []config.Threshold
+	seen := map[int]string{}
+	loads := make([]*report.LoadResult, 0, len(parts))
+	for i, p := range parts {
+		l := p.Report.Load
+		if l == nil {
+			return nil, fmt.Errorf("%w: %s is a load report and %s is not", ErrMerge, first.Source, p.Source)
+		}
+		if l.Segment == nil {
+			return nil, fmt.Errorf("%w: %s is not a segment's report (run mcpcheck load with --segment K/N)", ErrMerge, p.Source)
+		}
+		if err := samePart(first, p, "segment", first.Report.Load.Segment, l.Segment, seen); err != nil {
+			return nil, err
+		}
+		r, err := rulesOf(l)
+		if err != nil {
+			return nil, err
+		}
+		if i == 0 {
+			rules = r
+		} else if !slices.EqualFunc(rules, r, func(a, b config.Threshold) bool { return a.Text == b.Text }) {
+			return nil, fmt.Errorf("%w: %s and %s judge different thresholds", ErrMerge, first.Source, p.Source)
+		}
+		loads = append(loads, l)
+	}
+	if total := first.Report.Load.Segment.Total; len(seen) < total && !allowPartial {
+		return nil, fmt.Errorf("%w: %d of %d segments given (%s); --allow-partial merges what there is", ErrMerge, len(seen), total, sources(parts))
+	}
+	m, err := clone(first.Report)
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range loads[1:] {
+		if l.Model != loads[0].Model {
+			return nil, fmt.Errorf("%w: one part is a %s-model load, another %s", ErrMerge, loads[0].Model, l.Model)
+		}
+	}
+	m.Load = loadstat.Merge(loads, rules)
+	m.Connections, m.Summary.DurationMs = 0, 0
+	for _, p := range parts {
+		m.Connections += p.Report.Connections
+		m.Summary.DurationMs = max(m.Summary.DurationMs, p.Report.Summary.DurationMs)
+		if m.Failure == nil {
+			m.Failure = p.Report.Failure
+		}
+	}
+	m.Tally()
+	m.Passed = m.Failure == nil && m.Load.Passed
+	return m, nil
 }

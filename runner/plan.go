@@ -6,7 +6,9 @@ import (
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/runner/internal/apps"
 	"github.com/mcpcheck/mcpcheck/runner/internal/probe"
+	"github.com/mcpcheck/mcpcheck/runner/internal/refs"
 	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
@@ -74,7 +76,7 @@ type scenario struct {
 	// excluded, when set, leaves the scenario out of the run (Selection).
 	excluded report.Exclusion
 	// muted keeps the run's hooks from hearing of the scenario's steps
-	// while it may still be retried (schedule.go).
+	// while it may still be retried (scenario.go).
 	muted bool
 }
 
@@ -133,8 +135,8 @@ type step struct {
 	taskCheck   taskCheck
 	taskSupport string
 	// app, when set, judges the answer as an MCP App's UI resource
-	// (judgeApp, in generated.go).
-	app *appCheck
+	// (apps.Judge).
+	app *apps.Check
 	// observation, when > 0, is which observation of a behaviour check
 	// the step belongs to (1 and 2 before the call, then one after each
 	// call), and source what it observes.
@@ -287,7 +289,7 @@ func callOf(st *config.Step) call {
 	case config.KindObserve:
 		c.name = st.Observe
 	}
-	c.hasRef = hasRef(c.params)
+	c.hasRef = refs.Has(c.params)
 	if !c.hasRef && c.params != nil {
 		c.raw, _ = json.Marshal(c.params)
 	}

@@ -4,12 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/mcpcheck/mcpcheck/config"
+	"github.com/mcpcheck/mcpcheck/runner/internal/gen"
 	"github.com/mcpcheck/mcpcheck/runner/internal/probe"
 	"github.com/mcpcheck/mcpcheck/runner/report"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -505,4 +508,70 @@ func notInEra(method string) error {
 // step's result is the last round's.
 func inputRequired(raw json.RawMessage) bool {
 	return len(raw) > 0 && gjson.GetBytes(raw, "resultType").String() == "input_required"
+}
+
+// timeWords are the words of an argument name that ask a tool to take
+// time: a call whose valid arguments set one is slow by request, and the
+// latency probe does not judge it ("delayMs", "duration", "sleep_seconds",
+// "timeout", "steps": a tool that reports progress step by step).
+var timeWords = []string{"duration", "delay", "sleep", "wait", "timeout", "interval", "pause", "steps", "seconds", "secs", "millis", "milliseconds", "ms"}
+
+// timeArgument returns the name of the first argument (in name order)
+// whose name holds a time word (as a whole word of a camelCase, snake_case
+// or kebab-case name) and whose value asks for time: a positive number,
+// or a non-empty string ("5s", "PT2M"). "" when there is none.
+func timeArgument(args map[string]any) string {
+	for _, name := range slices.Sorted(maps.Keys(args)) {
+		if !asksForTime(args[name]) {
+			continue
+		}
+		for _, w := range gen.SplitWords(name) {
+			if slices.Contains(timeWords, w) {
+				return name
+			}
+		}
+	}
+	return ""
+}
+
+func asksForTime(v any) bool {
+	switch x := v.(type) {
+	case string:
+		return strings.TrimSpace(x) != ""
+	case json.Number:
+		f, err := x.Float64()
+		return err == nil && f > 0
+	case float64:
+		return x > 0
+	case int:
+		return x > 0
+	case int64:
+		return x > 0
+	}
+	return false
+}
+
+// again plans the latency re-measure: each tool's valid call once more,
+// one by one on the shared session, after every other scenario (last), so
+// that no load of the run's own slows it. Analysis judges a tool on the
+// faster of its two calls, so one slow moment of a loaded machine flags
+// nothing. Tools whose arguments ask for their time are not called again.
+func (c *generator) again(targets []tool, valid map[string]map[string]any) {
+	sc := c.scenario("probes: latency again")
+	sc.continueOnFailure, sc.reconnect, sc.last = true, true, true
+	for _, t := range targets {
+		args, ok := valid[t.Name]
+		if !ok || timeArgument(args) != "" {
+			continue
+		}
+		st := c.call("again-"+strconv.Itoa(len(sc.steps)+1), t.Name, args, config.OriginProbe, caseAgain)
+		// A measure, not a verdict: any answer will do (the valid call
+		// was judged already).
+		st.spec.Advisory, st.rerun = true, true
+		st.spec.Expect = config.Expect{OutcomeAny: survivedOutcomes}
+		sc.steps = append(sc.steps, st)
+	}
+	if len(sc.steps) > 0 {
+		c.add(sc)
+	}
 }

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"sort"
 	"time"
@@ -217,11 +218,7 @@ func answerDigests(key []byte, raw json.RawMessage) map[string]string {
 		}
 		if name == "_meta" {
 			if m, ok := val.(map[string]any); ok {
-				for k := range m {
-					if strings.HasPrefix(k, "io.modelcontextprotocol/") {
-						delete(m, k)
-					}
-				}
+				maps.DeleteFunc(m, func(k string, _ any) bool { return strings.HasPrefix(k, "io.modelcontextprotocol/") })
 				if len(m) == 0 {
 					continue
 				}
@@ -273,10 +270,7 @@ func withoutEraFields(m map[string]any) map[string]any {
 				for mk := range mm {
 					if strings.HasPrefix(mk, "io.modelcontextprotocol/") {
 						if meta == nil {
-							meta = make(map[string]any, len(mm))
-							for kk, vv := range mm {
-								meta[kk] = vv
-							}
+							meta = maps.Clone(mm)
 						}
 						delete(meta, mk)
 					}
@@ -287,10 +281,7 @@ func withoutEraFields(m map[string]any) map[string]any {
 			continue
 		}
 		if out == nil {
-			out = make(map[string]any, len(m))
-			for kk, vv := range m {
-				out[kk] = vv
-			}
+			out = maps.Clone(m)
 		}
 		switch {
 		case drop, len(meta) == 0:

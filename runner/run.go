@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -8,7 +9,6 @@ import (
 	"os"
 	"slices"
 	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -16,8 +16,6 @@ import (
 	"github.com/mcpcheck/mcpcheck/config"
 	"github.com/mcpcheck/mcpcheck/internal/safetext"
 	cfile "github.com/mcpcheck/mcpcheck/runner/internal/contract"
-	"github.com/mcpcheck/mcpcheck/runner/internal/gen"
-	"github.com/mcpcheck/mcpcheck/runner/internal/schema"
 	"github.com/mcpcheck/mcpcheck/runner/report"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -115,23 +113,9 @@ func runMode(ctx context.Context, suite *config.Suite, opts Options, m purpose) 
 // runOne runs the suite under its own protocol version; its report is
 // not analysed yet.
 func runOne(ctx context.Context, suite *config.Suite, opts Options, m purpose) (*report.Report, error) {
-	env := newEnviron(opts.Environ)
-	sec, err := resolveSecrets(suite, env)
+	d, err := newDialer(suite, &opts)
 	if err != nil {
 		return nil, err
-	}
-	d := &dialer{suite: suite, opts: &opts, env: env, sec: sec, version: suite.ProtocolVersion}
-	if d.version == "" {
-		d.version = config.DefaultProtocolVersion
-	}
-	if opts.Dial == nil && suite.Endpoint == "" {
-		if len(suite.Command) == 0 {
-			return nil, errors.New("the suite has neither a command nor an endpoint")
-		}
-		d.argv, err = resolveCommand(suite.Command, opts.SelfCommand)
-		if err != nil {
-			return nil, fmt.Errorf("%s%w", at(suite, "command"), err)
-		}
 	}
 	var old *cfile.Contract
 	// A listing and a snapshot compare nothing and keep no answers.
@@ -151,11 +135,11 @@ func runOne(ctx context.Context, suite *config.Suite, opts Options, m purpose) (
 	}
 	var gs *goldens
 	if calls {
-		if gs, err = openGoldens(suite, plan, &opts, env); err != nil {
+		if gs, err = openGoldens(suite, plan, &opts, d.env); err != nil {
 			return nil, err
 		}
 	}
-	red := newRedactor(sec.values, suite.Endpoint)
+	red := newRedactor(d.sec.values, suite.Endpoint)
 	r := &runState{
 		purpose: m,
 		golden:  gs,
@@ -173,7 +157,7 @@ func runOne(ctx context.Context, suite *config.Suite, opts Options, m purpose) (
 	d.stream = listens(r.plan) || suite.Client != nil
 	rep := r.run(ctx)
 	rep.StdoutNoise = d.noise.report(r.clean)
-	for _, name := range sec.plain {
+	for _, name := range d.sec.plain {
 		rep.Warnings = append(rep.Warnings, "the value of "+name+" is a plain short word or number, so it is not hidden from the server's words (it could not be told from them); a real credential is longer")
 	}
 	// The edge: every string of the report, from here to every writer, is
@@ -220,6 +204,26 @@ func listens(plan []*scenario) bool {
 		}
 	}
 	return false
+}
+
+// newDialer resolves what connecting to the suite's server needs: the
+// environment, the secrets, the protocol version and the command.
+func newDialer(suite *config.Suite, opts *Options) (*dialer, error) {
+	env := newEnviron(opts.Environ)
+	sec, err := resolveSecrets(suite, env)
+	if err != nil {
+		return nil, err
+	}
+	d := &dialer{suite: suite, opts: opts, env: env, sec: sec, version: cmp.Or(suite.ProtocolVersion, config.DefaultProtocolVersion)}
+	if opts.Dial == nil && suite.Endpoint == "" {
+		if len(suite.Command) == 0 {
+			return nil, errors.New("the suite has neither a command nor an endpoint")
+		}
+		if d.argv, err = resolveCommand(suite.Command, opts.SelfCommand); err != nil {
+			return nil, fmt.Errorf("%s%w", at(suite, "command"), err)
+		}
+	}
+	return d, nil
 }
 
 // resolveCommand maps a program named exactly "mcpcheck" to this binary.
@@ -372,119 +376,6 @@ func (r *runState) run(ctx context.Context) *report.Report {
 	return rep
 }
 
-// discoverAll reads what the session's initialize said and what the
-// server lists into the report (server, surface, names discovered), and
-// compares the live contract with the suite's. false: the run cannot go on
-// (the failure or the interruption is in the report).
-func (r *runState) discoverAll(ctx context.Context, sess *session) bool {
-	rep := r.rep
-	if ir := sess.init; ir != nil {
-		rep.ProtocolVersion = ir.ProtocolVersion
-		if n := eraFallback(r.d.version, ir.ProtocolVersion); n != "" {
-			rep.Notes = append(rep.Notes, n)
-		}
-		if ir.ProtocolVersion != r.d.version {
-			rep.RequestedProtocolVersion = r.d.version
-		}
-		if ir.ServerInfo != nil {
-			rep.Server = &report.ServerInfo{Name: r.clean(ir.ServerInfo.Name, 200), Version: r.clean(ir.ServerInfo.Version, 100)}
-			if r.suite.NameFromServer && strings.TrimSpace(rep.Server.Name) != "" {
-				rep.Suite = "quick check of " + rep.Server.Name
-			}
-		}
-	}
-	found, err := discover(ctx, sess, ms2d(r.suite.DiscoveryTimeoutMs))
-	if err != nil {
-		if ctx.Err() != nil {
-			r.interrupted()
-			return false
-		}
-		r.fail(report.StageDiscovery, err)
-		r.keepStderr(sess)
-		return false
-	}
-	for _, w := range found.warnings {
-		rep.Warnings = append(rep.Warnings, r.clean(w, 300))
-	}
-	rep.Surface = surface(r.red, sess.init, rep.ProtocolVersion, found)
-	if sess.declares("tasks") {
-		rep.Surface.AddCapability("tasks")
-	}
-	r.found = found
-	r.tools = make(map[string]tool, len(found.tools))
-	for _, t := range found.tools {
-		r.tools[t.Name] = t
-		rep.ToolsDiscovered = append(rep.ToolsDiscovered, r.clean(t.Name, 200))
-	}
-	sort.Strings(rep.ToolsDiscovered)
-	rep.ResourcesDiscovered = names(r, found.resources, func(x resource) string { return uriTarget(x.URI) })
-	rep.ResourceTemplatesDiscovered = names(r, found.templates, func(x resource) string { return x.URITemplate })
-	rep.PromptsDiscovered = names(r, found.prompts, func(x prompt) string { return x.Name })
-	if err := r.checkContract(sess, found); err != nil {
-		r.fail(report.StageDiscovery, err)
-		return false
-	}
-	return true
-}
-
-// compile checks the fixture's tool steps against what the server offers
-// and the allowlist, and compiles the generated checks into the plan (and
-// the report, skipped until they run). false: the run cannot go on.
-func (r *runState) compile(ctx context.Context, sess *session) bool {
-	rep := r.rep
-	if err := r.checkTools(); err != nil {
-		r.fail(report.StageAllowlist, err)
-		return false
-	}
-	r.checkAllowTools()
-	r.schemas = map[string]*toolSchemas{}
-	if r.suite.Generate != nil {
-		// Inputs the server offers are gathered by calling its
-		// argument-free read-only tools: not when asked to call nothing.
-		var offered *gen.Offered
-		var called, listers []string
-		if g := r.suite.Generate; r.purpose.calls() && !g.NoOfferedInputs && !onlyProtocol(g) {
-			offered, called = r.offered(ctx, sess, r.found, r.suite.AllowsTool)
-			listers = r.listings(ctx, sess, r.found, r.suite.AllowsTool, offered)
-		}
-		pt := protocolTarget{transport: rep.Target.Transport, version: rep.ProtocolVersion}
-		if sess.init != nil {
-			pt.caps = sess.init.Capabilities
-		}
-		g := compileGenerated(r.suite, r.found, func(name string) *schema.Schema { return r.schemasOf(name).input }, offered, pt, len(r.plan))
-		from := len(r.plan)
-		r.plan = append(r.plan, g.scenarios...)
-		if !r.scratchForGenerated(sess, from) {
-			return false
-		}
-		r.addScenarios(g.scenarios)
-		r.selectScenarios(from)
-		rep.SkippedTools = g.skipped
-		rep.Notes = append(rep.Notes, g.notes...)
-		if n := offeredNote(offered, called) + listingNote(listers); n != "" {
-			rep.Notes = append(rep.Notes, r.clean(n, 2000))
-		}
-		for _, sk := range g.skipped {
-			r.trace.write(report.TraceEntry{Tool: sk.Tool, Skipped: sk.Reason})
-		}
-	}
-	r.compileSchemas()
-	return true
-}
-
-// names lists what discovery found, cleaned and sorted for the report.
-func names[T any](r *runState, list []T, name func(T) string) []string {
-	if list == nil {
-		return nil
-	}
-	out := make([]string, 0, len(list))
-	for _, x := range list {
-		out = append(out, r.clean(name(x), 300))
-	}
-	sort.Strings(out)
-	return out
-}
-
 // addScenarios gives planned scenarios their place in the report, every
 // step skipped until it runs.
 func (r *runState) addScenarios(plan []*scenario) {
@@ -539,96 +430,6 @@ func (r *runState) interrupted() {
 			r.rep.Scenarios[i].Steps[j].Reason = reasonInterrupted
 		}
 	}
-}
-
-// checkTools demands that every tool a step names was discovered. The
-// loader has already checked the allowlist.
-func (r *runState) checkTools() error {
-	var missing []string
-	seen := map[string]bool{}
-	for _, sc := range r.plan {
-		for j := range sc.steps {
-			st := &sc.steps[j]
-			if st.call.kind != config.KindTool {
-				continue
-			}
-			if _, ok := r.tools[st.call.name]; ok || seen[st.call.name] {
-				continue
-			}
-			seen[st.call.name] = true
-			missing = append(missing, fmt.Sprintf("%q (first used by step %s at %s%s)", st.call.name, st.spec.ID, st.spec.Pos, r.didYouMean(st.call.name)))
-		}
-	}
-	if len(missing) == 0 {
-		return nil
-	}
-	return fmt.Errorf("the server does not list %s; nothing was called", strings.Join(missing, ", "))
-}
-
-// toolNames is every discovered tool's name, sorted.
-func (r *runState) toolNames() []string {
-	out := make([]string, 0, len(r.tools))
-	for name := range r.tools {
-		out = append(out, name)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// didYouMean is "; did you mean "x"?" for the discovered tool closest to
-// name, or "" when none is close.
-func (r *runState) didYouMean(name string) string {
-	if s := config.Suggest(name, r.toolNames()); s != "" {
-		return fmt.Sprintf("; did you mean %q?", r.clean(s, 200))
-	}
-	return ""
-}
-
-// checkAllowTools warns about allowTools entries the server does not list:
-// they bound nothing, and are usually a typo or a renamed tool. A warning,
-// not a failure: the run is still what the fixture asked for.
-func (r *runState) checkAllowTools() {
-	for _, name := range r.suite.AllowTools {
-		if _, ok := r.tools[name]; ok {
-			continue
-		}
-		where := at(r.suite, "allowTools")
-		if where == "" {
-			where = "--allow-tools: "
-		}
-		r.rep.Warnings = append(r.rep.Warnings, fmt.Sprintf("%sallowTools names %q, which the server does not list%s",
-			where, r.clean(name, 200), r.didYouMean(name)))
-	}
-}
-
-// compileSchemas compiles the schemas of every tool a step calls (the
-// generated ones already are) before the first call.
-func (r *runState) compileSchemas() {
-	for _, sc := range r.plan {
-		for j := range sc.steps {
-			if sc.steps[j].call.kind == config.KindTool {
-				r.schemasOf(sc.steps[j].call.name)
-			}
-		}
-	}
-}
-
-// schemasOf returns a discovered tool's compiled schemas, compiling them on
-// first use and warning about schemas that were refused or do not compile
-// (warnings are sorted at the end). It is called before the scheduler
-// starts, from one goroutine.
-func (r *runState) schemasOf(name string) *toolSchemas {
-	if c, ok := r.schemas[name]; ok {
-		return c
-	}
-	c := compileSchemas(r.tools[name])
-	r.schemas[name] = &c
-	for _, err := range []error{c.inputErr, c.outputErr} {
-		if err != nil {
-			r.rep.Warnings = append(r.rep.Warnings, r.clean(fmt.Sprintf("tool %q: %v", name, err), 500))
-		}
-	}
-	return &c
 }
 
 // warn adds a warning (safe from any goroutine). Warnings are sorted when

@@ -15,10 +15,11 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/go-openapi/jsonpointer"
 	"github.com/mcpcheck/mcpcheck/assert"
 	"github.com/mcpcheck/mcpcheck/internal/jsonx"
+	"github.com/mcpcheck/mcpcheck/runner/internal/apps"
 	"github.com/mcpcheck/mcpcheck/runner/internal/gen"
+	"github.com/mcpcheck/mcpcheck/runner/internal/refs"
 	"github.com/mcpcheck/mcpcheck/runner/report"
 )
 
@@ -215,7 +216,7 @@ func (r *runState) judge(ctx context.Context, sess *session, sp *stepCall, a cal
 		decoded = r.readAnswer(p, rep, sp.schemas, ar, out)
 	}
 	if x := p.spec.Expect.Absent; x != nil {
-		v, _, err := resolveValue(x.V, sp.results)
+		v, err := refs.Resolve(x.V, sp.results)
 		if err != nil {
 			out.Reason = "expect.absent: " + err.Error()
 			r.traceStep(sc, p, out, sp.argv, a.began)
@@ -227,7 +228,7 @@ func (r *runState) judge(ctx context.Context, sess *session, sp *stepCall, a cal
 	why := a.task.why
 	if p.app != nil && rep != nil && err == nil {
 		uri, _ := sp.value.(string)
-		fails, notes := judgeApp(p.app, uri, rep.raw)
+		fails, notes := apps.Judge(p.app, uri, rep.raw)
 		if len(fails) > 0 {
 			why = strings.Join(fails, "; ")
 		}
@@ -272,7 +273,7 @@ func stepParams(p *step, sess *session, results map[string]any) (params json.Raw
 	if !p.call.hasRef {
 		return params, value, ""
 	}
-	resolved, _, err := resolveValue(value, results)
+	resolved, err := refs.Resolve(value, results)
 	if err != nil {
 		return nil, nil, err.Error()
 	}
@@ -602,124 +603,4 @@ func positionOf(p config.Pos) *report.Position {
 
 func ms(d time.Duration) float64 {
 	return float64(d.Microseconds()) / 1000
-}
-
-// resolveValue returns v with every $ref marker replaced by the value it
-// points at in an earlier step's result, and whether anything changed. Only
-// the containers on the way to a marker are copied; the rest is shared.
-// results maps step ids of the same scenario to their decoded results
-// ({content, structuredContent, isError}).
-func resolveValue(v any, results map[string]any) (any, bool, error) {
-	if s, ok := config.RefMarker(v); ok {
-		r, err := resolveRef(s, results)
-		return r, true, err
-	}
-	switch x := v.(type) {
-	case map[string]any:
-		var out map[string]any
-		for k, e := range x {
-			r, changed, err := resolveValue(e, results)
-			if err != nil {
-				return nil, false, err
-			}
-			if !changed {
-				continue
-			}
-			if out == nil {
-				out = make(map[string]any, len(x))
-				for k2, e2 := range x {
-					out[k2] = e2
-				}
-			}
-			out[k] = r
-		}
-		if out == nil {
-			return x, false, nil
-		}
-		return out, true, nil
-	case []any:
-		var out []any
-		for i, e := range x {
-			r, changed, err := resolveValue(e, results)
-			if err != nil {
-				return nil, false, err
-			}
-			if !changed {
-				continue
-			}
-			if out == nil {
-				out = append([]any(nil), x...)
-			}
-			out[i] = r
-		}
-		if out == nil {
-			return x, false, nil
-		}
-		return out, true, nil
-	}
-	return v, false, nil
-}
-
-// resolveRef resolves one `stepId#/pointer` against the results of earlier
-// steps. Error messages name the step and pointer but never the values.
-func resolveRef(s string, results map[string]any) (any, error) {
-	ref, err := config.ParseRef(s)
-	if err != nil {
-		return nil, err
-	}
-	doc, ok := results[ref.Step]
-	if !ok {
-		return nil, fmt.Errorf("$ref %q: step %q has no result to read (it did not run or did not pass)", s, ref.Step)
-	}
-	// RFC 6901 array indexes are plain decimal; jsonpointer would also
-	// accept "01" and "+1", so reject those first.
-	cur := doc
-	for i, tok := range ref.Tokens {
-		if arr, isArr := cur.([]any); isArr {
-			n, err := strconv.Atoi(tok)
-			if err != nil || n < 0 || strconv.Itoa(n) != tok {
-				return nil, fmt.Errorf("$ref %q: %q is not an array index", s, tok)
-			}
-			if n >= len(arr) {
-				return nil, fmt.Errorf("$ref %q: index %d is past the end of an array of %d", s, n, len(arr))
-			}
-		}
-		next, _, err := jsonpointer.GetForToken(cur, tok)
-		if err != nil {
-			return nil, fmt.Errorf("$ref %q: nothing at %s", s, pointerOf(ref.Tokens[:i+1]))
-		}
-		cur = next
-	}
-	return cur, nil
-}
-
-// pointerOf writes tokens as a JSON Pointer, for messages.
-func pointerOf(tokens []string) string {
-	var b strings.Builder
-	for _, t := range tokens {
-		b.WriteString("/" + jsonpointer.Escape(t))
-	}
-	return b.String()
-}
-
-// hasRef reports whether v contains a $ref marker anywhere.
-func hasRef(v any) bool {
-	if _, ok := config.RefMarker(v); ok {
-		return true
-	}
-	switch x := v.(type) {
-	case map[string]any:
-		for _, e := range x {
-			if hasRef(e) {
-				return true
-			}
-		}
-	case []any:
-		for _, e := range x {
-			if hasRef(e) {
-				return true
-			}
-		}
-	}
-	return false
 }

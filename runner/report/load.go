@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -99,25 +101,12 @@ func errorsLine(s *LoadStats) string {
 	if s.Failed > 0 {
 		parts = append(parts, fmt.Sprintf("%d answered and failed their expectations", s.Failed))
 	}
-	for _, k := range sortedKeys(s.Outcomes) {
+	for _, k := range slices.Sorted(maps.Keys(s.Outcomes)) {
 		if k != "ok" {
 			parts = append(parts, fmt.Sprintf("%s %d", k, s.Outcomes[k]))
 		}
 	}
 	return strings.Join(parts, ", ")
-}
-
-func sortedKeys(m map[string]uint64) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	for i := 1; i < len(keys); i++ {
-		for j := i; j > 0 && keys[j] < keys[j-1]; j-- {
-			keys[j], keys[j-1] = keys[j-1], keys[j]
-		}
-	}
-	return keys
 }
 
 func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }

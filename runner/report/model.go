@@ -308,7 +308,7 @@ type StepResult struct {
 	// the run keeps them (runner.Options.Exchanges: -v, -vv, the HTML report).
 	Exchange *Exchange `json:"exchange,omitempty"`
 	// WithoutProgress is the check under a step that asks for progress:
-	// its call made once more without _meta (runner/progress.go).
+	// its call made once more without _meta (runner/notify.go).
 	WithoutProgress *PlainCall `json:"withoutProgress,omitempty"`
 
 	// The fields below are a run's own working state, read while the run

@@ -262,22 +262,11 @@ func keysOf[T any](list []T, key func(T) string) []string {
 
 func (d *differ) tools(old, new []Tool) {
 	d.subject = SubjectTool
-	name := func(t Tool) string { return t.Name }
-	common, removed, added := pairs(keysOf(old, name), keysOf(new, name))
-	removed, added = d.renames(removed, added, func(i, j int) bool {
-		a, b := old[i], new[j]
-		a.Name, b.Name = "", ""
-		return reflect.DeepEqual(a, b)
-	}, "/tools", func(i int) string { return old[i].Name }, func(j int) string { return new[j].Name })
-	for _, i := range removed {
-		d.name = old[i].Name
-		d.add(Breaking, KindRemoved, ptr("/tools", i), old[i].Name, none)
+	unnamed := func(t Tool) Tool {
+		t.Name = ""
+		return t
 	}
-	for _, j := range added {
-		d.name = new[j].Name
-		d.add(Compatible, KindAdded, ptr("/tools", j), none, new[j].Name)
-	}
-	for _, c := range common {
+	for _, c := range members(d, "/tools", old, new, func(t Tool) string { return t.Name }, unnamed) {
 		a, b := old[c[0]], new[c[1]]
 		d.name = a.Name
 		base := ptr("/tools", c[0])
@@ -297,34 +286,37 @@ func (d *differ) tools(old, new []Tool) {
 	}
 }
 
-// renames pairs a removed and an added item that are the same apart from
-// the name (each used once), reports them as renamed, and returns the rest.
-func (d *differ) renames(removed, added []int, same func(i, j int) bool, list string, oldName, newName func(int) string) ([]int, []int) {
-	var restRemoved []int
-	used := map[int]bool{}
+// members pairs the items of the lists old and new by key, reports the
+// removed and the added ones, and returns the pairs found in both. With
+// unnamed, a removed and an added item that are equal once unnamed (each
+// used once) are reported as renamed instead.
+func members[T any](d *differ, list string, old, new []T, key func(T) string, unnamed func(T) T) [][2]int {
+	common, removed, added := pairs(keysOf(old, key), keysOf(new, key))
+	renamed := map[int]bool{} // the added items that are renames
+	var gone []int
 	for _, i := range removed {
-		match := -1
-		for _, j := range added {
-			if !used[j] && same(i, j) {
-				match = j
-				break
-			}
-		}
-		if match < 0 {
-			restRemoved = append(restRemoved, i)
+		k := slices.IndexFunc(added, func(j int) bool {
+			return unnamed != nil && !renamed[j] && reflect.DeepEqual(unnamed(old[i]), unnamed(new[j]))
+		})
+		if k < 0 {
+			gone = append(gone, i)
 			continue
 		}
-		used[match] = true
-		d.name = oldName(i)
-		d.add(Breaking, KindRenamed, ptr(list, i)+"/name", oldName(i), newName(match))
+		renamed[added[k]] = true
+		d.name = key(old[i])
+		d.add(Breaking, KindRenamed, ptr(list, i)+"/name", d.name, key(new[added[k]]))
 	}
-	var restAdded []int
+	for _, i := range gone {
+		d.name = key(old[i])
+		d.add(Breaking, KindRemoved, ptr(list, i), d.name, none)
+	}
 	for _, j := range added {
-		if !used[j] {
-			restAdded = append(restAdded, j)
+		if !renamed[j] {
+			d.name = key(new[j])
+			d.add(Compatible, KindAdded, ptr(list, j), none, d.name)
 		}
 	}
-	return restRemoved, restAdded
+	return common
 }
 
 // text reports a changed string (a description, a title).
@@ -364,22 +356,11 @@ func (d *differ) annotations(base string, old, new Annotations) {
 
 func (d *differ) prompts(old, new []Prompt) {
 	d.subject = SubjectPrompt
-	name := func(p Prompt) string { return p.Name }
-	common, removed, added := pairs(keysOf(old, name), keysOf(new, name))
-	removed, added = d.renames(removed, added, func(i, j int) bool {
-		a, b := old[i], new[j]
-		a.Name, b.Name = "", ""
-		return reflect.DeepEqual(a, b)
-	}, "/prompts", func(i int) string { return old[i].Name }, func(j int) string { return new[j].Name })
-	for _, i := range removed {
-		d.name = old[i].Name
-		d.add(Breaking, KindRemoved, ptr("/prompts", i), old[i].Name, none)
+	unnamed := func(p Prompt) Prompt {
+		p.Name = ""
+		return p
 	}
-	for _, j := range added {
-		d.name = new[j].Name
-		d.add(Compatible, KindAdded, ptr("/prompts", j), none, new[j].Name)
-	}
-	for _, c := range common {
+	for _, c := range members(d, "/prompts", old, new, func(p Prompt) string { return p.Name }, unnamed) {
 		a, b := old[c[0]], new[c[1]]
 		d.name = a.Name
 		base := ptr("/prompts", c[0])
@@ -414,17 +395,7 @@ func (d *differ) prompts(old, new []Prompt) {
 
 func (d *differ) resources(subject Subject, list string, old, new []Resource) {
 	d.subject = subject
-	key := func(r Resource) string { return r.key() }
-	common, removed, added := pairs(keysOf(old, key), keysOf(new, key))
-	for _, i := range removed {
-		d.name = old[i].key()
-		d.add(Breaking, KindRemoved, ptr(list, i), old[i].key(), none)
-	}
-	for _, j := range added {
-		d.name = new[j].key()
-		d.add(Compatible, KindAdded, ptr(list, j), none, new[j].key())
-	}
-	for _, c := range common {
+	for _, c := range members(d, list, old, new, Resource.key, nil) {
 		a, b := old[c[0]], new[c[1]]
 		d.name = a.key()
 		base := ptr(list, c[0])

@@ -150,13 +150,7 @@ func typeSet(s map[string]any) map[string]bool {
 	case string:
 		return map[string]bool{t: true}
 	case []any:
-		out := map[string]bool{}
-		for _, e := range t {
-			if x, ok := e.(string); ok {
-				out[x] = true
-			}
-		}
-		return out
+		return stringSet(t)
 	}
 	return nil
 }

@@ -26,6 +26,7 @@ package observe
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -240,7 +241,7 @@ func (d *differ) value(path string, a, b any) {
 	switch x := a.(type) {
 	case map[string]any:
 		y := b.(map[string]any)
-		for _, k := range sortedKeys(x) {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			p := path + "/" + jsonpointer.Escape(k)
 			if yv, ok := y[k]; ok {
 				d.value(p, x[k], yv)
@@ -248,7 +249,7 @@ func (d *differ) value(path string, a, b any) {
 				d.add(p, Removed, x[k], nil)
 			}
 		}
-		for _, k := range sortedKeys(y) {
+		for _, k := range slices.Sorted(maps.Keys(y)) {
 			if _, ok := x[k]; !ok {
 				d.add(path+"/"+jsonpointer.Escape(k), Added, nil, y[k])
 			}
@@ -351,13 +352,4 @@ func linesKept(a, b string) bool {
 		have[l]--
 	}
 	return true
-}
-
-func sortedKeys(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
