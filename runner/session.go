@@ -30,7 +30,7 @@ type session struct {
 	init *mcp.InitializeResult
 	taps *tapConn // nil over Streamable HTTP
 	// ownHTTP carries the runner's own requests over Streamable HTTP
-	// (task.go); nil over the other transports.
+	// (own.go); nil over the other transports.
 	ownHTTP *ownHTTP
 	// initRaw is the handshake's result as the server sent it (nil when
 	// it could not be kept).

@@ -288,7 +288,7 @@ type tapConn struct {
 	// cancelled holds when the cancellation of each unanswered call was
 	// written: the SDK sends it in the background, after the call returned.
 	cancelled map[jsonrpc.ID]time.Time
-	// own routes the answers to the runner's own requests (task.go);
+	// own routes the answers to the runner's own requests (own.go);
 	// ownTaps are the steps those requests are made for while they wait
 	// (a task's polls and its tasks/result), so that a request of the
 	// server's during them is attributed as during an SDK call.
