@@ -15,7 +15,7 @@ import (
 // that are no origins, a permission that is not an object, an unknown
 // visibility, a page that is no HTML document).
 func TestAppsQuick(t *testing.T) {
-	parallel(t)
+	parallelParent(t)
 	for _, defects := range []bool{false, true} {
 		t.Run(fmt.Sprintf("defects=%v", defects), func(t *testing.T) {
 			parallel(t)

@@ -330,7 +330,7 @@ func generatedReceipts(t *testing.T, data string) string {
 // ticket_counter's cross-process lock lives: no other test's calls can
 // contend for it.
 func TestDefectsReceipts(t *testing.T) {
-	parallel(t)
+	parallelParent(t)
 	for _, transport := range []string{"stdio", "http"} {
 		t.Run(transport, func(t *testing.T) {
 			parallel(t)
@@ -359,7 +359,7 @@ func TestDefectsReceipts(t *testing.T) {
 // The two runs go at once, each against a demo of its own (see
 // TestDefectsReceipts).
 func TestDefectsSameWhateverJobs(t *testing.T) {
-	parallel(t)
+	parallelParent(t)
 	jobs := []string{"1", "16"}
 	got := make([]string, len(jobs))
 	t.Run("runs", func(t *testing.T) {

@@ -155,7 +155,7 @@ func TestHTTPCredentialsStayOnOrigin(t *testing.T) {
 // timeouts plus a constant, and mcpcheck's peak RSS stays under 256 MiB
 // (classes 2 and 3). The honest control passes over the same harness.
 func TestHTTPHostileBounds(t *testing.T) {
-	parallel(t)
+	parallelParent(t)
 	// A step that must end at the message bound gets a minute, so that
 	// the bound, not how fast a loaded machine streams the bytes, decides.
 	const bounded = "tool: echo\n        timeoutMs: 60000"

@@ -122,33 +122,59 @@ var processSlots = machineSlots{dir: filepath.Join(slotRoot, "process"), n: para
 // the 30 s twice at load 80-90.
 var nodeSlots = machineSlots{dir: filepath.Join(slotRoot, "node"), n: 3}
 
-// processHolders and nodeHolders are the top-level tests holding a slot:
-// a test's subtests share their parent's, so a parent never waits for a
-// slot its own subtests hold.
+// processHolders and nodeHolders are the tests holding a slot, by name.
 var processHolders, nodeHolders sync.Map
 
-// parallel is t.Parallel, then a machine slot for t's top-level test
-// (unless it holds one already) until t ends. Every parallel test of this
-// package calls it instead of t.Parallel.
+// parallel is t.Parallel, then a process slot of the machine for t until
+// it ends. Every parallel test of this package calls it instead of
+// t.Parallel, except a parent whose subtests are parallel (parallelParent).
 func parallel(t *testing.T) {
 	t.Parallel()
+	if p := heldAbove(t.Name(), &processHolders); p != "" {
+		// The subtests of a parent holding a slot would wait for the
+		// binary's parallel tokens, which tests waiting for a slot hold:
+		// two suites at once deadlocked so.
+		t.Fatalf("%s holds a process slot and has parallel subtests: it must call parallelParent", p)
+	}
 	holdSlot(t, processSlots, &processHolders)
 }
 
-// nodeSlot takes a node slot for t's top-level test until t ends, unless
-// that test holds one already. A parallel test must call it after parallel
-// (peerDir does), never while paused: a test holding a node slot always
-// took its process slot first, so no two tests wait on each other.
-func nodeSlot(t testing.TB) { holdSlot(t, nodeSlots, &nodeHolders) }
+// parallelParent is t.Parallel for a test whose subtests are parallel:
+// they take the slots, it holds none.
+func parallelParent(t *testing.T) { t.Parallel() }
+
+// nodeSlot takes a node slot for t until it ends, unless t or a test
+// above it holds one (subtests share their parent's). A parallel test must
+// call it after parallel (peerDir does), never while paused: a test
+// holding a node slot always took its process slot first, and holds no
+// slot while subtests of its wait, so no two tests wait on each other.
+func nodeSlot(t testing.TB) {
+	if heldAbove(t.Name(), &nodeHolders) == "" {
+		holdSlot(t, nodeSlots, &nodeHolders)
+	}
+}
+
+// heldAbove is the test at or above name (its parents, by the "/" of
+// subtest names) that holds a slot of holders, or "".
+func heldAbove(name string, holders *sync.Map) string {
+	for p := name; ; {
+		if _, ok := holders.Load(p); ok {
+			return p
+		}
+		i := strings.LastIndex(p, "/")
+		if i < 0 {
+			return ""
+		}
+		p = p[:i]
+	}
+}
 
 func holdSlot(t testing.TB, s machineSlots, holders *sync.Map) {
-	root, _, _ := strings.Cut(t.Name(), "/")
-	if _, held := holders.LoadOrStore(root, true); held {
-		return
-	}
+	name := t.Name()
+	holders.Store(name, true)
 	release := s.take()
 	t.Cleanup(func() {
-		holders.Delete(root)
+		holders.Delete(name)
 		release()
 	})
 }

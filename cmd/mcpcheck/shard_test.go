@@ -178,10 +178,10 @@ func shardReports(t *testing.T, fixture string, n int) []string {
 // scenarios, steps, findings, scores, notes, connections and verdict,
 // apart from durations.
 func TestShardMergeEquivalence(t *testing.T) {
-	parallel(t)
+	parallelParent(t)
 	for _, fixture := range []string{"../../examples/faults.yaml", "../../examples/defects.yaml"} {
 		t.Run(filepath.Base(fixture), func(t *testing.T) {
-			parallel(t)
+			parallelParent(t)
 			// The whole run as a process of its own too, with a temporary
 			// directory of its own (see shardReports): nothing else on the
 			// machine may hold the demo's ticket lock while it runs. It

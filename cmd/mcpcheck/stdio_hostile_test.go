@@ -183,7 +183,7 @@ func TestStdioHonest(t *testing.T) {
 // TestStdioOversizedLine: a line longer than maxMessageBytes (one that
 // never ends, one of 200 MB) is oversized_response, never held whole.
 func TestStdioOversizedLine(t *testing.T) {
-	parallel(t)
+	parallelParent(t)
 	for _, mode := range []string{"stdio-endless-line", "stdio-huge-line"} {
 		t.Run(mode, func(t *testing.T) {
 			parallel(t)
@@ -288,7 +288,7 @@ func TestStdioReusedID(t *testing.T) {
 // server that ignores SIGTERM: none is left after a run, tools, snapshot
 // or record.
 func TestStdioNoOrphans(t *testing.T) {
-	parallel(t)
+	parallelParent(t)
 	for _, c := range []struct {
 		name, mode string
 		code       int

@@ -146,7 +146,7 @@ func slicesContains(list []string, s string) bool {
 // as-task the missing ttl, get-unknown the made-up task, cancel-finished
 // the accepted cancellation, plain-call the -32603.
 func TestTasksQuick(t *testing.T) {
-	parallel(t)
+	parallelParent(t)
 	srv := httptest.NewServer(demo.Handler(demo.Options{Tasks: true}))
 	t.Cleanup(srv.Close)
 	for _, mode := range []string{"stdio", "defects", "http"} {
