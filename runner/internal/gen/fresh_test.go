@@ -18,7 +18,7 @@ func writers(tool string) bool {
 func TestFreshPathsForWriters(t *testing.T) {
 	o := NewOffered()
 	o.AddAnswer("list_allowed_directories", nil, "Allowed directories:\n/srv/allowed")
-	if got := o.Served(); len(got) != 1 || got[0] != "/srv/allowed" {
+	if got := o.served; len(got) != 1 || got[0] != "/srv/allowed" {
 		t.Errorf("served after list_allowed_directories: %v", got)
 	}
 	o.AddListing("list_directory", "/srv/allowed", "[FILE] todo.txt\n[DIR] sub")

@@ -190,15 +190,6 @@ func (o *Offered) AddRoot(source, dir string) {
 	o.serve(clean)
 }
 
-// Served lists the directories known to be served: roots the client
-// offered and directories the server's listing tool answered for.
-func (o *Offered) Served() []string {
-	if o == nil {
-		return nil
-	}
-	return o.served
-}
-
 func (o *Offered) serve(dir string) {
 	if dir != "" && len(o.served) < maxOffers && !slices.Contains(o.served, dir) {
 		o.served = append(o.served, dir)
