@@ -291,7 +291,7 @@ func classify(callCtx context.Context, rep *reply, err error, tp *tap) classific
 		}
 		return classification{Outcome: config.OutcomeOK}
 	}
-	if callCtx.Err() != nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)) {
+	if ctxOver(callCtx) && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)) {
 		return classification{Outcome: config.OutcomeTimeout}
 	}
 	if errors.Is(err, mcp.ErrSessionMissing) {
@@ -324,6 +324,17 @@ func classify(callCtx context.Context, rep *reply, err error, tp *tap) classific
 		}
 	}
 	return classification{Outcome: config.OutcomeTransportClosed, Detail: msg}
+}
+
+// ctxOver says ctx is done, or its deadline has passed: the timer that
+// marks it done may not have run yet on a loaded machine, while a write
+// or a wait has already seen the deadline go by.
+func ctxOver(ctx context.Context) bool {
+	if ctx.Err() != nil {
+		return true
+	}
+	d, ok := ctx.Deadline()
+	return ok && !time.Now().Before(d)
 }
 
 // malformedSigns are the SDK's words for a message that broke JSON-RPC or

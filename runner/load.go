@@ -455,7 +455,7 @@ func (lr *loadRun) iteration(ctx context.Context, l, shared *link, intended time
 				began, intended = intended, time.Time{}
 			}
 			res := r.runStep(ctx, sess, sc, j, results)
-			if ctx.Err() != nil && res.Status != report.StatusPassed {
+			if ctxOver(ctx) && res.Status != report.StatusPassed {
 				return l // cut short by the end of the run: not the server's failure
 			}
 			lr.record(lr.steps[k][j], &res, time.Since(began))

@@ -90,8 +90,15 @@ func loadShape(l *LoadResult) string {
 }
 
 // LoadErrorOf is a failed call as a load run's report keeps it.
+// The message is the step's reason, then what the server or the
+// connection said (a tool error's text, why a transport closed), so a
+// "got transport_closed" says what closed.
 func LoadErrorOf(st *StepResult) *LoadError {
-	return &LoadError{Outcome: string(st.Outcome), Message: why(st)}
+	msg := why(st)
+	if st.Detail != "" {
+		msg += ": " + st.Detail
+	}
+	return &LoadError{Outcome: string(st.Outcome), Message: msg}
 }
 
 // errorsLine says what the failed calls were: expectations not met (on an
