@@ -158,6 +158,9 @@ func (r *runState) send(ctx context.Context, sess *session, sp *stepCall, out *r
 	a.elapsed = time.Since(a.began)
 	interrupted := a.err != nil && cutShort(ctx, callCtx)
 	a.tp.cancelAfterBody(cancel) // over HTTP, once the answer's stream has ended (cancelAfterBody in http.go)
+	if interrupted {
+		a.tp.runEnding()
+	}
 	sess.finish(a.tp)
 	out.DurationMs = ms(a.elapsed)
 	var bad errBadParams

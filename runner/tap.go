@@ -41,6 +41,9 @@ type tap struct {
 	malformed string
 	id        jsonrpc.ID
 	hasID     bool
+	// noLate: the run is ending (interrupted), so no late answer to this
+	// call is waited for (see runEnding).
+	noLate bool
 	// stuck is the failed write of the call's request to a stdio server
 	// that stopped reading (the SDK reports only the call's deadline).
 	stuck error
@@ -447,7 +450,7 @@ const duplicateResponse = "more than one response to one call"
 // anomalies (a call that was answered is remembered already).
 func (c *tapConn) finish(t *tap) {
 	t.mu.Lock()
-	id, ok := t.id, t.hasID
+	id, ok, noLate := t.id, t.hasID, t.noLate
 	t.mu.Unlock()
 	if !ok {
 		return
@@ -463,9 +466,18 @@ func (c *tapConn) finish(t *tap) {
 		c.unanswered[id] = true
 	}
 	c.mu.Unlock()
-	if !answered {
+	if !answered && !noLate {
 		c.awaitLate(id)
 	}
+}
+
+// runEnding marks a call the interrupted run cut short: a late answer to
+// it would be noted by nobody, and waiting for one made Ctrl-C take a
+// second more than the shutdown itself.
+func (t *tap) runEnding() {
+	t.mu.Lock()
+	t.noLate = true
+	t.mu.Unlock()
 }
 
 // lateGrace bounds how long a call that returned without its response (a

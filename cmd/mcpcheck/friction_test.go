@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -265,9 +266,9 @@ func TestTTYNamesTheCall(t *testing.T) {
 }
 
 // TestSignalHurriesShutdown: Ctrl-C during a call to a server that is not
-// stuck but does not end at EOF (it honours SIGTERM) exits 130 well within
-// the 2 s grace an ordinary shutdown gives the server before SIGTERM: the
-// interrupted run sends it after stdio.HurryGrace.
+// stuck but does not end at EOF (it honours SIGTERM) exits 130, and the
+// server gets SIGTERM well within the 2 s grace an ordinary shutdown gives
+// it after EOF: the interrupted run sends it after stdio.HurryGrace.
 func TestSignalHurriesShutdown(t *testing.T) {
 	parallel(t)
 	dir := t.TempDir()
@@ -284,8 +285,17 @@ func TestSignalHurriesShutdown(t *testing.T) {
 		t.Fatalf("exit %d, want 130\n%s", code, c.stderr.String())
 	}
 	waitProcessGone(t, pid)
-	if took >= 2*time.Second {
-		t.Errorf("exit %s after Ctrl-C: the server got the whole grace before SIGTERM", took.Round(time.Millisecond))
+	// The server measured the wait from the end of its input to SIGTERM:
+	// what the client decides (stdio.HurryGrace, 250 ms, not the 2 s an
+	// ordinary shutdown gives), whatever the rest of a loaded machine's
+	// shutdown took.
+	gap, err := strconv.Atoi(strings.TrimSpace(readFile(t, mark+".term")))
+	if err != nil {
+		t.Fatalf("the server did not say when SIGTERM came: %v", err)
+	}
+	t.Logf("SIGTERM %d ms after the server's input ended", gap)
+	if gap >= 2000 {
+		t.Errorf("SIGTERM came %d ms after the server's input ended: the server got the whole grace", gap)
 	}
 	if m := validReport(t, readFile(t, filepath.Join(dir, "r.json"))); m["passed"] != false {
 		t.Errorf("passed = %v", m["passed"])
