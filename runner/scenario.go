@@ -2,7 +2,6 @@ package runner
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -431,11 +430,12 @@ func answer(st *report.StepResult) any {
 //
 // allAtOnce scenarios put load on the server on purpose; they start once
 // every other scenario has finished, so their load disturbs nothing else
-// (the latency probes above all). Among themselves, those on sessions of
-// their own run up to the concurrency at once too, the one whose tools made
-// the longest call so far first, so that a slow tool's load does not start
-// last and hold the run up alone; one on the shared session runs alone,
-// after them. Then the scenarios planned to run last (scenario.last), one
+// (the latency probes above all), and they run one at a time, those on
+// sessions of their own first: a scenario of calls at once is about how
+// those calls overlap, and run beside others (up to --jobs of them) they
+// overlapped less the more ran beside them, so a planted race found one
+// at a time was missed sixteen at a time (TestDefectsSameWhateverJobs,
+// two suites at once). Whatever --jobs says, they judge the same. Then the scenarios planned to run last (scenario.last), one
 // at a time: nothing else of the run is in flight while they run. Behaviour
 // checks run last of all, one at a time.
 func (r *runState) schedule(ctx context.Context, shared *link) {
@@ -460,8 +460,7 @@ func (r *runState) schedule(ctx context.Context, shared *link) {
 		}
 	}
 	r.pool(ctx, shared, first)
-	r.pool(ctx, shared, r.longestFirst(isolated))
-	for _, sc := range alone {
+	for _, sc := range slices.Concat(isolated, alone) {
 		r.startScenario(ctx, sc, shared)
 	}
 	// Then the scenarios that must have the server to themselves, in plan
@@ -478,28 +477,6 @@ func (r *runState) schedule(ctx context.Context, shared *link) {
 		r.startScenario(ctx, sc, shared)
 	}
 	r.checkClosers.Wait()
-}
-
-// longestFirst orders scenarios by the longest call seen so far to any
-// tool they call, longest first. Only the order of running changes.
-func (r *runState) longestFirst(list []*scenario) []*scenario {
-	longest := map[string]float64{}
-	for i := range r.rep.Scenarios {
-		for j := range r.rep.Scenarios[i].Steps {
-			st := &r.rep.Scenarios[i].Steps[j]
-			longest[st.Tool] = max(longest[st.Tool], st.DurationMs)
-		}
-	}
-	est := func(sc *scenario) float64 {
-		var d float64
-		for j := range sc.steps {
-			d = max(d, longest[sc.steps[j].call.name])
-		}
-		return d
-	}
-	out := slices.Clone(list)
-	slices.SortStableFunc(out, func(a, b *scenario) int { return cmp.Compare(est(b), est(a)) })
-	return out
 }
 
 // pool runs the scenarios of list, up to the suite's concurrency at once.
