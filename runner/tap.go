@@ -303,9 +303,9 @@ type tapConn struct {
 	// unread, over stdio, says how many bytes written to the server it has
 	// not read yet (see awaitLate); nil elsewhere.
 	unread func() (int, bool)
-	// work, over stdio, says what the server's processes are doing (see
-	// awaitLate); nil elsewhere.
-	work func() (cpu uint64, running, ok bool)
+	// worked, over stdio, says whether the server has worked since the
+	// last look (see awaitLate); nil elsewhere.
+	worked func(cpu *uint64) bool
 }
 
 // maxRecent bounds how many finished calls tapConn remembers.
@@ -540,8 +540,8 @@ func (c *tapConn) awaitLate(id jsonrpc.ID) {
 			}
 		}
 		has, deadline = true, time.Now().Add(lateGrace)
-		if c.work != nil {
-			cpu, _, _ = c.work()
+		if c.worked != nil {
+			c.worked(&cpu)
 		}
 	}
 	c.mu.Lock()
@@ -553,17 +553,12 @@ func (c *tapConn) awaitLate(id jsonrpc.ID) {
 // working says, at the end of a late answer's wait, whether the server is
 // still working; if so it moves the deadline lateStep on (extra counts it).
 func (c *tapConn) working(cpu *uint64, extra *time.Duration, deadline *time.Time) bool {
-	if c.work == nil {
+	if c.worked == nil || !c.worked(cpu) {
 		return false
 	}
-	now, running, ok := c.work()
-	worked := ok && (running || now > *cpu)
-	*cpu = now
-	if worked {
-		*extra += lateStep
-		*deadline = time.Now().Add(lateStep)
-	}
-	return worked
+	*extra += lateStep
+	*deadline = time.Now().Add(lateStep)
+	return true
 }
 
 // remember moves a call from pending to the finished calls (c.mu held).
@@ -612,7 +607,7 @@ func (t *tapTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		// The SDK starts reading once Connect has returned.
 		sc.note = t.conn.note
 		t.conn.unread = sc.p.Unread
-		t.conn.work = sc.p.Work
+		t.conn.worked = sc.p.Worked
 	}
 	return t.conn, nil
 }

@@ -21,3 +21,16 @@ func (p *Process) Work() (cpu uint64, running, ok bool) {
 	}
 	return cpu, running, ok
 }
+
+// Worked says whether the server has worked since the last look (*cpu,
+// updated): running or waiting for a CPU now, or CPU used since. False
+// where that cannot be asked.
+func (p *Process) Worked(cpu *uint64) bool {
+	now, running, ok := p.Work()
+	if !ok {
+		return false
+	}
+	worked := running || now > *cpu
+	*cpu = now
+	return worked
+}

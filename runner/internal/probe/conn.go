@@ -268,7 +268,7 @@ func (c *Stdio) Send(ctx context.Context, msg []byte, id string, wait time.Durat
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	var cpu uint64
-	c.working(&cpu)
+	c.proc.Worked(&cpu)
 	extra := time.Duration(0)
 	var grace <-chan time.Time
 	var ex Exchange
@@ -281,7 +281,7 @@ func (c *Stdio) Send(ctx context.Context, msg []byte, id string, wait time.Durat
 			ex.Err = ctx.Err()
 			return ex
 		case <-timer.C:
-			if !observed && extra < busyExtra && c.working(&cpu) {
+			if !observed && extra < busyExtra && c.proc.Worked(&cpu) {
 				extra += busyStep // slow, not silent (see start.go)
 				timer.Reset(busyStep)
 				continue

@@ -61,15 +61,3 @@ const (
 	busyStep  = time.Second
 	busyExtra = 3 * MaxWait
 )
-
-// working is a look at whether c's server has worked since the last look
-// (*cpu, updated).
-func (c *Stdio) working(cpu *uint64) bool {
-	now, running, ok := c.proc.Work()
-	if !ok {
-		return false
-	}
-	worked := running || now > *cpu
-	*cpu = now
-	return worked
-}
