@@ -2,8 +2,10 @@ package runner
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"testing"
+	"time"
 )
 
 // TestInboxBounded: a flood of notifications leaves the inbox within its
@@ -29,5 +31,42 @@ func TestInboxBounded(t *testing.T) {
 	}
 	if last := in.between(n-1, n); len(last) != 1 {
 		t.Errorf("the newest message is gone")
+	}
+}
+
+// TestAwaitEndsAtCut: an await stops waiting when a message on the shared
+// stream is cut at the bound (its time limit would only delay the same
+// verdict), but a match that already came still wins, and a plain await
+// (the subscription's acknowledgement) ignores cuts.
+func TestAwaitEndsAtCut(t *testing.T) {
+	wants := func(m *received) bool { return m.method == "notifications/message" }
+	in := newInbox()
+	before := in.cutCount()
+	done := make(chan bool)
+	go func() {
+		_, ok := in.awaitUncut(context.Background(), before, wants)
+		done <- ok
+	}()
+	in.add("notifications/progress", nil, false, nil, nil)
+	in.cut()
+	if ok := <-done; ok {
+		t.Fatal("the await matched nothing, yet reported a match")
+	}
+
+	in = newInbox()
+	in.add("notifications/message", nil, false, nil, nil)
+	in.cut()
+	if _, ok := in.awaitUncut(context.Background(), 0, wants); !ok {
+		t.Error("a match received before the cut was not taken")
+	}
+
+	in = newInbox()
+	in.cut()
+	go in.add("notifications/message", nil, false, nil, nil)
+	// The bound only keeps a broken await from hanging the test.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, ok := in.await(ctx, wants); !ok {
+		t.Error("a plain await gave up at a cut")
 	}
 }

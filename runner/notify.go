@@ -129,6 +129,8 @@ func (b *inbox) cut() {
 	}
 	b.mu.Lock()
 	b.cuts++
+	close(b.wake) // an await that the cut ends learns it now
+	b.wake = make(chan struct{})
 	b.mu.Unlock()
 }
 
@@ -192,6 +194,15 @@ func (b *inbox) between(from, to int) []received {
 // await returns the first notification not yet consumed that match
 // accepts, waiting for one until ctx ends, and consumes it.
 func (b *inbox) await(ctx context.Context, match func(*received) bool) (received, bool) {
+	return b.awaitUncut(ctx, -1, match)
+}
+
+// awaitUncut is await that also gives up once the inbox counts more than
+// cuts cut messages (cuts < 0: never): the message that was cut may have
+// been the one awaited, and a stream that cut one can cut every other, so
+// waiting out the time limit would only delay the same verdict
+// (oversized_response). A match already received still wins.
+func (b *inbox) awaitUncut(ctx context.Context, cuts int, match func(*received) bool) (received, bool) {
 	if b == nil {
 		<-ctx.Done()
 		return received{}, false
@@ -206,6 +217,10 @@ func (b *inbox) await(ctx context.Context, match func(*received) bool) (received
 				b.mu.Unlock()
 				return out, true
 			}
+		}
+		if cuts >= 0 && b.cuts > cuts {
+			b.mu.Unlock()
+			return received{}, false
 		}
 		wake := b.wake
 		b.mu.Unlock()

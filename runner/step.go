@@ -334,8 +334,10 @@ func (r *runState) readAnswer(p *step, rep *reply, schemas *toolSchemas, ar *ass
 
 // runAwait waits for the notification an await step names: the first that
 // no earlier await of the session consumed, with the method and params it
-// wants, within its time limit; none is the outcome timeout. The step's
-// result is {method, params} of the notification.
+// wants, within its time limit; none is the outcome timeout. A message on
+// the session's own stream cut at maxMessageBytes meanwhile ends the wait
+// at once as oversized_response (see awaitUncut). The step's result is
+// {method, params} of the notification.
 func (r *runState) runAwait(ctx context.Context, sess *session, sc *scenario, j int, out report.StepResult, results map[string]any) report.StepResult {
 	p := &sc.steps[j]
 	a := p.spec.Await
@@ -347,7 +349,7 @@ func (r *runState) runAwait(ctx context.Context, sess *session, sc *scenario, j 
 	defer cancel()
 	began := time.Now()
 	cuts := sess.inbox.cutCount()
-	got, ok := sess.inbox.await(waitCtx, func(m *received) bool {
+	got, ok := sess.inbox.awaitUncut(waitCtx, cuts, func(m *received) bool {
 		if m.method != a.Method {
 			return false
 		}
@@ -370,7 +372,7 @@ func (r *runState) runAwait(ctx context.Context, sess *session, sc *scenario, j 
 		// The stream that would carry the notification had a message
 		// cut at maxMessageBytes while the step waited.
 		out.Outcome, ar.Outcome = config.OutcomeOversizedResponse, config.OutcomeOversizedResponse
-		out.Reason = fmt.Sprintf("no %s notification matching the step arrived within %s; a message on the server's stream was larger than maxMessageBytes", a.Method, timeout)
+		out.Reason = fmt.Sprintf("no %s notification matching the step had arrived when a message on the server's stream, %s after the step began, was larger than maxMessageBytes", a.Method, time.Since(began).Round(time.Millisecond))
 	default:
 		out.Outcome, ar.Outcome = config.OutcomeTimeout, config.OutcomeTimeout
 		out.Reason = fmt.Sprintf("no %s notification matching the step arrived within %s", a.Method, timeout)

@@ -103,6 +103,20 @@ scenarios:
 	return r
 }
 
+// stepDuration is how long the report's only step took.
+func (r childRun) stepDuration() time.Duration {
+	scs, _ := r.report["scenarios"].([]any)
+	if len(scs) != 1 {
+		return 0
+	}
+	steps, _ := scs[0].(map[string]any)["steps"].([]any)
+	if len(steps) != 1 {
+		return 0
+	}
+	d, _ := steps[0].(map[string]any)["durationMs"].(float64)
+	return time.Duration(d * float64(time.Millisecond))
+}
+
 // stepOutcome is the outcome of the report's only step.
 func (r childRun) stepOutcome() string {
 	scs, _ := r.report["scenarios"].([]any)
@@ -206,6 +220,12 @@ func TestHTTPHostileBounds(t *testing.T) {
 			}
 			if !strings.Contains(r.stdout, c.says) {
 				t.Errorf("the report does not say %q:\n%s", c.says, r.stdout)
+			}
+			// A step with a minute ends at the bound, not at its time
+			// limit: an await too (a cut on the stream it listens to ends
+			// the wait), and its report says so.
+			if d := r.stepDuration(); o == "oversized_response" && strings.Contains(c.step, "60000") && d >= time.Minute {
+				t.Errorf("the step waited out its time limit (%s) after the cut:\n%s", d, r.stdout)
 			}
 			// A 3 s step (or the bound, well before a minute) and a 10 s
 			// handshake at most, plus a constant generous enough for a
