@@ -33,7 +33,27 @@ func init() {
 		},
 	})
 
-	long := readOnly([]Tool{{"name": "find", "description": "Finds by code.", "inputSchema": map[string]any{
+	register(Mode{
+		Name: "secrets-long-pattern",
+		Doc:  "tools with a 1 MiB pattern (one that does not compile), a 100 KiB name and a 1 MiB description",
+		Stdio: func(ctx context.Context, c *Conn) error {
+			return c.Loop(ctx, "secrets-long-pattern", longTools(), func(c *Conn, m *Msg, call Call) error {
+				return c.Reply(m.ID, TextResult("found"))
+			})
+		},
+		HTTP: func(string) http.Handler {
+			return Streamable("secrets-long-pattern", longTools(), func(w http.ResponseWriter, _ *http.Request, m *Msg, call Call) {
+				WriteJSON(w, map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": TextResult("found")})
+			})
+		},
+	})
+}
+
+// longTools are secrets-long-pattern's tools, made when the mode is served:
+// their ~4 MB of strings would otherwise be built by every process that
+// links this package (every mcpcheck and every demo server), at its start.
+func longTools() []Tool {
+	return readOnly([]Tool{{"name": "find", "description": "Finds by code.", "inputSchema": map[string]any{
 		"type":     "object",
 		"required": []any{"code"},
 		"properties": map[string]any{
@@ -43,20 +63,6 @@ func init() {
 		"type":       "object",
 		"properties": map[string]any{"code": map[string]any{"type": "string", "pattern": "(" + LongPattern()}},
 	}}, SimpleTool("long_"+strings.Repeat("n", 100<<10), "A 100 KiB name and a 1 MiB description: "+LongPattern(), "text")})
-	register(Mode{
-		Name: "secrets-long-pattern",
-		Doc:  "tools with a 1 MiB pattern (one that does not compile), a 100 KiB name and a 1 MiB description",
-		Stdio: func(ctx context.Context, c *Conn) error {
-			return c.Loop(ctx, "secrets-long-pattern", long, func(c *Conn, m *Msg, call Call) error {
-				return c.Reply(m.ID, TextResult("found"))
-			})
-		},
-		HTTP: func(string) http.Handler {
-			return Streamable("secrets-long-pattern", long, func(w http.ResponseWriter, _ *http.Request, m *Msg, call Call) {
-				WriteJSON(w, map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": TextResult("found")})
-			})
-		},
-	})
 }
 
 // HonestWords is what secrets-words says, in its description and its
