@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"time"
 )
@@ -156,6 +157,12 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 	}
 	if !httpSet {
+		// A stdio demo is a process of its own for one session, often a
+		// short one (mcpcheck starts one per isolated scenario: ~190 for
+		// examples/defects.yaml). Building the server allocates ~10 MB that
+		// is garbage at once, and the collector's default pace spent a
+		// third of such a process's CPU on it; its live heap stays small.
+		debug.SetGCPercent(400)
 		if *banner {
 			b := newBannerWriter(stdout)
 			if err := b.start(); err != nil {
