@@ -337,10 +337,11 @@ func TestDefectsReceipts(t *testing.T) {
 			// The runs are shared (see shared_runs_test.go): over HTTP
 			// sixteen at a time, which TestDefectsSameWhateverJobs shows
 			// gives the receipts of one at a time.
-			w := wholeStdio("../../examples/defects.yaml")
+			spec := stdioSpec(defectsYAML)
 			if transport == "http" {
-				w = defectsHTTP16(t)
+				spec = httpSpec("16")
 			}
+			w := spec.get()
 			if w.err != "" {
 				t.Fatalf("the run: %s\n%s", w.err, w.out)
 			}
@@ -366,15 +367,10 @@ func TestDefectsSameWhateverJobs(t *testing.T) {
 		for i, n := range jobs {
 			t.Run("jobs-"+n, func(t *testing.T) {
 				parallel(t)
-				var w *wholeRun
-				if n == "16" {
-					w = defectsHTTP16(t) // shared with TestDefectsReceipts/http
-				} else {
-					w = &wholeRun{}
-					url := demoHTTP(t, []string{"TMPDIR=" + t.TempDir()}, "--defects")
-					r := runCmd(t, "--config", "../../examples/defects.yaml", "--json", "-", "--url", url, "--jobs", n)
-					w.code, w.out, w.report = r.code, r.stderr, r.stdout
-				}
+				// Both runs are shared, and started ahead (see
+				// shared_runs_test.go); sixteen at a time is also
+				// TestDefectsReceipts/http's.
+				w := httpSpec(n).get()
 				if w.err != "" {
 					t.Fatalf("--jobs %s: %s\n%s", n, w.err, w.out)
 				}

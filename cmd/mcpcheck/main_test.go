@@ -42,7 +42,10 @@ func TestMain(m *testing.M) {
 	// tests that want that set CI themselves, and the others need no
 	// t.Setenv (which would keep them from running in parallel).
 	os.Unsetenv("CI")
-	os.Exit(m.Run())
+	startHeadStart()
+	code := m.Run()
+	endHeadStart()
+	os.Exit(code)
 }
 
 // result is one in-process run of the command.

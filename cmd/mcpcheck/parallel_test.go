@@ -59,19 +59,30 @@ func demoHTTP(t *testing.T, env []string, args ...string) string {
 // it says it listens at; the child is stopped when the test ends.
 func childHTTP(t *testing.T, env []string, at *regexp.Regexp, args ...string) string {
 	t.Helper()
+	u, stop, err := startChild(env, at, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	return u
+}
+
+// startChild is childHTTP for code that has no test (a shared run): the
+// caller stops the child.
+func startChild(env []string, at *regexp.Regexp, args ...string) (addr string, stop func(), err error) {
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
-		t.Fatal(err)
+		return "", nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+		return "", nil, err
 	}
-	t.Cleanup(func() {
+	stop = func() {
 		cmd.Process.Kill()
 		cmd.Wait()
-	})
+	}
 	found := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stderr)
@@ -87,14 +98,15 @@ func childHTTP(t *testing.T, env []string, at *regexp.Regexp, args ...string) st
 	}()
 	select {
 	case u, ok := <-found:
-		if !ok {
-			t.Fatalf("%v ended before it said where it listens", args)
+		if ok {
+			return u, stop, nil
 		}
-		return u
+		err = fmt.Errorf("%v ended before it said where it listens", args)
 	case <-time.After(60 * time.Second):
-		t.Fatalf("%v did not say where it listens", args)
+		err = fmt.Errorf("%v did not say where it listens", args)
 	}
-	return ""
+	stop()
+	return "", nil, err
 }
 
 // Two suites at once (two checkouts, a developer's run beside CI's) would

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -149,26 +151,26 @@ func distinctFailures(steps []any) []any {
 // would contend for), and returns the reports' paths.
 func shardReports(t *testing.T, fixture string, n int) []string {
 	dir := t.TempDir()
-	paths := make([]string, n)
+	runs := make([]*wholeRun, n)
 	var wg sync.WaitGroup
 	for k := 1; k <= n; k++ {
-		paths[k-1] = filepath.Join(dir, fmt.Sprintf("shard-%d.json", k))
-		tmp := t.TempDir()
-		wg.Go(func() {
-			code, out := cli(t, "", []string{"TMPDIR=" + tmp}, "--config", fixture, "--shard", fmt.Sprintf("%d/%d", k, n), "--json", paths[k-1])
-			if code == 2 {
-				t.Errorf("shard %d/%d: exit 2\n%s", k, n, out)
-			}
-		})
+		// Shared runs: those of defects.yaml are started ahead (see
+		// shared_runs_test.go).
+		wg.Go(func() { runs[k-1] = shardSpec(fixture, k, n).get() })
 	}
 	wg.Wait()
-	for k, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
+	paths := make([]string, n)
+	for i, w := range runs {
+		k := i + 1
+		if w.err != "" || w.code == 2 {
+			t.Fatalf("shard %d/%d: exit %d %s\n%s", k, n, w.code, w.err, w.out)
 		}
-		if m := validReport(t, string(data)); fmt.Sprint(m["shard"]) != fmt.Sprintf("map[index:%d total:%d]", k+1, n) {
-			t.Errorf("shard %d/%d's report says shard %v", k+1, n, m["shard"])
+		if m := validReport(t, w.report); fmt.Sprint(m["shard"]) != fmt.Sprintf("map[index:%d total:%d]", k, n) {
+			t.Errorf("shard %d/%d's report says shard %v", k, n, m["shard"])
+		}
+		paths[i] = filepath.Join(dir, fmt.Sprintf("shard-%d.json", k))
+		if err := os.WriteFile(paths[i], []byte(w.report), 0o600); err != nil {
+			t.Fatal(err)
 		}
 	}
 	return paths
@@ -193,7 +195,7 @@ func TestShardMergeEquivalence(t *testing.T) {
 			ran := make(chan struct{})
 			go func() {
 				defer close(ran)
-				whole = wholeStdio(fixture)
+				whole = stdioSpec(fixture).get()
 			}()
 			// Every split of the fault lab; of defects.yaml (each split a
 			// whole run's CPU, ~12 s) an even one and an uneven one.
@@ -466,12 +468,21 @@ func cliRun(dir string, env []string, args ...string) (int, string, error) {
 	if err != nil {
 		return 0, "", err
 	}
-	cmd := exec.Command(exe, args...)
+	// Bounded as runCmd is, and interrupted (as Ctrl-C would: it stops its
+	// servers) when the tests have ended.
+	ctx, cancel := context.WithTimeout(suiteCtx, runBound)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, exe, args...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = 30 * time.Second
 	cmd.Dir = dir
 	cmd.Env = append(append(os.Environ(), env...), asCLI+"=1")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err = cmd.Run()
+	if ctx.Err() != nil {
+		return 0, out.String(), interrupted(ctx)
+	}
 	if ee, ok := err.(*exec.ExitError); ok {
 		return ee.ExitCode(), out.String(), nil
 	} else if err != nil {

@@ -1,75 +1,259 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"sync"
-	"testing"
+	"time"
 )
 
 // Some whole runs are what several tests read: examples/defects.yaml over
 // stdio is both TestDefectsReceipts' receipts and the run its shards must
 // merge back to (TestShardMergeEquivalence); over HTTP sixteen at a time
 // it is both the HTTP receipts and half of TestDefectsSameWhateverJobs.
-// Each is about 12 CPU-seconds, and CPU is what a two-core machine running
-// two suites lacks, so each is made once, by the first test that asks, and
-// read by the others (they wait for it).
+// Each is about 9 CPU-seconds, and CPU is what a two-core machine running
+// two suites lacks, so each is made once, by the first that asks, and read
+// by the others (they wait for it).
+//
+// The longest of them (30-60 s, mostly the demo's planted delays) also get
+// a head start: TestMain starts them before the first test (headStart),
+// so that they overlap Go's sequential tests, which run before any
+// parallel one. Started by the tests that read them, they began ~45 s
+// into the package's run and ended it last.
 
 // wholeRun is one such run: its exit code, its output (stdout and stderr),
 // and its JSON report.
 type wholeRun struct {
-	once   sync.Once
+	mu     sync.Mutex
+	begun  bool
+	done   chan struct{} // closed once the fields below are set
 	code   int
 	out    string
 	report string
 	err    string // set when the run could not be made
 }
 
+// maker makes a run: its exit code, output and JSON report.
+type maker func() (code int, out, report string, err error)
+
+// runSpec names a run and says how to make it.
+type runSpec struct {
+	key string
+	mk  maker
+}
+
 var wholeRuns sync.Map // key → *wholeRun
 
-// sharedRun returns the run named key, made by make the first time (in the
-// first caller's test, which may fail it; the others are then told so).
-func sharedRun(key string, make func() (code int, out, report string, err error)) *wholeRun {
-	v, _ := wholeRuns.LoadOrStore(key, &wholeRun{})
-	w := v.(*wholeRun)
-	w.once.Do(func() {
-		w.err = "the run ended its test before it was made"
-		code, out, report, err := make()
-		w.code, w.out, w.report, w.err = code, out, report, ""
-		if err != nil {
-			w.err = err.Error()
-		}
-	})
+// runNamed is the run named key, made or not.
+func runNamed(key string) *wholeRun {
+	v, _ := wholeRuns.LoadOrStore(key, &wholeRun{done: make(chan struct{})})
+	return v.(*wholeRun)
+}
+
+// claim reports whether the caller is the first to ask for w, and is so
+// to make it.
+func (w *wholeRun) claim() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	first := !w.begun
+	w.begun = true
+	return first
+}
+
+// make runs mk and records what it made.
+func (w *wholeRun) make(mk maker) {
+	running.Add(1)
+	defer running.Done()
+	code, out, report, err := mk()
+	w.code, w.out, w.report = code, out, report
+	if err != nil {
+		w.err = err.Error()
+	}
+	close(w.done)
+}
+
+// get returns the run, made now if nobody has begun it, else waited for.
+func (s runSpec) get() *wholeRun {
+	w := runNamed(s.key)
+	if w.claim() {
+		w.make(s.mk)
+	}
+	<-w.done
 	return w
 }
 
-// wholeStdio is a whole run of fixture as a process of its own over stdio,
-// with a temporary directory of its own (nothing else on the machine may
-// hold the demo's ticket lock while it runs). It needs no test: a
+// running counts the runs being made, for TestMain to wait for.
+var running sync.WaitGroup
+
+// suiteCtx ends when the package's tests have run: a run still going
+// then, one started ahead that no test read, is interrupted.
+var suiteCtx, endSuite = context.WithCancel(context.Background())
+
+// interrupted says why a run that suiteCtx or its bound stopped ended.
+func interrupted(ctx context.Context) error {
+	if errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
+		return fmt.Errorf("still running after %s; interrupted", runBound)
+	}
+	return errors.New("interrupted: the tests ended")
+}
+
+// headStart lists the runs TestMain starts before the first test, each
+// with the top-level tests that read it: a run is started only if one of
+// them is selected (-run, -skip), so a developer running one other test
+// waits for none of them.
+var headStart = []struct {
+	readers []string
+	run     runSpec
+}{
+	{[]string{"TestDefectsSameWhateverJobs"}, httpSpec("1")},
+	{[]string{"TestDefectsReceipts", "TestShardMergeEquivalence"}, stdioSpec(defectsYAML)},
+	{[]string{"TestDefectsReceipts", "TestDefectsSameWhateverJobs"}, httpSpec("16")},
+	{[]string{"TestShardMergeEquivalence"}, shardSpec(defectsYAML, 1, 2)},
+	{[]string{"TestShardMergeEquivalence"}, shardSpec(defectsYAML, 2, 2)},
+	{[]string{"TestShardMergeEquivalence"}, shardSpec(defectsYAML, 1, 3)},
+	{[]string{"TestShardMergeEquivalence"}, shardSpec(defectsYAML, 2, 3)},
+	{[]string{"TestShardMergeEquivalence"}, shardSpec(defectsYAML, 3, 3)},
+}
+
+const defectsYAML = "../../examples/defects.yaml"
+
+// startHeadStart starts the selected runs of headStart, longest first,
+// each in a process slot of the machine while it runs (it takes the slot
+// before it claims the run, so a test that asks meanwhile makes it
+// itself rather than wait for a slot).
+func startHeadStart() {
+	for _, h := range headStart {
+		if !testsSelected(h.readers) {
+			continue
+		}
+		go func() {
+			release := processSlots.take()
+			defer release()
+			if w := runNamed(h.run.key); w.claim() {
+				w.make(h.run.mk)
+			}
+		}()
+		// The slots are taken in this order, on a machine with free
+		// slots: the first run, the longest, starts first.
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// endHeadStart interrupts the runs still going once the tests have run and
+// waits for them (each removes what it made).
+func endHeadStart() {
+	endSuite()
+	done := make(chan struct{})
+	go func() {
+		running.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		fmt.Fprintln(os.Stderr, "shared runs still going a minute after they were interrupted")
+	}
+}
+
+// testsSelected reports whether -test.run and -test.skip select one of the
+// top-level tests names. Only the patterns' first elements (before a "/"
+// outside brackets and parentheses) are read, as Go matches top-level
+// tests; a pattern that does not compile selects everything.
+func testsSelected(names []string) bool {
+	pattern := func(name string) *regexp.Regexp {
+		f := flag.Lookup(name)
+		if f == nil || f.Value.String() == "" {
+			return nil
+		}
+		re, err := regexp.Compile(topLevel(f.Value.String()))
+		if err != nil {
+			return nil
+		}
+		return re
+	}
+	run, skip := pattern("test.run"), pattern("test.skip")
+	skipWhole := skip != nil && !strings.Contains(flag.Lookup("test.skip").Value.String(), "/")
+	for _, n := range names {
+		if (run == nil || run.MatchString(n)) && !(skipWhole && skip.MatchString(n)) {
+			return true
+		}
+	}
+	return false
+}
+
+// topLevel is the first element of a -run pattern.
+func topLevel(p string) string {
+	depth := 0
+	for i, c := range p {
+		switch c {
+		case '[', '(':
+			depth++
+		case ']', ')':
+			depth--
+		case '/':
+			if depth == 0 {
+				return p[:i]
+			}
+		}
+	}
+	return p
+}
+
+// stdioSpec is fixture with args in a process of its own over stdio, with
+// a temporary directory of its own (nothing else on the machine may hold
+// the demo's ticket lock while it runs). Its run needs no test: a
 // goroutine may ask.
-func wholeStdio(fixture string) *wholeRun {
-	return sharedRun("stdio "+fixture, func() (int, string, string, error) {
+func stdioSpec(fixture string, args ...string) runSpec {
+	return runSpec{strings.Join(append([]string{"stdio", fixture}, args...), " "), func() (int, string, string, error) {
 		tmp, err := os.MkdirTemp("", "mcpcheck-whole-")
 		if err != nil {
 			return 0, "", "", err
 		}
 		defer os.RemoveAll(tmp)
 		report := filepath.Join(tmp, "report.json")
-		code, out, err := cliRun("", []string{"TMPDIR=" + tmp}, "--config", fixture, "--json", report)
+		code, out, err := cliRun("", []string{"TMPDIR=" + tmp}, append([]string{"--config", fixture, "--json", report}, args...)...)
 		if err != nil {
 			return 0, out, "", err
 		}
 		data, err := os.ReadFile(report)
 		return code, out, string(data), err
-	})
+	}}
 }
 
-// defectsHTTP16 is examples/defects.yaml against a demo --defects of its
-// own over HTTP, sixteen at a time (--jobs 16).
-func defectsHTTP16(t *testing.T) *wholeRun {
-	return sharedRun("http defects.yaml --jobs 16", func() (int, string, string, error) {
-		url := demoHTTP(t, []string{"TMPDIR=" + t.TempDir()}, "--defects")
-		r := runCmd(t, "--config", "../../examples/defects.yaml", "--json", "-", "--url", url, "--jobs", "16")
-		return r.code, r.stderr, r.stdout, nil
-	})
+// shardSpec is shard k of n of fixture (see stdioSpec).
+func shardSpec(fixture string, k, n int) runSpec {
+	return stdioSpec(fixture, "--shard", fmt.Sprintf("%d/%d", k, n))
+}
+
+// httpSpec is examples/defects.yaml in this process, jobs at a time,
+// against a demo --defects of its own over HTTP (a child, with a TMPDIR
+// of its own).
+func httpSpec(jobs string) runSpec {
+	return runSpec{"http defects.yaml --jobs " + jobs, func() (int, string, string, error) {
+		tmp, err := os.MkdirTemp("", "mcpcheck-whole-")
+		if err != nil {
+			return 0, "", "", err
+		}
+		defer os.RemoveAll(tmp)
+		url, stop, err := startChild([]string{"TMPDIR=" + tmp}, demoAt, "demo", "--defects", "--http", "127.0.0.1:0")
+		if err != nil {
+			return 0, "", "", err
+		}
+		defer stop()
+		ctx, cancel := context.WithTimeout(suiteCtx, runBound)
+		defer cancel()
+		var out, errb bytes.Buffer
+		code := run(ctx, []string{"--config", defectsYAML, "--json", "-", "--url", url, "--jobs", jobs}, &out, &errb)
+		if ctx.Err() != nil {
+			return code, errb.String(), out.String(), interrupted(ctx)
+		}
+		return code, errb.String(), out.String(), nil
+	}}
 }
