@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -85,14 +87,33 @@ func TestFaultReceipts(t *testing.T) {
 	waitNoDemoChildren(t)
 }
 
-// demoChildren lists processes running this test binary as the demo server.
+// demoChildren lists this process's children that run this test binary as
+// the demo server: those an in-process run started. Servers the tests
+// start themselves (startChild) are not counted, nor the processes of
+// children (the shared runs' mcpcheck processes have demos of their own,
+// and start ahead of the tests: see shared_runs_test.go). A server an
+// in-process run failed to stop stays this process's child while the
+// tests run, so it is counted.
 func demoChildren() []string {
 	self, _ := os.Executable()
+	me := strconv.Itoa(os.Getpid())
 	var out []string
 	dirs, _ := os.ReadDir("/proc")
 	for _, d := range dirs {
+		if _, ours := startedChildren.Load(d.Name()); ours {
+			continue
+		}
 		cmdline, err := os.ReadFile(filepath.Join("/proc", d.Name(), "cmdline"))
 		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", d.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces and parentheses.
+		fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+		if len(fields) < 2 || fields[1] != me {
 			continue
 		}
 		args := strings.Split(string(cmdline), "\x00")

@@ -67,6 +67,10 @@ func childHTTP(t *testing.T, env []string, at *regexp.Regexp, args ...string) st
 	return u
 }
 
+// startedChildren are the pids of the children startChild started and has
+// not stopped (demoChildren leaves them out).
+var startedChildren sync.Map
+
 // startChild is childHTTP for code that has no test (a shared run): the
 // caller stops the child.
 func startChild(env []string, at *regexp.Regexp, args ...string) (addr string, stop func(), err error) {
@@ -79,9 +83,12 @@ func startChild(env []string, at *regexp.Regexp, args ...string) (addr string, s
 	if err := cmd.Start(); err != nil {
 		return "", nil, err
 	}
+	pid := strconv.Itoa(cmd.Process.Pid)
+	startedChildren.Store(pid, true)
 	stop = func() {
 		cmd.Process.Kill()
 		cmd.Wait()
+		startedChildren.Delete(pid)
 	}
 	found := make(chan string, 1)
 	go func() {
