@@ -161,9 +161,14 @@ func checkQuickEverything(t *testing.T, r result, failed, notes []string) {
 
 func TestQuickEverythingStdio(t *testing.T) {
 	parallel(t)
-	dir := peerDir(t)
-	r := runCmd(t, "--json", "-", "--timeout", "30s", "--env", "GZIP_ALLOWED_DOMAINS=localhost", "--",
-		"node", filepath.Join(dir, peerEverything), "stdio")
+	peerDir(t)
+	// The run is shared with TestShardMergeEverything, and started ahead
+	// (see shared_runs_test.go).
+	w := everythingSpec(0, 0).get()
+	if w.err != "" {
+		t.Fatalf("the run: %s\n%s", w.err, w.out)
+	}
+	r := result{code: w.code, stdout: w.report, stderr: w.out}
 	checkQuickEverything(t, r, []string{"null-arguments"},
 		[]string{"bad-jsonrpc", "invalid-cursor", "invalid-log-level", "missing-method", "read-without-uri"})
 }

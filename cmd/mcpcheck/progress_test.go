@@ -140,12 +140,14 @@ func cancellationFinding(t *testing.T, args ...string) (*probeFinding, string) {
 // and notes it with the spec's sentence. The count is not asserted: it is
 // the tool's pace, not the rule.
 func TestCancelledProgress(t *testing.T) {
+	parallelParent(t)
 	targets := map[string][]string{
-		"stdio": {"--", "mcpcheck", "demo", "--defects"},
+		"stdio": {"--env", "TMPDIR=" + t.TempDir(), "--", "mcpcheck", "demo", "--defects"},
 		"http":  {"--url", demoHTTP(t, []string{"TMPDIR=" + t.TempDir()}, "--defects")},
 	}
 	for name, target := range targets {
 		t.Run(name, func(t *testing.T) {
+			parallel(t)
 			f, out := cancellationFinding(t, append([]string{"--allow-tools", "slow_search", "--no-color"}, target...)...)
 			if f == nil || !f.Flagged || f.Tool != "slow_search" ||
 				!strings.Contains(f.Got, "progress notification(s) in the 1s after notifications/cancelled") ||

@@ -496,32 +496,34 @@ func cliRun(dir string, env []string, args ...string) (int, string, error) {
 // report.
 func TestShardMergeEverything(t *testing.T) {
 	parallel(t)
-	dir := peerDir(t)
-	quick := []string{"--timeout", "30s", "--env", "GZIP_ALLOWED_DOMAINS=localhost", "--", "node", filepath.Join(dir, peerEverything), "stdio"}
+	peerDir(t)
+	// The runs are shared (the whole one with TestQuickEverythingStdio),
+	// and started ahead: see shared_runs_test.go.
 	out := t.TempDir()
-	whole := filepath.Join(out, "whole.json")
-	wholeCode, text := cli(t, "", nil, append([]string{"--json", whole}, quick...)...)
+	runs := []*wholeRun{everythingSpec(0, 0).get()}
 	var paths []string
-	var wg sync.WaitGroup
 	for k := 1; k <= 3; k++ {
+		w := everythingSpec(k, 3).get()
+		runs = append(runs, w)
+		if w.err != "" || w.code == 2 {
+			t.Fatalf("shard %d/3: exit %d %s\n%s", k, w.code, w.err, w.out)
+		}
 		p := filepath.Join(out, fmt.Sprintf("shard-%d.json", k))
+		if err := os.WriteFile(p, []byte(w.report), 0o600); err != nil {
+			t.Fatal(err)
+		}
 		paths = append(paths, p)
-		wg.Go(func() {
-			if code, text := cli(t, "", nil, append([]string{"--shard", fmt.Sprintf("%d/3", k), "--json", p}, quick...)...); code == 2 {
-				t.Errorf("shard %d/3: exit 2\n%s", k, text)
-			}
-		})
 	}
-	wg.Wait()
+	whole := runs[0]
+	if whole.err != "" {
+		t.Fatalf("the whole run: %s\n%s", whole.err, whole.out)
+	}
 	merged := filepath.Join(out, "merged.json")
 	code, mtext := cli(t, "", nil, append(append([]string{"merge"}, paths...), "--json", merged)...)
-	if code != wholeCode {
-		t.Errorf("merge exit %d, the whole run %d\n%s\n%s", code, wholeCode, mtext, text)
+	if code != whole.code {
+		t.Errorf("merge exit %d, the whole run %d\n%s\n%s", code, whole.code, mtext, whole.out)
 	}
-	a, err := os.ReadFile(whole)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := []byte(whole.report)
 	b, err := os.ReadFile(merged)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, mtext)
@@ -530,8 +532,10 @@ func TestShardMergeEverything(t *testing.T) {
 		t.Errorf("the merged report differs from the whole run's:\n%s", lineDiff(got, want))
 		// What each part made of the protocol probes, to tell a probe
 		// judged otherwise from one not run.
-		for _, p := range append([]string{whole}, paths...) {
-			t.Logf("%s: %s", filepath.Base(p), probeSteps(t, p))
+		for i, w := range runs {
+			p := filepath.Join(out, fmt.Sprintf("part-%d.json", i))
+			os.WriteFile(p, []byte(w.report), 0o600)
+			t.Logf("part %d (0: whole): %s", i, probeSteps(t, p))
 		}
 	}
 	var m map[string]any

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -104,44 +105,56 @@ func interrupted(ctx context.Context) error {
 	return errors.New("interrupted: the tests ended")
 }
 
-// headStart lists the runs TestMain starts before the first test, each
-// with the top-level tests that read it: a run is started only if one of
-// them is selected (-run, -skip), so a developer running one other test
-// waits for none of them.
+// headStart lists the runs TestMain starts before the first test, longest
+// first, each group with the top-level tests that read it: a group is
+// started only if one of them is selected (-run, -skip), so a developer
+// running one other test waits for none of them. A group's runs go at
+// once, as its test would run them, in one process slot of the machine
+// (and one Node.js slot for the pinned servers' runs).
 var headStart = []struct {
 	readers []string
-	run     runSpec
+	node    bool
+	runs    []runSpec
 }{
-	{[]string{"TestDefectsSameWhateverJobs"}, httpSpec("1")},
-	{[]string{"TestDefectsReceipts", "TestShardMergeEquivalence"}, stdioSpec(defectsYAML)},
-	{[]string{"TestDefectsReceipts", "TestDefectsSameWhateverJobs"}, httpSpec("16")},
-	{[]string{"TestShardMergeEquivalence"}, shardSpec(defectsYAML, 1, 2)},
-	{[]string{"TestShardMergeEquivalence"}, shardSpec(defectsYAML, 2, 2)},
-	{[]string{"TestShardMergeEquivalence"}, shardSpec(defectsYAML, 1, 3)},
-	{[]string{"TestShardMergeEquivalence"}, shardSpec(defectsYAML, 2, 3)},
-	{[]string{"TestShardMergeEquivalence"}, shardSpec(defectsYAML, 3, 3)},
+	{[]string{"TestDefectsSameWhateverJobs"}, false, []runSpec{httpSpec("1")}},
+	{[]string{"TestShardMergeEverything"}, true, []runSpec{everythingSpec(1, 3), everythingSpec(2, 3), everythingSpec(3, 3)}},
+	{[]string{"TestQuickEverythingStdio", "TestShardMergeEverything"}, true, []runSpec{everythingSpec(0, 0)}},
+	{[]string{"TestDefectsReceipts", "TestShardMergeEquivalence"}, false, []runSpec{stdioSpec(defectsYAML)}},
+	{[]string{"TestDefectsReceipts", "TestDefectsSameWhateverJobs"}, false, []runSpec{httpSpec("16")}},
+	{[]string{"TestShardMergeEquivalence"}, false, []runSpec{shardSpec(defectsYAML, 1, 2), shardSpec(defectsYAML, 2, 2)}},
+	{[]string{"TestShardMergeEquivalence"}, false, []runSpec{shardSpec(defectsYAML, 1, 3), shardSpec(defectsYAML, 2, 3), shardSpec(defectsYAML, 3, 3)}},
 }
 
 const defectsYAML = "../../examples/defects.yaml"
 
-// startHeadStart starts the selected runs of headStart, longest first,
-// each in a process slot of the machine while it runs (it takes the slot
-// before it claims the run, so a test that asks meanwhile makes it
-// itself rather than wait for a slot).
+// startHeadStart starts the selected groups of headStart. A group takes
+// its slots before it claims its runs, so a test that asks meanwhile makes
+// a run itself rather than wait for a slot.
 func startHeadStart() {
+	_, noNode := exec.LookPath("node")
 	for _, h := range headStart {
-		if !testsSelected(h.readers) {
+		if !testsSelected(h.readers) || (h.node && noNode != nil) {
 			continue
 		}
 		go func() {
 			release := processSlots.take()
 			defer release()
-			if w := runNamed(h.run.key); w.claim() {
-				w.make(h.run.mk)
+			if h.node {
+				if _, err := peerInstall(); err != nil {
+					return // the tests report it
+				}
+				defer nodeSlots.take()()
 			}
+			var wg sync.WaitGroup
+			for _, r := range h.runs {
+				if w := runNamed(r.key); w.claim() {
+					wg.Go(func() { w.make(r.mk) })
+				}
+			}
+			wg.Wait()
 		}()
 		// The slots are taken in this order, on a machine with free
-		// slots: the first run, the longest, starts first.
+		// slots: the longest group starts first.
 		time.Sleep(10 * time.Millisecond)
 	}
 }
@@ -230,6 +243,36 @@ func stdioSpec(fixture string, args ...string) runSpec {
 // shardSpec is shard k of n of fixture (see stdioSpec).
 func shardSpec(fixture string, k, n int) runSpec {
 	return stdioSpec(fixture, "--shard", fmt.Sprintf("%d/%d", k, n))
+}
+
+// everythingSpec is quick mode against the pinned server-everything over
+// stdio, a process of its own: the whole run (k = 0) or shard k of n.
+func everythingSpec(k, n int) runSpec {
+	key, args := "stdio quick everything", []string{}
+	if k > 0 {
+		shard := fmt.Sprintf("%d/%d", k, n)
+		key, args = key+" --shard "+shard, []string{"--shard", shard}
+	}
+	return runSpec{key, func() (int, string, string, error) {
+		dir, err := peerInstall()
+		if err != nil {
+			return 0, "", "", err
+		}
+		tmp, err := os.MkdirTemp("", "mcpcheck-whole-")
+		if err != nil {
+			return 0, "", "", err
+		}
+		defer os.RemoveAll(tmp)
+		report := filepath.Join(tmp, "report.json")
+		argv := append(append([]string{"--json", report}, args...),
+			"--timeout", "30s", "--env", "GZIP_ALLOWED_DOMAINS=localhost", "--", "node", filepath.Join(dir, peerEverything), "stdio")
+		code, out, err := cliRun("", nil, argv...)
+		if err != nil {
+			return 0, out, "", err
+		}
+		data, err := os.ReadFile(report)
+		return code, out, string(data), err
+	}}
 }
 
 // httpSpec is examples/defects.yaml in this process, jobs at a time,
