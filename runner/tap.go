@@ -330,17 +330,24 @@ func (c *tapConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		}
 	}
 	if req, ok := msg.(*jsonrpc.Request); ok && !req.IsCall() && req.Method == "notifications/cancelled" {
-		err := c.Connection.Write(ctx, msg)
-		if id, ok := cancelledID(req.Params); ok && err == nil {
+		id, ok := cancelledID(req.Params)
+		if ok {
 			c.mu.Lock()
 			// Kept whether or not the call has returned yet (the SDK may
 			// write the cancellation first); awaitLate removes it, and a
 			// call answered at its deadline never reads it, so the map is
-			// bounded.
+			// bounded. Recorded before the write: a response the server
+			// sends once it has the cancellation is read after this.
 			if c.cancelled == nil || len(c.cancelled) >= maxRecent {
 				c.cancelled = map[jsonrpc.ID]time.Time{}
 			}
 			c.cancelled[id] = time.Now()
+			c.mu.Unlock()
+		}
+		err := c.Connection.Write(ctx, msg)
+		if ok && err != nil {
+			c.mu.Lock()
+			delete(c.cancelled, id)
 			c.mu.Unlock()
 		}
 		return err
@@ -407,6 +414,7 @@ func (c *tapConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	c.mu.Lock()
 	t := c.pending[resp.ID]
 	late := c.recent[resp.ID]
+	_, cancelled := c.cancelled[resp.ID]
 	if t != nil {
 		// Answered: from now on a response with this id is an anomaly,
 		// whether it arrives before or after the call has returned.
@@ -414,6 +422,13 @@ func (c *tapConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	}
 	c.mu.Unlock()
 	switch {
+	case t != nil && cancelled:
+		// The client had cancelled the call (the SDK has given up on it
+		// and drops this response), but its step has not finished yet:
+		// a response after the cancellation all the same. Noted here, it
+		// does not depend on which of the two a loaded machine runs
+		// first.
+		c.note(fmt.Sprintf("%s: the server sent a response after the call was cancelled (the client ignored it)", t.label))
 	case t != nil:
 		t.mu.Lock()
 		switch {
