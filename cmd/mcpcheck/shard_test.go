@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -464,6 +465,11 @@ func cli(t *testing.T, dir string, env []string, args ...string) (int, string) {
 // cliRun is cli for a goroutine of a test: the error is returned, not
 // reported.
 func cliRun(dir string, env []string, args ...string) (int, string, error) {
+	return cliRunIn(os.Environ(), dir, env, args...)
+}
+
+// cliRunIn is cliRun in the environment base, with env added.
+func cliRunIn(base []string, dir string, env []string, args ...string) (int, string, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return 0, "", err
@@ -476,7 +482,7 @@ func cliRun(dir string, env []string, args ...string) (int, string, error) {
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 	cmd.WaitDelay = 30 * time.Second
 	cmd.Dir = dir
-	cmd.Env = append(append(os.Environ(), env...), asCLI+"=1")
+	cmd.Env = append(append(slices.Clone(base), env...), asCLI+"=1")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err = cmd.Run()

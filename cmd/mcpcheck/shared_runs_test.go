@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -90,6 +89,16 @@ func (s runSpec) get() *wholeRun {
 	return w
 }
 
+// A shared run started ahead is made while sequential tests run, and they
+// set the environment (t.Setenv of TMPDIR, GITHUB_STEP_SUMMARY, TERM, …):
+// so every shared run is a process of its own, in the environment the
+// tests began with (sharedEnv, taken by TestMain once it has removed
+// what CI sets), with temporary directories under sharedTmp.
+var (
+	sharedTmp = os.TempDir()
+	sharedEnv []string
+)
+
 // running counts the runs being made, for TestMain to wait for.
 var running sync.WaitGroup
 
@@ -131,6 +140,7 @@ const defectsYAML = "../../examples/defects.yaml"
 // its slots before it claims its runs, so a test that asks meanwhile makes
 // a run itself rather than wait for a slot.
 func startHeadStart() {
+	sharedEnv = os.Environ()
 	_, noNode := exec.LookPath("node")
 	for _, h := range headStart {
 		if !testsSelected(h.readers) || (h.node && noNode != nil) {
@@ -225,13 +235,13 @@ func topLevel(p string) string {
 // goroutine may ask.
 func stdioSpec(fixture string, args ...string) runSpec {
 	return runSpec{strings.Join(append([]string{"stdio", fixture}, args...), " "), func() (int, string, string, error) {
-		tmp, err := os.MkdirTemp("", "mcpcheck-whole-")
+		tmp, err := os.MkdirTemp(sharedTmp, "mcpcheck-whole-")
 		if err != nil {
 			return 0, "", "", err
 		}
 		defer os.RemoveAll(tmp)
 		report := filepath.Join(tmp, "report.json")
-		code, out, err := cliRun("", []string{"TMPDIR=" + tmp}, append([]string{"--config", fixture, "--json", report}, args...)...)
+		code, out, err := cliRunIn(sharedEnv, "", []string{"TMPDIR=" + tmp}, append([]string{"--config", fixture, "--json", report}, args...)...)
 		if err != nil {
 			return 0, out, "", err
 		}
@@ -258,7 +268,7 @@ func everythingSpec(k, n int) runSpec {
 		if err != nil {
 			return 0, "", "", err
 		}
-		tmp, err := os.MkdirTemp("", "mcpcheck-whole-")
+		tmp, err := os.MkdirTemp(sharedTmp, "mcpcheck-whole-")
 		if err != nil {
 			return 0, "", "", err
 		}
@@ -266,7 +276,7 @@ func everythingSpec(k, n int) runSpec {
 		report := filepath.Join(tmp, "report.json")
 		argv := append(append([]string{"--json", report}, args...),
 			"--timeout", "30s", "--env", "GZIP_ALLOWED_DOMAINS=localhost", "--", "node", filepath.Join(dir, peerEverything), "stdio")
-		code, out, err := cliRun("", nil, argv...)
+		code, out, err := cliRunIn(sharedEnv, "", []string{"TMPDIR=" + tmp}, argv...)
 		if err != nil {
 			return 0, out, "", err
 		}
@@ -275,12 +285,12 @@ func everythingSpec(k, n int) runSpec {
 	}}
 }
 
-// httpSpec is examples/defects.yaml in this process, jobs at a time,
-// against a demo --defects of its own over HTTP (a child, with a TMPDIR
-// of its own).
+// httpSpec is examples/defects.yaml as a process of its own, jobs at a
+// time, against a demo --defects of its own over HTTP (a child too, with
+// a TMPDIR of its own).
 func httpSpec(jobs string) runSpec {
 	return runSpec{"http defects.yaml --jobs " + jobs, func() (int, string, string, error) {
-		tmp, err := os.MkdirTemp("", "mcpcheck-whole-")
+		tmp, err := os.MkdirTemp(sharedTmp, "mcpcheck-whole-")
 		if err != nil {
 			return 0, "", "", err
 		}
@@ -290,13 +300,12 @@ func httpSpec(jobs string) runSpec {
 			return 0, "", "", err
 		}
 		defer stop()
-		ctx, cancel := context.WithTimeout(suiteCtx, runBound)
-		defer cancel()
-		var out, errb bytes.Buffer
-		code := run(ctx, []string{"--config", defectsYAML, "--json", "-", "--url", url, "--jobs", jobs}, &out, &errb)
-		if ctx.Err() != nil {
-			return code, errb.String(), out.String(), interrupted(ctx)
+		report := filepath.Join(tmp, "report.json")
+		code, out, err := cliRunIn(sharedEnv, "", []string{"TMPDIR=" + tmp}, "--config", defectsYAML, "--json", report, "--url", url, "--jobs", jobs)
+		if err != nil {
+			return 0, out, "", err
 		}
-		return code, errb.String(), out.String(), nil
+		data, err := os.ReadFile(report)
+		return code, out, string(data), err
 	}}
 }
