@@ -141,6 +141,9 @@ const defectsYAML = "../../examples/defects.yaml"
 // a run itself rather than wait for a slot.
 func startHeadStart() {
 	sharedEnv = os.Environ()
+	if f := flag.Lookup("test.list"); f != nil && f.Value.String() != "" {
+		return // -list runs no test
+	}
 	_, noNode := exec.LookPath("node")
 	for _, h := range headStart {
 		if !testsSelected(h.readers) || (h.node && noNode != nil) {
