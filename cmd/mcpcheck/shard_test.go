@@ -534,7 +534,13 @@ func TestShardMergeEverything(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, mtext)
 	}
-	if got, want := comparable(t, string(b)), comparable(t, string(a)); got != want {
+	// server-everything's answers are not all the same length from one
+	// call to the next (two suites at once: one step's answer was 464
+	// characters in the whole run and 465 in its shard), so the size a
+	// step measured is not compared; its verdicts are.
+	sizes := regexp.MustCompile(`"responseChars": *\d+`)
+	fixed := func(s string) string { return sizes.ReplaceAllString(s, `"responseChars": 0`) }
+	if got, want := comparable(t, fixed(string(b))), comparable(t, fixed(string(a))); got != want {
 		t.Errorf("the merged report differs from the whole run's:\n%s", lineDiff(got, want))
 		// What each part made of the protocol probes, to tell a probe
 		// judged otherwise from one not run.
